@@ -1,0 +1,143 @@
+#include "ir2vec/Embedder.h"
+
+#include "llvm/ADT/DepthFirstIterator.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Instruction.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace wb::ir2vec {
+
+llvm::Expected<Kind> parseKind(llvm::StringRef Name) {
+  if (Name == "symbolic")
+    return Kind::Symbolic;
+  if (Name == "flow-aware")
+    return Kind::FlowAware;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unknown embedding kind '" + Name.str() +
+                                     "' (expected 'symbolic' or 'flow-aware')");
+}
+
+llvm::StringRef kindName(Kind K) { return K == Kind::Symbolic ? "symbolic" : "flow-aware"; }
+
+std::unique_ptr<Embedder> Embedder::create(Kind K, const llvm::Function &F,
+                                           const vocab::Vocabulary &V) {
+  if (K == Kind::Symbolic)
+    return std::make_unique<SymbolicEmbedder>(F, V);
+  return std::make_unique<FlowAwareEmbedder>(F, V);
+}
+
+Embedder::Embedder(const llvm::Function &F, const vocab::Vocabulary &V)
+    : F(F), Vocab(V), Dim(V.dimension()), ArgScratch(Dim), InstScratch(Dim), BBScratch(Dim) {}
+
+void Embedder::zero(double *Acc) const { std::fill(Acc, Acc + Dim, 0.0); }
+
+void Embedder::addRow(double *Acc, const double *Row) const {
+  for (unsigned D = 0; D < Dim; ++D)
+    Acc[D] += Row[D];
+}
+
+void Embedder::combine(const llvm::Instruction &I, const double *Args, double *Out) const {
+  const double *Opc = Vocab.row(vocab::opcodeEntity(I.getOpcode()));
+  const double *Ty = Vocab.row(vocab::typeEntity(I.getType()->getTypeID()));
+  for (unsigned D = 0; D < Dim; ++D)
+    Out[D] = (Opc[D] + Ty[D]) + Args[D];
+  if (const auto *Cmp = llvm::dyn_cast<llvm::CmpInst>(&I))
+    addRow(Out, Vocab.row(vocab::predicateEntity(Cmp->getPredicate())));
+}
+
+void Embedder::instVector(const llvm::Instruction &I, llvm::MutableArrayRef<double> Out) {
+  assert(Out.size() >= Dim);
+  computeInst(I, Out.data());
+}
+
+void Embedder::bbVector(const llvm::BasicBlock &BB, llvm::MutableArrayRef<double> Out) {
+  assert(Out.size() >= Dim);
+  double *Acc = Out.data();
+  zero(Acc);
+  for (const llvm::Instruction &I : BB.instructionsWithoutDebug()) {
+    computeInst(I, InstScratch.data());
+    addRow(Acc, InstScratch.data());
+  }
+}
+
+void Embedder::functionVector(llvm::MutableArrayRef<double> Out) {
+  assert(Out.size() >= Dim);
+  double *Acc = Out.data();
+  zero(Acc);
+  if (F.isDeclaration())
+    return;
+  // Each block is summed on its own first, then added: the same two-level rounding as LLVM.
+  for (const llvm::BasicBlock *BB : llvm::depth_first(&F)) {
+    bbVector(*BB, BBScratch);
+    addRow(Acc, BBScratch.data());
+  }
+}
+
+std::vector<double> Embedder::instVector(const llvm::Instruction &I) {
+  std::vector<double> V(Dim);
+  instVector(I, V);
+  return V;
+}
+std::vector<double> Embedder::bbVector(const llvm::BasicBlock &BB) {
+  std::vector<double> V(Dim);
+  bbVector(BB, V);
+  return V;
+}
+std::vector<double> Embedder::functionVector() {
+  std::vector<double> V(Dim);
+  functionVector(V);
+  return V;
+}
+
+void SymbolicEmbedder::computeInst(const llvm::Instruction &I, double *Out) {
+  double *Args = ArgScratch.data();
+  zero(Args);
+  for (const llvm::Use &U : I.operands())
+    addRow(Args, Vocab.row(vocab::operandEntity(*U.get())));
+  combine(I, Args, Out);
+}
+
+FlowAwareEmbedder::FlowAwareEmbedder(const llvm::Function &F, const vocab::Vocabulary &V)
+    : Embedder(F, V) {
+  // One slot per instruction of F up front: the cache never reallocates in the common case.
+  const size_t N = F.getInstructionCount();
+  Slot.reserve(N);
+  Arena.reserve(N * Dim);
+}
+
+void FlowAwareEmbedder::invalidate() {
+  Slot.clear();
+  Arena.clear();
+}
+
+const double *FlowAwareEmbedder::cached(const llvm::Instruction &I) const {
+  auto It = Slot.find(&I);
+  return It == Slot.end() ? nullptr : Arena.data() + It->second;
+}
+
+void FlowAwareEmbedder::computeInst(const llvm::Instruction &I, double *Out) {
+  if (const double *Hit = cached(I)) {
+    std::copy(Hit, Hit + Dim, Out);
+    return;
+  }
+  double *Args = ArgScratch.data();
+  zero(Args);
+  for (const llvm::Use &U : I.operands()) {
+    const double *Row = nullptr;
+    if (const auto *Def = llvm::dyn_cast<llvm::Instruction>(U.get()))
+      Row = cached(*Def);
+    // Not an instruction, or not computed yet (PHI back edge, block not visited yet): the
+    // operand-kind vector, frozen into this instruction's cached value from now on.
+    addRow(Args, Row ? Row : Vocab.row(vocab::operandEntity(*U.get())));
+  }
+  combine(I, Args, Out);
+  const size_t Offset = Arena.size();
+  Arena.insert(Arena.end(), Out, Out + Dim);
+  Slot.try_emplace(&I, Offset);
+}
+
+} // namespace wb::ir2vec

@@ -1,0 +1,101 @@
+// IR2Vec embedders with the exact semantics of LLVM 22.1.8's ir2vec::Embedder.
+//
+// One embedder serves one function and, like LLVM's, answers three queries: an instruction,
+// a basic block, the function. Results are written into caller-provided buffers of
+// dimension() doubles; the hot path allocates nothing per instruction (scratch buffers live in
+// the embedder, the flow-aware cache is one contiguous arena).
+//
+// Arithmetic follows LLVM operation for operation, so results are bit-identical:
+//   inst  = ((opcode + type) + args) [+ predicate]     args = ((0 + a1) + a2) + ...
+//   block = (0 + inst1) + inst2 + ...                   (non-debug, non-pseudo instructions)
+//   func  = (0 + block1) + block2 + ...                 (depth-first pre-order from entry;
+//                                                        unreachable blocks excluded)
+// Flow-aware replaces an operand's kind vector by the cached embedding of its defining
+// instruction when (and only when) that instruction was already computed by this embedder;
+// results therefore depend on the order of queries, exactly as in LLVM (llvm#159171).
+#pragma once
+
+#include "vocab/Vocabulary.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <vector>
+
+namespace llvm {
+class BasicBlock;
+class Function;
+class Instruction;
+} // namespace llvm
+
+namespace wb::ir2vec {
+
+enum class Kind { Symbolic, FlowAware };
+
+/// "symbolic" or "flow-aware", the spelling of llvm-ir2vec's --ir2vec-kind.
+llvm::Expected<Kind> parseKind(llvm::StringRef Name);
+llvm::StringRef kindName(Kind K);
+
+class Embedder {
+public:
+  virtual ~Embedder() = default;
+  static std::unique_ptr<Embedder> create(Kind K, const llvm::Function &F,
+                                          const vocab::Vocabulary &V);
+
+  unsigned dimension() const { return Dim; }
+  const llvm::Function &function() const { return F; }
+
+  /// Each query overwrites Out[0 .. dimension()).
+  void instVector(const llvm::Instruction &I, llvm::MutableArrayRef<double> Out);
+  void bbVector(const llvm::BasicBlock &BB, llvm::MutableArrayRef<double> Out);
+  void functionVector(llvm::MutableArrayRef<double> Out);
+
+  /// Convenience forms that allocate the result.
+  std::vector<double> instVector(const llvm::Instruction &I);
+  std::vector<double> bbVector(const llvm::BasicBlock &BB);
+  std::vector<double> functionVector();
+
+  /// Forgets cached instruction embeddings (flow-aware); a no-op for symbolic.
+  virtual void invalidate() {}
+
+protected:
+  Embedder(const llvm::Function &F, const vocab::Vocabulary &V);
+  /// Computes (or fetches) one instruction embedding into Out.
+  virtual void computeInst(const llvm::Instruction &I, double *Out) = 0;
+  /// Out = (opcode + type) + Args, then + predicate for compares.
+  void combine(const llvm::Instruction &I, const double *Args, double *Out) const;
+  void addRow(double *Acc, const double *Row) const;
+  void zero(double *Acc) const;
+
+  const llvm::Function &F;
+  const vocab::Vocabulary &Vocab;
+  const unsigned Dim;
+  // Scratch buffers: operand sum, one instruction, one block.
+  std::vector<double> ArgScratch, InstScratch, BBScratch;
+};
+
+class SymbolicEmbedder final : public Embedder {
+public:
+  SymbolicEmbedder(const llvm::Function &F, const vocab::Vocabulary &V) : Embedder(F, V) {}
+
+private:
+  void computeInst(const llvm::Instruction &I, double *Out) override;
+};
+
+class FlowAwareEmbedder final : public Embedder {
+public:
+  FlowAwareEmbedder(const llvm::Function &F, const vocab::Vocabulary &V);
+  void invalidate() override;
+
+private:
+  void computeInst(const llvm::Instruction &I, double *Out) override;
+  const double *cached(const llvm::Instruction &I) const;
+
+  // Instruction -> offset of its embedding in Arena.
+  llvm::DenseMap<const llvm::Instruction *, size_t> Slot;
+  std::vector<double> Arena;
+};
+
+} // namespace wb::ir2vec

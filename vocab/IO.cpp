@@ -1,0 +1,138 @@
+#include "vocab/IO.h"
+
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <mutex>
+
+namespace wb::vocab {
+namespace {
+
+llvm::Error fail(llvm::StringRef Path, const llvm::Twine &What) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), (Path + ": " + What).str());
+}
+
+// LLVM has no per-call switch for its readers' debug-info upgrade, only this process-wide
+// option. Setting it once is safe: the only effect is that *we* run the verifier and the
+// upgrade (see readModule), so results for valid modules are unchanged.
+void disableReaderDebugInfoUpgrade() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    auto &Opts = llvm::cl::getRegisteredOptions();
+    auto It = Opts.find("disable-auto-upgrade-debug-info");
+    if (It != Opts.end())
+      static_cast<llvm::cl::opt<bool> *>(It->second)->setValue(true);
+  });
+}
+
+std::string firstLines(llvm::StringRef Text, unsigned N) {
+  std::string Out;
+  for (unsigned I = 0; I < N && !Text.empty(); ++I) {
+    auto [Line, Rest] = Text.split('\n');
+    if (!Out.empty())
+      Out += '\n';
+    Out += Line.str();
+    Text = Rest;
+  }
+  if (!Text.trim().empty())
+    Out += "\n...";
+  return Out;
+}
+
+} // namespace
+
+llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &Ctx) {
+  disableReaderDebugInfoUpgrade();
+  auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(Path);
+  if (!Buf)
+    return fail(Path, "cannot read input: " + Buf.getError().message());
+  llvm::SMDiagnostic Diag;
+  std::unique_ptr<llvm::Module> M = llvm::parseIR((*Buf)->getMemBufferRef(), Diag, Ctx);
+  if (!M) {
+    std::string Msg;
+    llvm::raw_string_ostream OS(Msg);
+    Diag.print(nullptr, OS, /*ShowColors=*/false, /*ShowKindLabel=*/false);
+    llvm::StringRef Text = llvm::StringRef(Msg).rtrim();
+    // Bitcode errors carry no location; name the file ourselves then.
+    if (!Text.starts_with(Diag.getFilename()) || Diag.getFilename().empty())
+      return fail(Path, "invalid IR: " + Text);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Text.str());
+  }
+
+  ModuleInput In;
+  std::string VerifierMsg;
+  llvm::raw_string_ostream VOS(VerifierMsg);
+  bool BrokenDebugInfo = false;
+  if (llvm::verifyModule(*M, &VOS, &BrokenDebugInfo))
+    return fail(Path, "invalid module (LLVM verifier): " + firstLines(VerifierMsg, 8));
+  // The rest of llvm::UpgradeDebugInfo, now that the module is known to be valid.
+  const unsigned Version = llvm::getDebugMetadataVersionFromModule(*M);
+  if (Version != llvm::DEBUG_METADATA_VERSION || BrokenDebugInfo) {
+    const bool Stripped = llvm::StripDebugInfo(*M);
+    if (Version == llvm::DEBUG_METADATA_VERSION)
+      In.Warnings.push_back((Path + ": ignoring invalid debug info: " +
+                             firstLines(VerifierMsg, 4))
+                                .str());
+    else if (Stripped)
+      In.Warnings.push_back(llvm::formatv("{0}: ignoring debug info with version {1} (expected "
+                                          "{2})",
+                                          Path, Version, llvm::DEBUG_METADATA_VERSION));
+  }
+  In.M = std::move(M);
+  return In;
+}
+
+llvm::Expected<AtomicOutput> AtomicOutput::create(llvm::StringRef Path) {
+  AtomicOutput Out;
+  Out.Path = Path.str();
+  if (Path == "-") {
+    Out.OS = &llvm::outs();
+    return Out;
+  }
+  // The temporary file sits next to the target so that the final rename is atomic.
+  auto Temp = llvm::sys::fs::TempFile::create(Path + ".tmp-%%%%%%%%");
+  if (!Temp)
+    return fail(Path, "cannot create output file: " + llvm::toString(Temp.takeError()));
+  Out.Temp.emplace(std::move(*Temp));
+  Out.FileOS = std::make_unique<llvm::raw_fd_ostream>(Out.Temp->FD, /*shouldClose=*/false);
+  Out.OS = Out.FileOS.get();
+  return Out;
+}
+
+AtomicOutput::AtomicOutput(AtomicOutput &&Other) noexcept
+    : Path(std::move(Other.Path)), Temp(std::move(Other.Temp)),
+      FileOS(std::move(Other.FileOS)), OS(Other.OS) {
+  Other.Temp.reset();
+  Other.OS = nullptr;
+}
+
+AtomicOutput::~AtomicOutput() {
+  if (Temp)
+    llvm::consumeError(Temp->discard());
+}
+
+llvm::Error AtomicOutput::commit() {
+  OS->flush();
+  if (OS->has_error()) {
+    std::string Msg = OS->error().message();
+    OS->clear_error();
+    return fail(Path, "write error: " + Msg);
+  }
+  if (!Temp)
+    return llvm::Error::success();
+  FileOS.reset();
+  llvm::sys::fs::TempFile T = std::move(*Temp);
+  Temp.reset();
+  if (llvm::Error E = T.keep(Path))
+    return fail(Path, "cannot move output into place: " + llvm::toString(std::move(E)));
+  return llvm::Error::success();
+}
+
+} // namespace wb::vocab

@@ -1,0 +1,228 @@
+#include "vocab/Vocabulary.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace wb::vocab {
+namespace {
+
+llvm::Error fail(llvm::StringRef Source, const llvm::Twine &What) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), (Source + ": " + What).str());
+}
+
+const char *kindName(const llvm::json::Value &V) {
+  switch (V.kind()) {
+  case llvm::json::Value::Null: return "null";
+  case llvm::json::Value::Boolean: return "a boolean";
+  case llvm::json::Value::Number: return "a number";
+  case llvm::json::Value::String: return "a string";
+  case llvm::json::Value::Array: return "an array";
+  case llvm::json::Value::Object: return "an object";
+  }
+  return "a value";
+}
+
+// LLVM's ParseError only exposes "[L:C, byte=B]: message"; turn it into the usual
+// "file:L:C: message" form so editors can jump to it.
+std::string describeJSONError(llvm::StringRef Source, llvm::Error E) {
+  std::string Raw = llvm::toString(std::move(E));
+  llvm::StringRef R(Raw);
+  if (R.consume_front("[")) {
+    auto [Pos, Msg] = R.split("]: ");
+    auto [LineCol, Byte] = Pos.split(", byte=");
+    if (!Msg.empty() && LineCol.contains(':'))
+      return (Source + ":" + LineCol + ": invalid JSON: " + Msg).str();
+  }
+  return (Source + ": invalid JSON: " + Raw).str();
+}
+
+// The three sections LLVM 22 reads, in the order it checks them.
+constexpr llvm::StringLiteral JSONSections[] = {"Opcodes", "Types", "Arguments"};
+
+struct ParsedSection {
+  std::map<std::string, std::vector<double>> Entries; // sorted, as LLVM's std::map
+  unsigned Dim = 0;
+};
+
+llvm::Expected<ParsedSection> parseSection(llvm::StringRef Source, const llvm::json::Object &Root,
+                                           llvm::StringRef Name) {
+  const llvm::json::Value *SecV = Root.get(Name);
+  if (!SecV)
+    return fail(Source, llvm::formatv("missing section \"{0}\" (expected an object mapping "
+                                      "entity names to arrays of numbers)",
+                                      Name));
+  const llvm::json::Object *Sec = SecV->getAsObject();
+  if (!Sec)
+    return fail(Source, llvm::formatv("section \"{0}\" is {1}, expected an object mapping "
+                                      "entity names to arrays of numbers",
+                                      Name, kindName(*SecV)));
+  if (Sec->empty())
+    return fail(Source, llvm::formatv("section \"{0}\" is empty (expected at least one key)",
+                                      Name));
+  ParsedSection Out;
+  for (const auto &[Key, Val] : *Sec) {
+    const llvm::json::Array *Arr = Val.getAsArray();
+    if (!Arr)
+      return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\": found {2}, expected an "
+                                        "array of numbers",
+                                        Name, Key.str(), kindName(Val)));
+    std::vector<double> Vec;
+    Vec.reserve(Arr->size());
+    for (size_t I = 0; I < Arr->size(); ++I) {
+      std::optional<double> D = (*Arr)[I].getAsNumber();
+      if (!D)
+        return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\", element {2}: found {3}, "
+                                          "expected a number",
+                                          Name, Key.str(), I, kindName((*Arr)[I])));
+      if (!std::isfinite(*D))
+        return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\", element {2}: value is "
+                                          "not finite (overflows a double)",
+                                          Name, Key.str(), I));
+      Vec.push_back(*D);
+    }
+    Out.Entries.emplace(Key.str(), std::move(Vec));
+  }
+  // Like LLVM, the section's dimension is that of its lexicographically first key.
+  const auto &[FirstKey, FirstVec] = *Out.Entries.begin();
+  if (FirstVec.empty())
+    return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\": empty vector (dimension "
+                                      "must be at least 1)",
+                                      Name, FirstKey));
+  Out.Dim = FirstVec.size();
+  for (const auto &[Key, Vec] : Out.Entries)
+    if (Vec.size() != Out.Dim)
+      return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\": {2} elements, expected "
+                                        "{3} like key \"{4}\" (all vectors must have one "
+                                        "dimension)",
+                                        Name, Key, Vec.size(), Out.Dim, FirstKey));
+  return Out;
+}
+
+void joinInto(std::string &Out, const std::vector<std::string> &Keys) {
+  for (size_t I = 0; I < Keys.size(); ++I) {
+    if (I)
+      Out += ", ";
+    Out += Keys[I];
+  }
+}
+
+} // namespace
+
+llvm::Expected<Vocabulary> Vocabulary::fromUnweightedRows(std::vector<double> Rows, unsigned Dim,
+                                                          Weights W) {
+  if (Dim == 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "vocabulary dimension must be at least 1");
+  if (Rows.size() != size_t(NumEntities) * Dim)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("vocabulary matrix has {0} values, expected {1} entities x {2}",
+                      Rows.size(), NumEntities, Dim)
+            .str());
+  for (float F : {W.Opcode, W.Type, W.Arg})
+    if (!std::isfinite(F))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "vocabulary weights must be finite");
+  for (EntityId Id = 0; Id < NumEntities; ++Id) {
+    const double Factor = static_cast<double>(W.forSection(sectionOf(Id)));
+    for (unsigned D = 0; D < Dim; ++D) {
+      double &X = Rows[size_t(Id) * Dim + D];
+      X = X * Factor;
+      if (!std::isfinite(X))
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            llvm::formatv("entity \"{0}\", element {1}: weighted value is not finite",
+                          entityName(Id), D)
+                .str());
+    }
+  }
+  return Vocabulary(std::move(Rows), Dim, W);
+}
+
+std::vector<std::string> LoadedVocabulary::warnings(llvm::StringRef Source) const {
+  std::vector<std::string> Out;
+  if (!MissingKeys.empty()) {
+    std::string S = llvm::formatv("{0}: {1} of {2} entities have no key and are zero vectors "
+                                  "(as in LLVM): ",
+                                  Source, MissingKeys.size(), NumEntities);
+    joinInto(S, MissingKeys);
+    Out.push_back(std::move(S));
+  }
+  if (!UnknownKeys.empty()) {
+    std::string S = llvm::formatv("{0}: {1} keys are not LLVM {2} IR2Vec entities and are "
+                                  "ignored: ",
+                                  Source, UnknownKeys.size(), WB_LLVM_VERSION);
+    joinInto(S, UnknownKeys);
+    Out.push_back(std::move(S));
+  }
+  return Out;
+}
+
+llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source,
+                                                     Weights W) {
+  llvm::Expected<llvm::json::Value> Parsed = llvm::json::parse(Text);
+  if (!Parsed)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   describeJSONError(Source, Parsed.takeError()));
+  const llvm::json::Object *Root = Parsed->getAsObject();
+  if (!Root)
+    return fail(Source, llvm::formatv("top-level JSON value is {0}, expected an object with "
+                                      "sections \"Opcodes\", \"Types\" and \"Arguments\"",
+                                      kindName(*Parsed)));
+
+  std::map<llvm::StringRef, ParsedSection> Sections;
+  for (llvm::StringRef Name : JSONSections) {
+    auto Sec = parseSection(Source, *Root, Name);
+    if (!Sec)
+      return Sec.takeError();
+    Sections.emplace(Name, std::move(*Sec));
+  }
+  const unsigned Dim = Sections["Opcodes"].Dim;
+  if (Sections["Types"].Dim != Dim || Sections["Arguments"].Dim != Dim)
+    return fail(Source, llvm::formatv("sections have different dimensions: Opcodes {0}, Types "
+                                      "{1}, Arguments {2} (expected one dimension)",
+                                      Dim, Sections["Types"].Dim, Sections["Arguments"].Dim));
+
+  std::vector<std::string> Missing, Unknown;
+  std::vector<double> Rows(size_t(NumEntities) * Dim, 0.0);
+  std::map<llvm::StringRef, std::vector<bool>> Used;
+  for (auto &[Name, Sec] : Sections)
+    Used[Name].assign(Sec.Entries.size(), false);
+  for (EntityId Id = 0; Id < NumEntities; ++Id) {
+    llvm::StringRef SecName(jsonSectionOf(Id).data(), jsonSectionOf(Id).size());
+    const std::string Key(entityName(Id));
+    const ParsedSection &Sec = Sections[SecName];
+    auto It = Sec.Entries.find(Key);
+    if (It == Sec.Entries.end()) {
+      Missing.push_back((SecName + "." + Key).str());
+      continue;
+    }
+    Used[SecName][std::distance(Sec.Entries.begin(), It)] = true;
+    std::copy(It->second.begin(), It->second.end(), Rows.begin() + size_t(Id) * Dim);
+  }
+  for (llvm::StringRef Name : JSONSections) {
+    size_t I = 0;
+    for (const auto &Entry : Sections[Name].Entries)
+      if (!Used[Name][I++])
+        Unknown.push_back((Name + "." + Entry.first).str());
+  }
+  auto V = Vocabulary::fromUnweightedRows(std::move(Rows), Dim, W);
+  if (!V)
+    return fail(Source, llvm::toString(V.takeError()));
+  return LoadedVocabulary{std::move(*V), std::move(Missing), std::move(Unknown)};
+}
+
+llvm::Expected<LoadedVocabulary> readVocabularyJSON(llvm::StringRef Path, Weights W) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buf)
+    return fail(Path, "cannot read vocabulary file: " + Buf.getError().message());
+  return parseVocabularyJSON((*Buf)->getBuffer(), Path, W);
+}
+
+} // namespace wb::vocab

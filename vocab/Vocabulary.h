@@ -1,0 +1,80 @@
+// An IR2Vec vocabulary: one dense row-major matrix, NumEntities x dimension, of doubles, rows
+// in EntityLayout order, with the section weights already multiplied in (as LLVM 22 does at
+// load time). Row-major NumEntities x D is the same memory as an Armadillo D x NumEntities
+// matrix and as an HDF5 dataset of shape [NumEntities, D].
+#pragma once
+
+#include "vocab/EntityLayout.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace wb::vocab {
+
+/// Section weights. LLVM declares them as cl::opt<float> and widens them to double when it
+/// scales the vocabulary, so they are floats here too: (double)0.2f != 0.2, and the
+/// difference shows in the last bits of every embedding.
+struct Weights {
+  float Opcode = 1.0f;
+  float Type = 0.5f;
+  float Arg = 0.2f;
+
+  float forSection(Section S) const {
+    switch (S) {
+    case Section::Opcodes: return Opcode;
+    case Section::Types: return Type;
+    case Section::OperandKinds:
+    case Section::Predicates: return Arg;
+    }
+    return 0.0f;
+  }
+};
+
+class Vocabulary {
+public:
+  /// Takes unweighted rows (NumEntities x Dim, row-major) and applies the weights exactly as
+  /// LLVM does: value * (double)weight. Fails if the shape is wrong or a value or a weighted
+  /// value is not finite.
+  static llvm::Expected<Vocabulary> fromUnweightedRows(std::vector<double> Rows, unsigned Dim,
+                                                       Weights W);
+
+  unsigned dimension() const { return Dim; }
+  const Weights &weights() const { return W; }
+  /// The weighted vector of one entity: dimension() doubles.
+  const double *row(EntityId Id) const { return Data.data() + size_t(Id) * Dim; }
+  llvm::ArrayRef<double> rowRef(EntityId Id) const { return {row(Id), Dim}; }
+  /// The whole weighted matrix, row-major.
+  llvm::ArrayRef<double> matrix() const { return Data; }
+
+private:
+  Vocabulary(std::vector<double> Data, unsigned Dim, Weights W)
+      : Data(std::move(Data)), Dim(Dim), W(W) {}
+  std::vector<double> Data;
+  unsigned Dim = 0;
+  Weights W;
+};
+
+/// A loaded vocabulary plus what the file did not say: keys LLVM 22 looks up that are absent
+/// (their rows are zero, as in LLVM) and keys it never looks up. Both as "Section.Key".
+struct LoadedVocabulary {
+  Vocabulary Vocab;
+  std::vector<std::string> MissingKeys;
+  std::vector<std::string> UnknownKeys;
+
+  /// One warning line per non-empty list, naming the source and every key.
+  std::vector<std::string> warnings(llvm::StringRef Source) const;
+};
+
+/// Reads LLVM's vocabulary JSON: an object with sections "Opcodes", "Types", "Arguments",
+/// each mapping keys to arrays of numbers of one common dimension. Every failure names the
+/// file and the section/key/element (or line and column for invalid JSON).
+llvm::Expected<LoadedVocabulary> readVocabularyJSON(llvm::StringRef Path, Weights W);
+/// The same for text already in memory; Source names it in messages.
+llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source,
+                                                     Weights W);
+
+} // namespace wb::vocab
