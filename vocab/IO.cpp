@@ -1,5 +1,6 @@
 #include "vocab/IO.h"
 
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -56,14 +57,16 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
   llvm::SMDiagnostic Diag;
   std::unique_ptr<llvm::Module> M = llvm::parseIR((*Buf)->getMemBufferRef(), Diag, Ctx);
   if (!M) {
+    // Bitcode errors carry no location and LLVM's reasons are terse ("can't skip to bit
+    // 38944 from 320"): say what the file is. Text errors come as file:line:col + caret.
+    const llvm::StringRef Data = (*Buf)->getBuffer();
+    if (llvm::isBitcode(Data.bytes_begin(), Data.bytes_end()))
+      return fail(Path, "invalid bitcode (corrupt or truncated): " + Diag.getMessage());
     std::string Msg;
     llvm::raw_string_ostream OS(Msg);
     Diag.print(nullptr, OS, /*ShowColors=*/false, /*ShowKindLabel=*/false);
-    llvm::StringRef Text = llvm::StringRef(Msg).rtrim();
-    // Bitcode errors carry no location; name the file ourselves then.
-    if (!Text.starts_with(Diag.getFilename()) || Diag.getFilename().empty())
-      return fail(Path, "invalid IR: " + Text);
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), Text.str());
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   llvm::StringRef(Msg).rtrim().str());
   }
 
   ModuleInput In;

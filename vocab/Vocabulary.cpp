@@ -116,6 +116,11 @@ void joinInto(std::string &Out, const std::vector<std::string> &Keys) {
 
 llvm::Expected<Vocabulary> Vocabulary::fromUnweightedRows(std::vector<double> Rows, unsigned Dim,
                                                           Weights W) {
+  return weigh(std::move(Rows), Dim, W, {});
+}
+
+llvm::Expected<Vocabulary> Vocabulary::weigh(std::vector<double> Rows, unsigned Dim, Weights W,
+                                             const std::vector<bool> &Present) {
   if (Dim == 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "vocabulary dimension must be at least 1");
@@ -130,6 +135,8 @@ llvm::Expected<Vocabulary> Vocabulary::fromUnweightedRows(std::vector<double> Ro
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "vocabulary weights must be finite");
   for (EntityId Id = 0; Id < NumEntities; ++Id) {
+    if (!Present.empty() && !Present[Id])
+      continue;
     const double Factor = static_cast<double>(W.forSection(sectionOf(Id)));
     for (unsigned D = 0; D < Dim; ++D) {
       double &X = Rows[size_t(Id) * Dim + D];
@@ -191,6 +198,7 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
 
   std::vector<std::string> Missing, Unknown;
   std::vector<double> Rows(size_t(NumEntities) * Dim, 0.0);
+  std::vector<bool> Present(NumEntities, false);
   std::map<llvm::StringRef, std::vector<bool>> Used;
   for (auto &[Name, Sec] : Sections)
     Used[Name].assign(Sec.Entries.size(), false);
@@ -204,6 +212,7 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
       continue;
     }
     Used[SecName][std::distance(Sec.Entries.begin(), It)] = true;
+    Present[Id] = true;
     std::copy(It->second.begin(), It->second.end(), Rows.begin() + size_t(Id) * Dim);
   }
   for (llvm::StringRef Name : JSONSections) {
@@ -212,7 +221,7 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
       if (!Used[Name][I++])
         Unknown.push_back((Name + "." + Entry.first).str());
   }
-  auto V = Vocabulary::fromUnweightedRows(std::move(Rows), Dim, W);
+  auto V = Vocabulary::weigh(std::move(Rows), Dim, W, Present);
   if (!V)
     return fail(Source, llvm::toString(V.takeError()));
   return LoadedVocabulary{std::move(*V), std::move(Missing), std::move(Unknown)};

@@ -51,6 +51,12 @@ public:
   llvm::ArrayRef<double> matrix() const { return Data; }
 
 private:
+  friend llvm::Expected<struct LoadedVocabulary> parseVocabularyJSON(llvm::StringRef,
+                                                                     llvm::StringRef, Weights);
+  /// Weighs the rows marked present (all when Present is empty); absent rows stay +0.0,
+  /// unscaled, as in LLVM (it matters for the sign of zero under negative weights).
+  static llvm::Expected<Vocabulary> weigh(std::vector<double> Rows, unsigned Dim, Weights W,
+                                          const std::vector<bool> &Present);
   Vocabulary(std::vector<double> Data, unsigned Dim, Weights W)
       : Data(std::move(Data)), Dim(Dim), W(W) {}
   std::vector<double> Data;

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""CLI tests for `ir2vec`.
+
+  * compatibility: for the same options and input, stdout and exit status are byte-identical
+    to the installed llvm-ir2vec (LLVM 22.1.8), for entities, triplets and embeddings at every
+    level and kind, with --function, stdin, -o and single-dash options;
+  * precision: `--precision N` output equals libLLVM's own doubles printed with %.Nf
+    (tests/oracle_print.cpp, which uses llvm::ir2vec::Embedder);
+  * bad input: each case exits 1 with a message naming the problem and leaves no output file.
+
+  cli_test.py --ir2vec BIN --llvm-bindir DIR --oracle-print BIN --vocab SEED.json --data DIR
+              [--corpus-list LIST]    (with a list: the compatibility and precision checks run
+                                       over every module of the corpus instead)
+"""
+import argparse
+import concurrent.futures
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+KINDS = ["symbolic", "flow-aware"]
+LEVELS = ["func", "bb", "inst"]
+
+
+def run(cmd, stdin=None):
+    return subprocess.run(cmd, input=stdin, capture_output=True)
+
+
+class Results:
+    def __init__(self):
+        self.passed = 0
+        self.failures = []
+
+    def check(self, name, ok, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failures.append(f"{name}: {detail}")
+
+    def same_run(self, name, ours, theirs):
+        """Our run must match theirs: same exit status, byte-identical stdout."""
+        if ours.returncode != theirs.returncode:
+            self.check(name, False, f"exit {ours.returncode} vs llvm-ir2vec {theirs.returncode}: "
+                       f"{ours.stderr.decode(errors='replace')[:300]}")
+        elif ours.stdout != theirs.stdout:
+            a, b = ours.stdout.splitlines(), theirs.stdout.splitlines()
+            line = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            self.check(name, False, f"stdout differs at line {line + 1} "
+                       f"({len(a)} vs {len(b)} lines): ours {a[line][:120] if line < len(a) else '<eof>'!r}"
+                       f" theirs {b[line][:120] if line < len(b) else '<eof>'!r}")
+        else:
+            self.check(name, True)
+
+
+def compat_jobs(a, path):
+    """(name, our command, their command) triples for one input file."""
+    jobs = [(f"triplets {path}", [a.ir2vec, "triplets", path], [a.llvm_ir2vec, "triplets", path])]
+    for kind in KINDS:
+        for level in LEVELS:
+            opts = [f"--ir2vec-vocab-path={a.vocab}", f"--ir2vec-kind={kind}", f"--level={level}"]
+            jobs.append((f"embeddings {kind} {level} {path}", ours(a, ["embeddings", *opts, path]),
+                         [a.llvm_ir2vec, "embeddings", *opts, path]))
+    return jobs
+
+
+def precision_jobs(a, path):
+    jobs = []
+    for kind in KINDS:
+        for level in LEVELS:
+            for prec in ([17] if a.corpus_list else [0, 5, 17]):
+                jobs.append((f"precision {prec} {kind} {level} {path}",
+                             [a.ir2vec, "embeddings", "-q", f"--ir2vec-vocab-path={a.vocab}",
+                              f"--ir2vec-kind={kind}", f"--level={level}", "--precision",
+                              str(prec), path],
+                             [a.oracle_print, a.vocab, kind, level, str(prec), path]))
+    return jobs
+
+
+def run_pairs(res, jobs, workers):
+    def one(job):
+        name, ours, theirs = job
+        return name, run(ours), run(theirs)
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        for name, ours, theirs in pool.map(one, jobs):
+            res.same_run(name, ours, theirs)
+
+
+def ours(a, args):
+    """Our command for llvm-ir2vec's arguments; -q after the subcommand keeps stderr quiet."""
+    return [a.ir2vec, args[0], "-q", *args[1:]] if args else [a.ir2vec]
+
+
+def compat_extras(a, res, data):
+    """Options and input forms beyond the plain file: entities, --function, stdin, -o."""
+    v = f"--ir2vec-vocab-path={a.vocab}"
+    res.same_run("entities", run([a.ir2vec, "entities"]), run([a.llvm_ir2vec, "entities"]))
+    res.same_run("entities ignores input", run([a.ir2vec, "entities", f"{data}/calls.ll"]),
+                 run([a.llvm_ir2vec, "entities", f"{data}/calls.ll"]))
+    for fn, f in [("caller", "calls.ll"), ("loops", "phi_cycles.ll"), ("only_declared", "decls.ll"),
+                  ("name with spaces.and:punct", "decls.ll"), ("\x01mangled", "decls.ll"),
+                  ("classify", "debug.ll")]:
+        for level in LEVELS:
+            args = ["embeddings", v, f"--level={level}", f"--function={fn}", f"{data}/{f}"]
+            res.same_run(f"--function={fn!r} {level}", run(ours(a, args)),
+                         run([a.llvm_ir2vec] + args))
+    text = open(f"{data}/phi_cycles.ll", "rb").read()
+    for level in LEVELS:
+        args = ["embeddings", v, "--ir2vec-kind=flow-aware", f"--level={level}", "-"]
+        res.same_run(f"stdin {level}", run(ours(a, args), stdin=text),
+                     run([a.llvm_ir2vec] + args, stdin=text))
+    bc = subprocess.run([a.llvm_as, "-o", "-", f"{data}/types.ll"], capture_output=True).stdout
+    res.same_run("stdin bitcode triplets", run([a.ir2vec, "triplets", "-"], stdin=bc),
+                 run([a.llvm_ir2vec, "triplets", "-"], stdin=bc))
+    # Single-dash long options, accepted by LLVM's option parser.
+    args = ["embeddings", f"-ir2vec-vocab-path={a.vocab}", "-level=bb", "-ir2vec-kind=flow-aware",
+            f"{data}/debug.ll"]
+    res.same_run("single-dash options", run(ours(a, args)),
+                 run([a.llvm_ir2vec] + args))
+    # Non-default weights (parsed like cl::opt<float>).
+    w = ["--ir2vec-opc-weight=0.3", "--ir2vec-type-weight=1.7", "--ir2vec-arg-weight=0.1"]
+    args = ["embeddings", v, *w, "--level=inst", f"{data}/types.ll"]
+    res.same_run("weights", run(ours(a, args)), run([a.llvm_ir2vec] + args))
+    with tempfile.TemporaryDirectory() as d:
+        for tool, name in [(a.ir2vec, "ours.txt"), (a.llvm_ir2vec, "theirs.txt")]:
+            r = run([tool, "embeddings", v, "--level=bb", "-o", f"{d}/{name}", f"{data}/eh.ll"])
+            res.check(f"-o {tool}", r.returncode == 0 and r.stdout == b"", r.stderr[:200])
+        res.check("-o same file", open(f"{d}/ours.txt", "rb").read() == open(f"{d}/theirs.txt", "rb").read())
+        res.check("-o leaves no temporary", sorted(os.listdir(d)) == ["ours.txt", "theirs.txt"],
+                  str(os.listdir(d)))
+
+
+def make_bad_inputs(a, d, data):
+    """Bad input files: name -> path."""
+    good_bc = subprocess.run([a.llvm_as, "-o", "-", f"{data}/debug.ll"], capture_output=True).stdout
+    files = {
+        "garbage.bc": b"BC\xc0\xde" + bytes(range(256)) * 4,
+        "truncated.bc": good_bc[: len(good_bc) // 2],
+        "text.ll": b"define i32 @f( {\n",
+        "notir.ll": b"garbage\n",
+        "broken.ll": b"define i32 @f(i32 %a) {\n  %x = add i32 %y, 1\n  %y = add i32 %a, 1\n"
+                     b"  ret i32 %x\n}\n",
+        "broken_dbg.ll": b"define i32 @f(i32 %a) {\n  %x = add i32 %y, 1\n  %y = add i32 %a, 1\n"
+                         b"  ret i32 %x\n}\n!llvm.module.flags = !{!0}\n"
+                         b"!0 = !{i32 2, !\"Debug Info Version\", i32 3}\n",
+        "badvocab.json": b'{"Opcodes": {"Add": [1, 2]}, "Types": {"VoidTy": [1, "x"]}, "Arguments": {"Variable": [1, 2]}}',
+        "badjson.json": b'{"Opcodes": {\n  "Add": [1, 2,\n',
+    }
+    paths = {}
+    for name, content in files.items():
+        paths[name] = os.path.join(d, name)
+        with open(paths[name], "wb") as f:
+            f.write(content)
+    return paths
+
+
+def bad_input_tests(a, res, data):
+    v = f"--ir2vec-vocab-path={a.vocab}"
+    with tempfile.TemporaryDirectory() as d:
+        p = make_bad_inputs(a, d, data)
+        out = os.path.join(d, "out.txt")
+        good = f"{data}/calls.ll"
+        cases = [
+            # name, arguments, substrings the message must contain
+            ("missing input", ["embeddings", v, f"{d}/nope.ll"], ["nope.ll", "No such file"]),
+            ("directory input", ["triplets", d], [d, "cannot read input"]),
+            ("invalid text IR", ["embeddings", v, p["text.ll"]], ["text.ll:2:1", "expected type"]),
+            ("not IR at all", ["triplets", p["notir.ll"]], ["notir.ll:1:1", "expected top-level entity"]),
+            ("garbage bitcode", ["embeddings", v, p["garbage.bc"]], ["garbage.bc", "invalid bitcode"]),
+            ("truncated bitcode", ["embeddings", v, p["truncated.bc"]], ["truncated.bc", "invalid bitcode"]),
+            ("verifier failure", ["embeddings", v, p["broken.ll"]], ["broken.ll", "verifier", "dominate"]),
+            ("verifier failure with debug info (llvm-ir2vec aborts)", ["triplets", p["broken_dbg.ll"]],
+             ["broken_dbg.ll", "verifier", "dominate"]),
+            ("unknown function", ["embeddings", v, "--function=nope", good], ["'nope' not found"]),
+            ("no vocabulary", ["embeddings", good], ["no vocabulary", "--ir2vec-vocab-path"]),
+            ("missing vocabulary", ["embeddings", "--ir2vec-vocab-path", f"{d}/none.json", good],
+             ["none.json", "No such file"]),
+            ("bad vocabulary value", ["embeddings", "--ir2vec-vocab-path", p["badvocab.json"], good],
+             ["badvocab.json", "section \"Types\"", "key \"VoidTy\"", "element 1"]),
+            ("invalid vocabulary JSON", ["embeddings", "--ir2vec-vocab-path", p["badjson.json"], good],
+             ["badjson.json:", "invalid JSON"]),
+            ("bad weight", ["embeddings", v, "--ir2vec-opc-weight=abc", good], ["ir2vec-opc-weight", "abc"]),
+            ("bad kind", ["embeddings", v, "--ir2vec-kind=flowaware", good], ["flowaware"]),
+            ("bad level", ["embeddings", v, "--level=loop", good], ["loop"]),
+            ("precision out of range", ["embeddings", v, "--precision", "101", good], ["precision"]),
+            ("mir mode", ["triplets", "--mode=mir", good], ["mir"]),
+            ("two inputs", ["triplets", good, good], [good]),
+            ("no subcommand", [], ["subcommand"]),
+            ("unwritable output", ["triplets", "-o", "/nonexistent-dir/out.txt", good], ["/nonexistent-dir/out.txt"]),
+        ]
+        for name, args, needles in cases:
+            uses_o = "-o" in args
+            cmd = [a.ir2vec] + args + ([] if uses_o or not args else ["-o", out])
+            r = run(cmd)
+            err = r.stderr.decode(errors="replace")
+            res.check(f"bad input: {name}: exit 1", r.returncode == 1, f"exit {r.returncode}, stderr {err[:300]!r}")
+            for n in needles:
+                res.check(f"bad input: {name}: message names {n!r}", n in err, err[-400:])
+            res.check(f"bad input: {name}: no crash report", "Stack dump" not in err and "LLVM ERROR" not in err, err[:300])
+            leftovers = [f for f in os.listdir(d) if f.startswith("out.txt")]
+            res.check(f"bad input: {name}: no output file", not leftovers, str(leftovers))
+        # Help lists the exit statuses.
+        r = run([a.ir2vec, "--help"])
+        res.check("--help exits 0 and documents exit status", r.returncode == 0 and b"Exit status" in r.stdout,
+                  r.stdout[-300:])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for opt in ["--ir2vec", "--llvm-bindir", "--oracle-print", "--vocab", "--data"]:
+        ap.add_argument(opt, required=True)
+    ap.add_argument("--corpus-list")
+    ap.add_argument("-j", type=int, default=2)
+    a = ap.parse_args()
+    a.llvm_ir2vec = os.path.join(a.llvm_bindir, "llvm-ir2vec")
+    a.llvm_as = os.path.join(a.llvm_bindir, "llvm-as")
+    res = Results()
+    if a.corpus_list:
+        files = [l.strip() for l in open(a.corpus_list) if l.strip()]
+        if len(files) < 100:
+            print(f"corpus list {a.corpus_list} has only {len(files)} modules", file=sys.stderr)
+            return 1
+    else:
+        files = sorted(glob.glob(os.path.join(a.data, "*.ll")))
+        compat_extras(a, res, a.data)
+        bad_input_tests(a, res, a.data)
+    jobs = []
+    for f in files:
+        jobs += compat_jobs(a, f) + precision_jobs(a, f)
+    run_pairs(res, jobs, a.j)
+    for f in res.failures[:50]:
+        print("FAIL", f)
+    print(f"{len(files)} input files, {res.passed + len(res.failures)} checks")
+    print(f"{res.passed} passed, {len(res.failures)} failed")
+    return 0 if not res.failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+; An empty module: no functions at all.

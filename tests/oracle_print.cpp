@@ -1,0 +1,66 @@
+// Test oracle: prints libLLVM-22's own IR2Vec embeddings in llvm-ir2vec's text layout, with
+// any number of decimals. Written from the format description (docs/ and the spec), using
+// LLVM's Embedder, LLVM's loader and Instruction::print, so the CLI's --precision output can
+// be compared with LLVM's exact doubles.
+//
+//   oracle_print VOCAB KIND(symbolic|flow-aware) LEVEL(func|bb|inst) PRECISION FILE
+#include "LLVMOracle.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+static void printVec(const llvm::ir2vec::Embedding &E, int Precision) {
+  std::printf(" [");
+  for (double X : E)
+    std::printf(" %.*f ", Precision, X);
+  std::printf("]\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: oracle_print VOCAB KIND LEVEL PRECISION FILE\n");
+    return 2;
+  }
+  const std::string Kind = argv[2], Level = argv[3];
+  const int Precision = std::atoi(argv[4]);
+  llvm::LLVMContext Ctx;
+  llvm::SMDiagnostic Err;
+  auto M = llvm::parseIRFile(argv[5], Err, Ctx);
+  if (!M) {
+    Err.print(argv[0], llvm::errs());
+    return 1;
+  }
+  auto V = wb::test::llvmVocabulary(*M, argv[1], wb::vocab::Weights{});
+  const auto K = Kind == "flow-aware" ? llvm::IR2VecKind::FlowAware : llvm::IR2VecKind::Symbolic;
+  for (const llvm::Function &F : *M) {
+    if (F.isDeclaration())
+      continue;
+    auto E = llvm::ir2vec::Embedder::create(K, F, V);
+    std::printf("Function: %s\n", F.getName().str().c_str());
+    if (Level == "func") {
+      printVec(E->getFunctionVector(), Precision);
+    } else if (Level == "bb") {
+      for (const llvm::BasicBlock &BB : F) {
+        std::printf("%s:", BB.getName().str().c_str());
+        printVec(E->getBBVector(BB), Precision);
+      }
+    } else {
+      for (const llvm::BasicBlock &BB : F)
+        for (const llvm::Instruction &I : BB) {
+          std::string S;
+          llvm::raw_string_ostream OS(S);
+          I.print(OS);
+          std::fwrite(S.data(), 1, S.size(), stdout);
+          printVec(E->getInstVector(I), Precision);
+        }
+    }
+  }
+  return 0;
+}
