@@ -5,7 +5,8 @@
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 
-#include <cstdio>
+#include <algorithm>
+#include <charconv>
 
 namespace wb::ir2vec {
 
@@ -30,16 +31,25 @@ llvm::StringRef levelName(Level L) {
   return "";
 }
 
-void printVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V, unsigned Precision) {
-  // Large enough for any double with MaxPrecision decimals ("%.100f" of 1.8e308).
+void formatFixed(std::string &Out, double X, unsigned Precision) {
+  // std::to_chars with a precision prints the exact binary value rounded half-to-even, which
+  // is what glibc's printf("%.*f") prints, at a fraction of the cost (tested against snprintf).
   char Buf[512];
-  const int P = static_cast<int>(std::min(Precision, MaxPrecision));
-  OS << " [";
+  auto R = std::to_chars(Buf, Buf + sizeof Buf, X, std::chars_format::fixed,
+                         static_cast<int>(std::min(Precision, MaxPrecision)));
+  Out.append(Buf, R.ptr);
+}
+
+void printVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V, unsigned Precision) {
+  std::string Line = " [";
+  Line.reserve(V.size() * (Precision + 6) + 4);
   for (double X : V) {
-    int N = std::snprintf(Buf, sizeof Buf, " %.*f ", P, X);
-    OS.write(Buf, static_cast<size_t>(N));
+    Line += ' ';
+    formatFixed(Line, X, Precision);
+    Line += ' ';
   }
-  OS << "]\n";
+  Line += "]\n";
+  OS << Line;
 }
 
 namespace {

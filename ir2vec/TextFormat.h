@@ -32,6 +32,8 @@ llvm::StringRef levelName(Level L);
 
 /// Prints " [ x  y ... ]\n" with Precision digits after the decimal point.
 void printVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V, unsigned Precision);
+/// Appends X as printf("%.*f", Precision, X) would (precision capped at MaxPrecision).
+void formatFixed(std::string &Out, double X, unsigned Precision);
 inline constexpr unsigned MaxPrecision = 100;
 
 /// Prints instructions exactly as Instruction::print(OS) does, but without rebuilding a slot
