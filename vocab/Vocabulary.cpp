@@ -115,12 +115,8 @@ void joinInto(std::string &Out, const std::vector<std::string> &Keys) {
 } // namespace
 
 llvm::Expected<Vocabulary> Vocabulary::fromUnweightedRows(std::vector<double> Rows, unsigned Dim,
-                                                          Weights W) {
-  return weigh(std::move(Rows), Dim, W, {});
-}
-
-llvm::Expected<Vocabulary> Vocabulary::weigh(std::vector<double> Rows, unsigned Dim, Weights W,
-                                             const std::vector<bool> &Present) {
+                                                          Weights W,
+                                                          const std::vector<bool> &Present) {
   if (Dim == 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "vocabulary dimension must be at least 1");
@@ -221,7 +217,7 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
       if (!Used[Name][I++])
         Unknown.push_back((Name + "." + Entry.first).str());
   }
-  auto V = Vocabulary::weigh(std::move(Rows), Dim, W, Present);
+  auto V = Vocabulary::fromUnweightedRows(std::move(Rows), Dim, W, Present);
   if (!V)
     return fail(Source, llvm::toString(V.takeError()));
   return LoadedVocabulary{std::move(*V), std::move(Missing), std::move(Unknown)};

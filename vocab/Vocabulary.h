@@ -37,10 +37,13 @@ struct Weights {
 class Vocabulary {
 public:
   /// Takes unweighted rows (NumEntities x Dim, row-major) and applies the weights exactly as
-  /// LLVM does: value * (double)weight. Fails if the shape is wrong or a value or a weighted
-  /// value is not finite.
+  /// LLVM does: value * (double)weight. Rows not marked in Present (all rows when Present is
+  /// empty) stay +0.0 unscaled, as LLVM leaves keys missing from its file (this decides the
+  /// sign of zero under negative weights). Fails if the shape is wrong or a value or a
+  /// weighted value is not finite.
   static llvm::Expected<Vocabulary> fromUnweightedRows(std::vector<double> Rows, unsigned Dim,
-                                                       Weights W);
+                                                       Weights W,
+                                                       const std::vector<bool> &Present = {});
 
   unsigned dimension() const { return Dim; }
   const Weights &weights() const { return W; }
@@ -51,12 +54,6 @@ public:
   llvm::ArrayRef<double> matrix() const { return Data; }
 
 private:
-  friend llvm::Expected<struct LoadedVocabulary> parseVocabularyJSON(llvm::StringRef,
-                                                                     llvm::StringRef, Weights);
-  /// Weighs the rows marked present (all when Present is empty); absent rows stay +0.0,
-  /// unscaled, as in LLVM (it matters for the sign of zero under negative weights).
-  static llvm::Expected<Vocabulary> weigh(std::vector<double> Rows, unsigned Dim, Weights W,
-                                          const std::vector<bool> &Present);
   Vocabulary(std::vector<double> Data, unsigned Dim, Weights W)
       : Data(std::move(Data)), Dim(Dim), W(W) {}
   std::vector<double> Data;
