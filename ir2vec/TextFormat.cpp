@@ -1,10 +1,5 @@
 #include "ir2vec/TextFormat.h"
 
-#include "llvm/IR/Function.h"
-#include "llvm/IR/Instructions.h"
-#include "llvm/IR/Metadata.h"
-#include "llvm/IR/Module.h"
-
 #include <algorithm>
 #include <charconv>
 
@@ -31,6 +26,10 @@ llvm::StringRef levelName(Level L) {
   return "";
 }
 
+LevelSet textLevels(Level L) {
+  return LevelSet{L == Level::Func, L == Level::BB, L == Level::Inst};
+}
+
 void formatFixed(std::string &Out, double X, unsigned Precision) {
   // std::to_chars with a precision prints the exact binary value rounded half-to-even, which
   // is what glibc's printf("%.*f") prints, at a fraction of the cost (tested against snprintf).
@@ -40,102 +39,51 @@ void formatFixed(std::string &Out, double X, unsigned Precision) {
   Out.append(Buf, R.ptr);
 }
 
-void printVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V, unsigned Precision) {
-  std::string Line = " [";
-  Line.reserve(V.size() * (Precision + 6) + 4);
+void formatVector(std::string &Out, llvm::ArrayRef<double> V, unsigned Precision) {
+  Out += " [";
   for (double X : V) {
-    Line += ' ';
-    formatFixed(Line, X, Precision);
-    Line += ' ';
+    Out += ' ';
+    formatFixed(Out, X, Precision);
+    Out += ' ';
   }
-  Line += "]\n";
-  OS << Line;
+  Out += "]\n";
 }
 
-namespace {
-// The rule Value::print uses (AsmWriter.cpp, isReferencingMDNode) to pick a slot tracker
-// that numbers all of the module's metadata up front.
-bool referencesMDNode(const llvm::Instruction &I) {
-  if (const auto *CI = llvm::dyn_cast<llvm::CallInst>(&I))
-    if (const llvm::Function *Callee = CI->getCalledFunction())
-      if (Callee->isIntrinsic())
-        for (const llvm::Use &Op : I.operands())
-          if (const auto *MV = llvm::dyn_cast_or_null<llvm::MetadataAsValue>(Op.get()))
-            if (llvm::isa<llvm::MDNode>(MV->getMetadata()))
-              return true;
-  return false;
-}
-} // namespace
-
-void InstructionPrinter::print(llvm::raw_ostream &OS, const llvm::Instruction &I) {
-  const llvm::Function *F = I.getFunction();
-  if (F != Current) {
-    // Function-local metadata and call attribute groups get numbered per function in a
-    // fresh tracker; a tracker reused across functions would number them differently.
-    Trackers[0].reset();
-    Trackers[1].reset();
-    Current = F;
-  }
-  const bool AllMetadata = referencesMDNode(I);
-  auto &T = Trackers[AllMetadata];
-  if (!T)
-    T = std::make_unique<llvm::ModuleSlotTracker>(I.getModule(), AllMetadata);
-  I.print(OS, *T);
-}
-
-namespace {
-
-void writeFunction(llvm::raw_ostream &OS, const llvm::Function &F, const vocab::Vocabulary &V,
-                   const TextOptions &Opts, std::vector<double> &Buf,
-                   InstructionPrinter &Printer) {
-  if (F.isDeclaration()) {
-    if (Opts.FunctionName)
-      OS << "Function " << F.getName() << " is a declaration, skipping.\n";
+void renderText(std::string &Out, const ModuleEmbedding &E, Level L, unsigned Precision,
+                const std::optional<std::string> &SelectedName) {
+  if (E.SelectedDeclaration && SelectedName) {
+    Out += "Function " + *SelectedName + " is a declaration, skipping.\n";
     return;
   }
-  auto E = Embedder::create(Opts.EmbeddingKind, F, V);
-  OS << "Function: " << F.getName() << "\n";
-  switch (Opts.Granularity) {
-  case Level::Func:
-    E->functionVector(Buf);
-    printVector(OS, Buf, Opts.Precision);
-    break;
-  case Level::BB:
-    for (const llvm::BasicBlock &BB : F) {
-      OS << BB.getName() << ":";
-      E->bbVector(BB, Buf);
-      printVector(OS, Buf, Opts.Precision);
-    }
-    break;
-  case Level::Inst:
-    for (const llvm::BasicBlock &BB : F)
-      for (const llvm::Instruction &I : BB) {
-        Printer.print(OS, I);
-        E->instVector(I, Buf);
-        printVector(OS, Buf, Opts.Precision);
+  const unsigned D = E.Dim;
+  auto Row = [D](const std::vector<double> &Rows, size_t I) {
+    return llvm::ArrayRef<double>(Rows.data() + I * D, D);
+  };
+  size_t Block = 0, Inst = 0;
+  for (size_t F = 0; F < E.FunctionNames.size(); ++F) {
+    Out += "Function: ";
+    Out += E.FunctionNames[F];
+    Out += '\n';
+    switch (L) {
+    case Level::Func:
+      formatVector(Out, Row(E.FunctionVectors, F), Precision);
+      break;
+    case Level::BB:
+      for (; Block < E.BlockNames.size() && E.BlockFunction[Block] == int64_t(F); ++Block) {
+        Out += E.BlockNames[Block];
+        Out += ':';
+        formatVector(Out, Row(E.BlockVectors, Block), Precision);
       }
-    break;
+      break;
+    case Level::Inst:
+      for (; Inst < E.InstFunction.size() && E.InstFunction[Inst] == int64_t(F); ++Inst) {
+        Out += "  ";
+        Out += E.InstTexts[Inst];
+        formatVector(Out, Row(E.InstVectors, Inst), Precision);
+      }
+      break;
+    }
   }
-}
-
-} // namespace
-
-llvm::Error writeEmbeddingsText(llvm::raw_ostream &OS, const llvm::Module &M,
-                                const vocab::Vocabulary &V, const TextOptions &Opts) {
-  std::vector<double> Buf(V.dimension());
-  InstructionPrinter Printer;
-  if (Opts.FunctionName) {
-    const llvm::Function *F = M.getFunction(*Opts.FunctionName);
-    if (!F)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "function '" + *Opts.FunctionName + "' not found in '" +
-                                         M.getModuleIdentifier() + "'");
-    writeFunction(OS, *F, V, Opts, Buf, Printer);
-    return llvm::Error::success();
-  }
-  for (const llvm::Function &F : M)
-    writeFunction(OS, F, V, Opts, Buf, Printer);
-  return llvm::Error::success();
 }
 
 } // namespace wb::ir2vec

@@ -9,6 +9,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <mutex>
@@ -55,12 +57,19 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
   if (!Buf)
     return fail(Path, "cannot read input: " + Buf.getError().message());
   llvm::SMDiagnostic Diag;
+  const llvm::StringRef Data = (*Buf)->getBuffer();
+  const bool Bitcode = llvm::isBitcode(Data.bytes_begin(), Data.bytes_end());
+  // Discarding local value names only speeds up bitcode; the text parser needs the names to
+  // resolve references, so lift it while parsing text.
+  const bool Discard = Ctx.shouldDiscardValueNames();
+  if (!Bitcode)
+    Ctx.setDiscardValueNames(false);
   std::unique_ptr<llvm::Module> M = llvm::parseIR((*Buf)->getMemBufferRef(), Diag, Ctx);
+  Ctx.setDiscardValueNames(Discard);
   if (!M) {
     // Bitcode errors carry no location and LLVM's reasons are terse ("can't skip to bit
     // 38944 from 320"): say what the file is. Text errors come as file:line:col + caret.
-    const llvm::StringRef Data = (*Buf)->getBuffer();
-    if (llvm::isBitcode(Data.bytes_begin(), Data.bytes_end()))
+    if (Bitcode)
       return fail(Path, "invalid bitcode (corrupt or truncated): " + Diag.getMessage());
     std::string Msg;
     llvm::raw_string_ostream OS(Msg);
@@ -90,6 +99,14 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
   }
   In.M = std::move(M);
   return In;
+}
+
+llvm::Expected<std::string> sha256OfFile(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return fail(Path, "cannot read: " + Buf.getError().message());
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef((*Buf)->getBuffer())),
+                     /*LowerCase=*/true);
 }
 
 llvm::Expected<AtomicOutput> AtomicOutput::create(llvm::StringRef Path) {

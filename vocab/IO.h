@@ -34,6 +34,9 @@ struct ModuleInput {
 /// own reader gives them.
 llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &Ctx);
 
+/// Lower-case hex SHA-256 of a file's bytes (identifies a vocabulary in output files).
+llvm::Expected<std::string> sha256OfFile(llvm::StringRef Path);
+
 /// An output file that appears under its name only when complete: data goes to a temporary
 /// file in the same directory, commit() renames it into place, and anything else (an error,
 /// an exception, a signal) removes it. "-" writes to standard output directly.

@@ -1,0 +1,619 @@
+#include "ir2vec/EmbeddingFile.h"
+
+#include "vocab/EntityLayout.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <H5Cpp.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace wb::ir2vec {
+namespace {
+
+// ---- the schema, as one table ----------------------------------------------------------
+
+enum class Table { Modules, Functions, Blocks, Instructions };
+enum class ColType { Str, I64, F64 };
+struct ColumnSpec {
+  Table T;
+  const char *Path; // "<data>" stands for "embedding" or "counts"
+  ColType Type;
+};
+constexpr ColumnSpec Columns[] = {
+    {Table::Modules, "/modules/path", ColType::Str},
+    {Table::Modules, "/modules/error", ColType::Str},
+    {Table::Functions, "/functions/name", ColType::Str},
+    {Table::Functions, "/functions/module", ColType::I64},
+    {Table::Functions, "/functions/<data>", ColType::F64},
+    {Table::Blocks, "/blocks/name", ColType::Str},
+    {Table::Blocks, "/blocks/function", ColType::I64},
+    {Table::Blocks, "/blocks/<data>", ColType::F64},
+    {Table::Instructions, "/instructions/text", ColType::Str},
+    {Table::Instructions, "/instructions/opcode", ColType::I64},
+    {Table::Instructions, "/instructions/function", ColType::I64},
+    {Table::Instructions, "/instructions/block", ColType::I64},
+    {Table::Instructions, "/instructions/<data>", ColType::F64},
+};
+constexpr size_t NumColumns = std::size(Columns);
+static_assert(NumColumns == std::tuple_size<DatasetChecksums>::value);
+enum ColumnIndex : size_t {
+  ModPath, ModError, FnName, FnModule, FnData, BBName, BBFunction, BBData,
+  InstText, InstOpcode, InstFunction, InstBlock, InstData
+};
+constexpr const char *Groups[] = {"/modules", "/functions", "/blocks", "/instructions"};
+
+std::string columnPath(const ColumnSpec &C, bool Counts) {
+  std::string P = C.Path;
+  size_t At = P.find("<data>");
+  if (At != std::string::npos)
+    P.replace(At, 6, Counts ? "counts" : "embedding");
+  return P;
+}
+
+bool tablePresent(Table T, const LevelSet &L);
+// Whether column C exists in a file with header H.
+bool columnPresent(size_t C, const FileHeader &H) {
+  return tablePresent(Columns[C].T, H.levels()) && (C != InstText || H.InstructionText);
+}
+
+bool tablePresent(Table T, const LevelSet &L) {
+  switch (T) {
+  case Table::Modules: return true;
+  case Table::Functions: return L.Functions;
+  case Table::Blocks: return L.Blocks;
+  case Table::Instructions: return L.Instructions;
+  }
+  return false;
+}
+
+llvm::Error h5Error(const std::string &File, const H5::Exception &E) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 File + ": HDF5 error in " + E.getFuncName() + ": " +
+                                     E.getDetailMsg());
+}
+
+H5::StrType stringType() {
+  H5::StrType T(H5::PredType::C_S1, H5T_VARIABLE);
+  T.setCset(H5T_CSET_UTF8);
+  return T;
+}
+
+// Object modification times would make two runs' files differ byte for byte.
+void noTimes(hid_t Plist) { H5Pset_obj_track_times(Plist, false); }
+
+uint64_t chain(uint64_t H, const void *Row, size_t Bytes) {
+  const uint64_t R =
+      llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(Row), Bytes));
+  return (H ^ R) * 0x9E3779B97F4A7C15ull + 1; // order-dependent combination
+}
+
+uint64_t hashRows(uint64_t H, const void *Data, size_t Rows, size_t RowBytes) {
+  const char *P = static_cast<const char *>(Data);
+  for (size_t I = 0; I < Rows; ++I)
+    H = chain(H, P + I * RowBytes, RowBytes);
+  return H;
+}
+
+// ---- header attributes ------------------------------------------------------------------
+
+void writeAttr(H5::H5Object &O, const char *Name, const std::string &V) {
+  H5::StrType T = stringType();
+  O.createAttribute(Name, T, H5::DataSpace(H5S_SCALAR)).write(T, V);
+}
+void writeAttr(H5::H5Object &O, const char *Name, int64_t V) {
+  O.createAttribute(Name, H5::PredType::STD_I64LE, H5::DataSpace(H5S_SCALAR))
+      .write(H5::PredType::NATIVE_INT64, &V);
+}
+void writeAttr(H5::H5Object &O, const char *Name, double V) {
+  O.createAttribute(Name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR))
+      .write(H5::PredType::NATIVE_DOUBLE, &V);
+}
+std::string readStrAttr(H5::H5Object &O, const char *Name) {
+  H5::Attribute A = O.openAttribute(Name);
+  std::string S;
+  A.read(A.getStrType(), S);
+  return S;
+}
+template <typename T> T readNumAttr(H5::H5Object &O, const char *Name, const H5::PredType &Ty) {
+  T V{};
+  O.openAttribute(Name).read(Ty, &V);
+  return V;
+}
+
+void writeHeader(H5::H5File &F, const FileHeader &H) {
+  writeAttr(F, "schema", std::string(H.Counts ? CountsSchema : EmbeddingsSchema));
+  if (!H.Counts)
+    writeAttr(F, "method", H.Method);
+  writeAttr(F, "kind", kindName(H.EmbeddingKind).str());
+  writeAttr(F, "level", levelName(H.Granularity).str());
+  writeAttr(F, "dimension", static_cast<int64_t>(H.Dimension));
+  writeAttr(F, "instruction_text", static_cast<int64_t>(H.InstructionText));
+  if (!H.Counts) {
+    writeAttr(F, "opc_weight", static_cast<double>(H.W.Opcode));
+    writeAttr(F, "type_weight", static_cast<double>(H.W.Type));
+    writeAttr(F, "arg_weight", static_cast<double>(H.W.Arg));
+    writeAttr(F, "vocab_sha256", H.VocabSHA256);
+  }
+  writeAttr(F, "llvm_version", H.LLVMVersion);
+  writeAttr(F, "tool_version", H.ToolVersion);
+}
+
+llvm::Expected<FileHeader> readHeader(H5::H5File &F, const std::string &Path) {
+  FileHeader H;
+  const std::string Schema = readStrAttr(F, "schema");
+  if (Schema != EmbeddingsSchema && Schema != CountsSchema)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   Path + ": unknown schema '" + Schema + "' (expected " +
+                                       EmbeddingsSchema + " or " + CountsSchema + ")");
+  H.Counts = Schema == CountsSchema;
+  auto K = parseKind(readStrAttr(F, "kind"));
+  if (!K)
+    return K.takeError();
+  auto L = parseLevel(readStrAttr(F, "level"));
+  if (!L)
+    return L.takeError();
+  H.EmbeddingKind = *K;
+  H.Granularity = *L;
+  H.Dimension = static_cast<unsigned>(readNumAttr<int64_t>(F, "dimension", H5::PredType::NATIVE_INT64));
+  H.InstructionText = readNumAttr<int64_t>(F, "instruction_text", H5::PredType::NATIVE_INT64) != 0;
+  if (!H.Counts) {
+    H.Method = readStrAttr(F, "method");
+    H.W.Opcode = static_cast<float>(readNumAttr<double>(F, "opc_weight", H5::PredType::NATIVE_DOUBLE));
+    H.W.Type = static_cast<float>(readNumAttr<double>(F, "type_weight", H5::PredType::NATIVE_DOUBLE));
+    H.W.Arg = static_cast<float>(readNumAttr<double>(F, "arg_weight", H5::PredType::NATIVE_DOUBLE));
+    H.VocabSHA256 = readStrAttr(F, "vocab_sha256");
+  }
+  H.LLVMVersion = readStrAttr(F, "llvm_version");
+  H.ToolVersion = readStrAttr(F, "tool_version");
+  return H;
+}
+
+// ---- reading rows -----------------------------------------------------------------------
+
+std::vector<std::string> readStrings(H5::DataSet &DS, uint64_t Start, uint64_t Count) {
+  std::vector<std::string> Out;
+  if (Count == 0)
+    return Out;
+  H5::DataSpace FS = DS.getSpace();
+  hsize_t Off[1] = {Start}, Cnt[1] = {Count};
+  FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
+  H5::DataSpace MS(1, Cnt);
+  std::vector<char *> Ptrs(Count, nullptr);
+  H5::StrType T = stringType();
+  DS.read(Ptrs.data(), T, MS, FS);
+  Out.reserve(Count);
+  for (char *P : Ptrs)
+    Out.emplace_back(P ? P : "");
+  H5::DataSet::vlenReclaim(Ptrs.data(), T, MS);
+  return Out;
+}
+
+template <typename T>
+std::vector<T> readNumbers(H5::DataSet &DS, const H5::PredType &Ty, uint64_t Start,
+                           uint64_t Count, unsigned Width) {
+  std::vector<T> Out(Count * Width);
+  if (Count == 0)
+    return Out;
+  H5::DataSpace FS = DS.getSpace();
+  hsize_t Off[2] = {Start, 0}, Cnt[2] = {Count, Width};
+  const int Rank = FS.getSimpleExtentNdims();
+  FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
+  H5::DataSpace MS(Rank, Cnt);
+  DS.read(Out.data(), Ty, MS, FS);
+  return Out;
+}
+
+uint64_t extentOf(H5::DataSet &DS) {
+  hsize_t Dims[2] = {0, 0};
+  DS.getSpace().getSimpleExtentDims(Dims);
+  return Dims[0];
+}
+
+uint64_t hashString(uint64_t H, const std::string &S) { return chain(H, S.data(), S.size()); }
+
+} // namespace
+
+LevelSet FileHeader::levels() const {
+  return LevelSet{true, Granularity != Level::Func, Granularity == Level::Inst};
+}
+
+// ---- writer -----------------------------------------------------------------------------
+
+struct EmbeddingFileWriter::Impl {
+  std::string Path;
+  FileHeader H;
+  H5::H5File File;
+  struct Col {
+    bool Present = false;
+    H5::DataSet DS;
+    uint64_t Rows = 0;
+    uint64_t Sum = 0;
+  };
+  std::array<Col, NumColumns> Cols;
+  std::vector<const char *> StrBuf;
+  std::vector<int64_t> IntBuf;
+  // Type-conversion buffers handed to HDF5: without them every string write makes HDF5
+  // calloc and zero a 1 MiB buffer, which cost more than everything else we write.
+  std::vector<char> Tconv, Bkg;
+
+  unsigned width(size_t C) const { return Columns[C].Type == ColType::F64 ? H.Dimension : 1; }
+
+  void extendTo(size_t C, uint64_t NewRows) {
+    hsize_t Dims[2] = {NewRows, width(C)};
+    Cols[C].DS.extend(Dims);
+  }
+
+  void writeRows(size_t C, const void *Data, uint64_t N, const H5::DataType &MemType) {
+    Col &X = Cols[C];
+    extendTo(C, X.Rows + N);
+    H5::DataSpace FS = X.DS.getSpace();
+    hsize_t Off[2] = {X.Rows, 0}, Cnt[2] = {N, width(C)};
+    const int Rank = Columns[C].Type == ColType::F64 ? 2 : 1;
+    FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
+    H5::DataSpace MS(Rank, Cnt);
+    H5::DSetMemXferPropList DXPL;
+    const size_t Bytes = std::max<size_t>(4096, N * width(C) * 16);
+    if (Tconv.size() < Bytes) {
+      Tconv.resize(Bytes);
+      Bkg.resize(Bytes);
+    }
+    DXPL.setBuffer(Bytes, Tconv.data(), Bkg.data());
+    X.DS.write(Data, MemType, MS, FS, DXPL);
+    X.Rows += N;
+  }
+
+  void appendStrings(size_t C, const std::vector<std::string> &V) {
+    if (V.empty())
+      return;
+    StrBuf.clear();
+    for (const std::string &S : V) {
+      StrBuf.push_back(S.c_str());
+      Cols[C].Sum = hashString(Cols[C].Sum, S);
+    }
+    writeRows(C, StrBuf.data(), V.size(), stringType());
+  }
+
+  void appendInts(size_t C, const std::vector<int64_t> &V) {
+    if (V.empty())
+      return;
+    Cols[C].Sum = hashRows(Cols[C].Sum, V.data(), V.size(), sizeof(int64_t));
+    writeRows(C, V.data(), V.size(), H5::PredType::NATIVE_INT64);
+  }
+
+  void appendDoubles(size_t C, const std::vector<double> &V) {
+    if (V.empty())
+      return;
+    Cols[C].Sum = hashRows(Cols[C].Sum, V.data(), V.size() / H.Dimension,
+                           H.Dimension * sizeof(double));
+    writeRows(C, V.data(), V.size() / H.Dimension, H5::PredType::NATIVE_DOUBLE);
+  }
+
+  // Global row numbers: local index + the table's first row for this module.
+  const std::vector<int64_t> &offset(const std::vector<int64_t> &Local, int64_t Base) {
+    IntBuf.resize(Local.size());
+    for (size_t I = 0; I < Local.size(); ++I)
+      IntBuf[I] = Local[I] < 0 ? -1 : Local[I] + Base;
+    return IntBuf;
+  }
+};
+
+EmbeddingFileWriter::EmbeddingFileWriter(std::unique_ptr<Impl> I) : P(std::move(I)) {}
+EmbeddingFileWriter::EmbeddingFileWriter(EmbeddingFileWriter &&) noexcept = default;
+EmbeddingFileWriter &EmbeddingFileWriter::operator=(EmbeddingFileWriter &&) noexcept = default;
+EmbeddingFileWriter::~EmbeddingFileWriter() {
+  if (P)
+    llvm::consumeError(close());
+}
+
+llvm::Expected<EmbeddingFileWriter> EmbeddingFileWriter::create(const std::string &Path,
+                                                                const FileHeader &H,
+                                                                unsigned Compress) {
+  H5::Exception::dontPrint();
+  auto I = std::make_unique<Impl>();
+  I->Path = Path;
+  I->H = H;
+  try {
+    H5::FileCreatPropList FCPL;
+    // Never reuse freed file space: data a checkpoint recorded is then never overwritten by
+    // later writes, so an interrupted run can be resumed from its last checkpoint.
+    H5Pset_file_space_strategy(FCPL.getId(), H5F_FSPACE_STRATEGY_NONE, false, 1);
+    I->File = H5::H5File(Path, H5F_ACC_TRUNC, FCPL);
+    writeHeader(I->File, H);
+    const LevelSet L = H.levels();
+    hid_t GCPL = H5Pcreate(H5P_GROUP_CREATE);
+    noTimes(GCPL);
+    for (size_t T = 0; T < 4; ++T)
+      if (tablePresent(static_cast<Table>(T), L))
+        H5Gclose(H5Gcreate2(I->File.getId(), Groups[T], H5P_DEFAULT, GCPL, H5P_DEFAULT));
+    H5Pclose(GCPL);
+    for (size_t C = 0; C < NumColumns; ++C) {
+      if (!columnPresent(C, H))
+        continue;
+      const ColType Ty = Columns[C].Type;
+      const hsize_t W = Ty == ColType::F64 ? H.Dimension : 1;
+      // About 256 KiB per chunk of data, 64 KiB per chunk of an index column.
+      const hsize_t ChunkRows =
+          Ty == ColType::F64 ? std::max<hsize_t>(16, (256 * 1024) / (W * 8)) : 8192;
+      hsize_t Dims[2] = {0, W}, Max[2] = {H5S_UNLIMITED, W}, Chunk[2] = {ChunkRows, W};
+      const int Rank = Ty == ColType::F64 ? 2 : 1;
+      H5::DataSpace Space(Rank, Dims, Max);
+      H5::DSetCreatPropList DCPL;
+      DCPL.setChunk(Rank, Chunk);
+      noTimes(DCPL.getId());
+      // Every row is written before it becomes visible: don't pre-fill new chunks (HDF5
+      // insists on filling variable-length strings).
+      if (Ty != ColType::Str)
+        H5Pset_fill_time(DCPL.getId(), H5D_FILL_TIME_NEVER);
+      if (Ty == ColType::I64 || (Ty == ColType::F64 && Compress > 0)) {
+        DCPL.setShuffle();
+        DCPL.setDeflate(Ty == ColType::I64 ? 1 : std::min(Compress, 9u));
+      }
+      const H5::DataType &FileType =
+          Ty == ColType::Str ? static_cast<const H5::DataType &>(stringType())
+          : Ty == ColType::I64 ? static_cast<const H5::DataType &>(H5::PredType::STD_I64LE)
+                               : static_cast<const H5::DataType &>(H5::PredType::IEEE_F64LE);
+      I->Cols[C].Present = true;
+      I->Cols[C].DS = I->File.createDataSet(columnPath(Columns[C], H.Counts), FileType, Space, DCPL);
+    }
+    {
+      // Names of entity ids (instructions/opcode) and of the columns of counts.
+      hid_t G = H5Pcreate(H5P_GROUP_CREATE);
+      noTimes(G);
+      H5Gclose(H5Gcreate2(I->File.getId(), "/entities", H5P_DEFAULT, G, H5P_DEFAULT));
+      H5Pclose(G);
+      std::vector<std::string> Names;
+      std::vector<const char *> Ptrs;
+      for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
+        Names.emplace_back(vocab::entityName(E));
+      for (const std::string &N : Names)
+        Ptrs.push_back(N.c_str());
+      hsize_t N[1] = {vocab::NumEntities};
+      I->File.createDataSet("/entities/name", stringType(), H5::DataSpace(1, N))
+          .write(Ptrs.data(), stringType());
+    }
+  } catch (const H5::Exception &E) {
+    return h5Error(Path, E);
+  }
+  return EmbeddingFileWriter(std::move(I));
+}
+
+llvm::Expected<EmbeddingFileWriter>
+EmbeddingFileWriter::resume(const std::string &Path, const FileHeader &H, const RowCounts &Keep,
+                            const DatasetChecksums &Expected) {
+  H5::Exception::dontPrint();
+  auto I = std::make_unique<Impl>();
+  I->Path = Path;
+  I->H = H;
+  auto Fail = [&](const llvm::Twine &Why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   (Path + ": cannot resume: " + Why).str());
+  };
+  try {
+    I->File = H5::H5File(Path, H5F_ACC_RDWR);
+    auto Got = readHeader(I->File, Path);
+    if (!Got)
+      return Got.takeError();
+    if (Got->Dimension != H.Dimension || Got->Counts != H.Counts ||
+        Got->Granularity != H.Granularity || Got->EmbeddingKind != H.EmbeddingKind)
+      return Fail("the partial file was written with different options");
+    const uint64_t KeepRows[] = {Keep.Modules, Keep.Functions, Keep.Blocks, Keep.Instructions};
+    for (size_t C = 0; C < NumColumns; ++C) {
+      if (!columnPresent(C, H))
+        continue;
+      Impl::Col &X = I->Cols[C];
+      X.Present = true;
+      X.DS = I->File.openDataSet(columnPath(Columns[C], H.Counts));
+      const uint64_t Want = KeepRows[static_cast<size_t>(Columns[C].T)];
+      if (extentOf(X.DS) < Want)
+        return Fail(llvm::formatv("{0} has fewer rows than the checkpoint recorded",
+                                  columnPath(Columns[C], H.Counts)));
+      I->extendTo(C, Want); // drops rows written after the checkpoint
+      X.Rows = Want;
+      // Re-read the kept rows and check them against the checkpoint's checksum.
+      const uint64_t Block = 65536;
+      for (uint64_t R = 0; R < Want; R += Block) {
+        const uint64_t N = std::min(Block, Want - R);
+        switch (Columns[C].Type) {
+        case ColType::Str:
+          for (const std::string &S : readStrings(X.DS, R, N))
+            X.Sum = hashString(X.Sum, S);
+          break;
+        case ColType::I64: {
+          auto V = readNumbers<int64_t>(X.DS, H5::PredType::NATIVE_INT64, R, N, 1);
+          X.Sum = hashRows(X.Sum, V.data(), N, sizeof(int64_t));
+          break;
+        }
+        case ColType::F64: {
+          auto V = readNumbers<double>(X.DS, H5::PredType::NATIVE_DOUBLE, R, N, H.Dimension);
+          X.Sum = hashRows(X.Sum, V.data(), N, H.Dimension * sizeof(double));
+          break;
+        }
+        }
+      }
+      if (X.Sum != Expected[C])
+        return Fail(columnPath(Columns[C], H.Counts) + " does not match its checkpoint checksum");
+    }
+  } catch (const H5::Exception &E) {
+    return Fail(E.getDetailMsg());
+  }
+  return EmbeddingFileWriter(std::move(I));
+}
+
+llvm::Error EmbeddingFileWriter::append(const std::string &ModulePath, const std::string &Error,
+                                        const ModuleEmbedding *E) {
+  Impl &I = *P;
+  try {
+    const int64_t ModRow = static_cast<int64_t>(I.Cols[ModPath].Rows);
+    I.appendStrings(ModPath, {ModulePath});
+    I.appendStrings(ModError, {Error});
+    if (!E)
+      return llvm::Error::success();
+    const int64_t FnBase = static_cast<int64_t>(I.Cols[FnName].Rows);
+    const int64_t BBBase = I.Cols[BBName].Present ? static_cast<int64_t>(I.Cols[BBName].Rows) : 0;
+    I.appendStrings(FnName, E->FunctionNames);
+    I.appendInts(FnModule, std::vector<int64_t>(E->FunctionNames.size(), ModRow));
+    I.appendDoubles(FnData, E->FunctionVectors);
+    if (I.Cols[BBName].Present) {
+      I.appendStrings(BBName, E->BlockNames);
+      I.appendInts(BBFunction, I.offset(E->BlockFunction, FnBase));
+      I.appendDoubles(BBData, E->BlockVectors);
+    }
+    if (I.Cols[InstFunction].Present) {
+      if (I.Cols[InstText].Present)
+        I.appendStrings(InstText, E->InstTexts);
+      I.appendInts(InstOpcode, E->InstOpcode);
+      I.appendInts(InstFunction, I.offset(E->InstFunction, FnBase));
+      I.appendInts(InstBlock, I.offset(E->InstBlock, BBBase));
+      I.appendDoubles(InstData, E->InstVectors);
+    }
+  } catch (const H5::Exception &X) {
+    return h5Error(I.Path, X);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error EmbeddingFileWriter::flush() {
+  try {
+    P->File.flush(H5F_SCOPE_GLOBAL);
+  } catch (const H5::Exception &E) {
+    return h5Error(P->Path, E);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error EmbeddingFileWriter::close() {
+  if (!P)
+    return llvm::Error::success();
+  try {
+    for (Impl::Col &C : P->Cols)
+      if (C.Present)
+        C.DS.close();
+    P->File.close();
+  } catch (const H5::Exception &E) {
+    auto Err = h5Error(P->Path, E);
+    P.reset();
+    return Err;
+  }
+  P.reset();
+  return llvm::Error::success();
+}
+
+RowCounts EmbeddingFileWriter::rows() const {
+  return RowCounts{P->Cols[ModPath].Rows, P->Cols[FnName].Rows, P->Cols[BBName].Rows,
+                   P->Cols[InstFunction].Rows};
+}
+
+DatasetChecksums EmbeddingFileWriter::checksums() const {
+  DatasetChecksums Out{};
+  for (size_t C = 0; C < NumColumns; ++C)
+    Out[C] = P->Cols[C].Sum;
+  return Out;
+}
+
+// ---- reader -----------------------------------------------------------------------------
+
+struct EmbeddingFileReader::Impl {
+  std::string Path;
+  H5::H5File File;
+  FileHeader H;
+  std::array<H5::DataSet, NumColumns> DS;
+  std::array<bool, NumColumns> Present{};
+  // First row of each module / function in the next table (CSR offsets).
+  std::vector<uint64_t> ModFirstFn, FnFirstBB, FnFirstInst;
+};
+
+EmbeddingFileReader::EmbeddingFileReader(std::unique_ptr<Impl> I) : P(std::move(I)) {}
+EmbeddingFileReader::EmbeddingFileReader(EmbeddingFileReader &&) noexcept = default;
+EmbeddingFileReader::~EmbeddingFileReader() = default;
+const FileHeader &EmbeddingFileReader::header() const { return P->H; }
+uint64_t EmbeddingFileReader::numModules() const { return P->ModFirstFn.size() - 1; }
+
+namespace {
+// Offsets from a nondecreasing owner column: First[o] = first row owned by o.
+std::vector<uint64_t> firstRows(const std::vector<int64_t> &Owner, uint64_t Owners) {
+  std::vector<uint64_t> First(Owners + 1, Owner.size());
+  uint64_t Row = 0;
+  for (uint64_t O = 0; O < Owners; ++O) {
+    while (Row < Owner.size() && Owner[Row] < static_cast<int64_t>(O))
+      ++Row;
+    First[O] = Row;
+  }
+  return First;
+}
+} // namespace
+
+llvm::Expected<EmbeddingFileReader> EmbeddingFileReader::open(const std::string &Path) {
+  H5::Exception::dontPrint();
+  auto I = std::make_unique<Impl>();
+  I->Path = Path;
+  try {
+    I->File = H5::H5File(Path, H5F_ACC_RDONLY);
+    auto H = readHeader(I->File, Path);
+    if (!H)
+      return H.takeError();
+    I->H = *H;
+    for (size_t C = 0; C < NumColumns; ++C)
+      if ((I->Present[C] = columnPresent(C, I->H)))
+        I->DS[C] = I->File.openDataSet(columnPath(Columns[C], I->H.Counts));
+    const uint64_t M = extentOf(I->DS[ModPath]);
+    const uint64_t N = extentOf(I->DS[FnName]);
+    I->ModFirstFn = firstRows(readNumbers<int64_t>(I->DS[FnModule], H5::PredType::NATIVE_INT64, 0, N, 1), M);
+    if (I->Present[BBName])
+      I->FnFirstBB = firstRows(readNumbers<int64_t>(I->DS[BBFunction], H5::PredType::NATIVE_INT64,
+                                                    0, extentOf(I->DS[BBName]), 1), N);
+    if (I->Present[InstFunction])
+      I->FnFirstInst = firstRows(readNumbers<int64_t>(I->DS[InstFunction], H5::PredType::NATIVE_INT64,
+                                                      0, extentOf(I->DS[InstFunction]), 1), N);
+  } catch (const H5::Exception &E) {
+    return h5Error(Path, E);
+  }
+  return EmbeddingFileReader(std::move(I));
+}
+
+llvm::Expected<EmbeddingFileReader::Module> EmbeddingFileReader::module(uint64_t MI) {
+  Impl &I = *P;
+  Module Out;
+  try {
+    Out.Path = readStrings(I.DS[ModPath], MI, 1).at(0);
+    Out.Error = readStrings(I.DS[ModError], MI, 1).at(0);
+    ModuleEmbedding &E = Out.Rows;
+    E.Dim = I.H.Dimension;
+    const uint64_t F0 = I.ModFirstFn[MI], F1 = I.ModFirstFn[MI + 1];
+    E.FunctionNames = readStrings(I.DS[FnName], F0, F1 - F0);
+    E.FunctionVectors = readNumbers<double>(I.DS[FnData], H5::PredType::NATIVE_DOUBLE, F0, F1 - F0, E.Dim);
+    auto Local = [](std::vector<int64_t> V, int64_t Base) {
+      for (int64_t &X : V)
+        X = X < 0 ? -1 : X - Base;
+      return V;
+    };
+    uint64_t B0 = 0;
+    if (I.Present[BBName]) {
+      B0 = I.FnFirstBB[F0];
+      const uint64_t B1 = I.FnFirstBB[F1];
+      E.BlockNames = readStrings(I.DS[BBName], B0, B1 - B0);
+      E.BlockFunction = Local(readNumbers<int64_t>(I.DS[BBFunction], H5::PredType::NATIVE_INT64, B0, B1 - B0, 1), F0);
+      E.BlockVectors = readNumbers<double>(I.DS[BBData], H5::PredType::NATIVE_DOUBLE, B0, B1 - B0, E.Dim);
+    }
+    if (I.Present[InstFunction]) {
+      const uint64_t I0 = I.FnFirstInst[F0], I1 = I.FnFirstInst[F1];
+      if (I.Present[InstText])
+        E.InstTexts = readStrings(I.DS[InstText], I0, I1 - I0);
+      E.InstOpcode = readNumbers<int64_t>(I.DS[InstOpcode], H5::PredType::NATIVE_INT64, I0, I1 - I0, 1);
+      E.InstFunction = Local(readNumbers<int64_t>(I.DS[InstFunction], H5::PredType::NATIVE_INT64, I0, I1 - I0, 1), F0);
+      E.InstBlock = Local(readNumbers<int64_t>(I.DS[InstBlock], H5::PredType::NATIVE_INT64, I0, I1 - I0, 1), B0);
+      E.InstVectors = readNumbers<double>(I.DS[InstData], H5::PredType::NATIVE_DOUBLE, I0, I1 - I0, E.Dim);
+    }
+  } catch (const H5::Exception &X) {
+    return h5Error(I.Path, X);
+  } catch (const std::out_of_range &) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   I.Path + ": module row " + std::to_string(MI) + " is missing");
+  }
+  return Out;
+}
+
+} // namespace wb::ir2vec

@@ -1,0 +1,109 @@
+// The lossless HDF5 embeddings file, schema "ir2vec.embeddings/1" (and its twin
+// "ir2vec.counts/1", whose rows are entity counts instead of embeddings). The schema is
+// documented in docs/formats/embeddings-hdf5.md; this is its only implementation.
+//
+//   /                       attributes: schema, method, kind, level, dimension, opc_weight,
+//                           type_weight, arg_weight, vocab_sha256, llvm_version, tool_version
+//   /modules/path, /modules/error                           string [M]
+//   /functions/name string [N], /functions/module int64 [N], /functions/<data> float64 [N, D]
+//   /blocks/name, /blocks/function, /blocks/<data>          (level bb and inst)
+//   /instructions/opcode, /instructions/function, /instructions/block, /instructions/<data>
+//   /instructions/text                                      (level inst; text if requested)
+//   /entities/name string [110]                             (names of entity ids and of
+//                                                           the columns of counts)
+// <data> is "embedding" or "counts". Rows are appended module by module in input order.
+#pragma once
+
+#include "ir2vec/ModuleEmbedding.h"
+#include "ir2vec/TextFormat.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace wb::ir2vec {
+
+inline constexpr const char *EmbeddingsSchema = "ir2vec.embeddings/1";
+inline constexpr const char *CountsSchema = "ir2vec.counts/1";
+
+struct FileHeader {
+  bool Counts = false;          // schema ir2vec.counts/1
+  std::string Method = "exact"; // embeddings: "exact" or "counts" (computed from a counts file)
+  Kind EmbeddingKind = Kind::Symbolic;
+  Level Granularity = Level::Func;
+  unsigned Dimension = 0;
+  vocab::Weights W;             // embeddings only
+  std::string VocabSHA256;      // embeddings only
+  bool InstructionText = false; // /instructions/text present
+  std::string LLVMVersion = WB_LLVM_VERSION;
+  std::string ToolVersion = WB_VERSION;
+
+  /// Levels present in a file of this granularity: they accumulate (inst has all three).
+  LevelSet levels() const;
+};
+
+/// Row counts of the four tables; the state a checkpoint records.
+struct RowCounts {
+  uint64_t Modules = 0, Functions = 0, Blocks = 0, Instructions = 0;
+};
+
+/// A checksum per dataset over its rows in order (xxh3 of each row, chained); lets a resumed
+/// run verify that the checkpointed part of a partial file is intact. Row-wise, so it does not
+/// depend on how rows were grouped into writes.
+using DatasetChecksums = std::array<uint64_t, 13>;
+
+class EmbeddingFileWriter {
+public:
+  /// Creates (truncates) Path. Compress > 0 deflates the float64 data at that level (smaller,
+  /// much slower); integer columns are always compressed (cheap and very effective).
+  static llvm::Expected<EmbeddingFileWriter> create(const std::string &Path, const FileHeader &H,
+                                                    unsigned Compress);
+  /// Reopens a partial file written with the same header, cuts every table back to Keep and
+  /// checks that what remains has the checksums Expected (else an error: start over).
+  static llvm::Expected<EmbeddingFileWriter> resume(const std::string &Path, const FileHeader &H,
+                                                    const RowCounts &Keep,
+                                                    const DatasetChecksums &Expected);
+  EmbeddingFileWriter(EmbeddingFileWriter &&) noexcept;
+  EmbeddingFileWriter &operator=(EmbeddingFileWriter &&) noexcept;
+  ~EmbeddingFileWriter();
+
+  /// One module's rows; E is null for a module that failed (Error says why).
+  llvm::Error append(const std::string &ModulePath, const std::string &Error,
+                     const ModuleEmbedding *E);
+  /// Makes everything appended so far durable on disk (a checkpoint).
+  llvm::Error flush();
+  llvm::Error close();
+  RowCounts rows() const;
+  DatasetChecksums checksums() const;
+
+private:
+  struct Impl;
+  explicit EmbeddingFileWriter(std::unique_ptr<Impl> I);
+  std::unique_ptr<Impl> P;
+};
+
+/// Reads a file back module by module (for `from-counts` and tests).
+class EmbeddingFileReader {
+public:
+  static llvm::Expected<EmbeddingFileReader> open(const std::string &Path);
+  EmbeddingFileReader(EmbeddingFileReader &&) noexcept;
+  ~EmbeddingFileReader();
+
+  const FileHeader &header() const;
+  uint64_t numModules() const;
+  struct Module {
+    std::string Path, Error;
+    ModuleEmbedding Rows; // function/block/instruction indices relative to this module
+  };
+  llvm::Expected<Module> module(uint64_t I);
+
+private:
+  struct Impl;
+  explicit EmbeddingFileReader(std::unique_ptr<Impl> I);
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace wb::ir2vec

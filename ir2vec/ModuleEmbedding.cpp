@@ -1,0 +1,131 @@
+#include "ir2vec/ModuleEmbedding.h"
+#include "ir2vec/InstructionPrinter.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DepthFirstIterator.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+
+namespace wb::ir2vec {
+namespace {
+
+// Appends one row of Dim doubles and returns it for the embedder to fill.
+llvm::MutableArrayRef<double> newRow(std::vector<double> &Rows, unsigned Dim) {
+  Rows.resize(Rows.size() + Dim);
+  return {Rows.data() + Rows.size() - Dim, Dim};
+}
+
+void addInto(double *Acc, const double *Row, unsigned Dim) {
+  for (unsigned D = 0; D < Dim; ++D)
+    Acc[D] += Row[D];
+}
+
+// Rows of the finer levels are computed once and the coarser ones derived from them where
+// that is exact: a block vector is the ordered sum of its instructions' vectors as a fresh
+// embedder computes them in layout order (debug intrinsics and pseudo probes, skipped by
+// blocks, are void and so never operands: they cannot change other vectors); a symbolic
+// function vector is the depth-first ordered sum of its reachable blocks. A flow-aware
+// function vector depends on the depth-first query order and gets its own embedder.
+void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const EmbedRequest &R,
+                   ModuleEmbedding &Out, InstructionPrinter &Printer, std::string &TextBuf) {
+  const int64_t FnRow = static_cast<int64_t>(Out.FunctionNames.size());
+  Out.FunctionNames.push_back(F.getName().str());
+  const unsigned Dim = Out.Dim;
+  const bool Symbolic = R.EmbeddingKind == Kind::Symbolic;
+  const bool NeedBlocks = R.Levels.Blocks || (R.Levels.Functions && Symbolic &&
+                                              R.Levels.Instructions);
+  // Block vectors of this function (owned by Out when requested, else scratch).
+  std::vector<double> Scratch;
+  std::vector<double> &Blocks = R.Levels.Blocks ? Out.BlockVectors : Scratch;
+  const size_t FirstBlock = Blocks.size() / Dim;
+  const int64_t FirstBlockRow = static_cast<int64_t>(Out.BlockNames.size());
+
+  if (R.Levels.Instructions) {
+    auto E = Embedder::create(R.EmbeddingKind, F, V);
+    int64_t BlockRow = FirstBlockRow;
+    for (const llvm::BasicBlock &BB : F) {
+      llvm::MutableArrayRef<double> BRow;
+      if (NeedBlocks)
+        BRow = newRow(Blocks, Dim); // zero-filled: the sum starts at +0.0 as in LLVM
+      for (const llvm::Instruction &Inst : BB) {
+        if (R.InstructionText) {
+          TextBuf.clear();
+          llvm::raw_string_ostream OS(TextBuf);
+          Printer.print(OS, Inst);
+          llvm::StringRef Text(TextBuf);
+          Text.consume_front("  "); // AsmWriter's indentation
+          Out.InstTexts.push_back(Text.str());
+        }
+        Out.InstOpcode.push_back(vocab::opcodeEntity(Inst.getOpcode()));
+        Out.InstFunction.push_back(FnRow);
+        Out.InstBlock.push_back(R.Levels.Blocks ? BlockRow : -1);
+        auto Row = newRow(Out.InstVectors, Dim);
+        E->instVector(Inst, Row);
+        if (NeedBlocks && !Inst.isDebugOrPseudoInst())
+          addInto(BRow.data(), Row.data(), Dim); // BRow lives in another vector: still valid
+      }
+      if (R.Levels.Blocks) {
+        Out.BlockNames.push_back(BB.getName().str());
+        Out.BlockFunction.push_back(FnRow);
+      }
+      ++BlockRow;
+    }
+  } else if (NeedBlocks) {
+    auto E = Embedder::create(R.EmbeddingKind, F, V);
+    for (const llvm::BasicBlock &BB : F) {
+      Out.BlockNames.push_back(BB.getName().str());
+      Out.BlockFunction.push_back(FnRow);
+      E->bbVector(BB, newRow(Blocks, Dim));
+    }
+  }
+
+  if (!R.Levels.Functions)
+    return;
+  auto FRow = newRow(Out.FunctionVectors, Dim);
+  if (Symbolic && NeedBlocks) {
+    // Same additions, same order as Embedder::functionVector.
+    llvm::DenseMap<const llvm::BasicBlock *, size_t> Index;
+    size_t I = FirstBlock;
+    for (const llvm::BasicBlock &BB : F)
+      Index[&BB] = I++;
+    for (const llvm::BasicBlock *BB : llvm::depth_first(&F))
+      addInto(FRow.data(), Blocks.data() + Index[BB] * Dim, Dim);
+    return;
+  }
+  Embedder::create(R.EmbeddingKind, F, V)->functionVector(FRow);
+}
+
+} // namespace
+
+ModuleEmbedding embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
+                            const EmbedRequest &R) {
+  ModuleEmbedding Out;
+  Out.Dim = V.dimension();
+  if (R.Levels.Instructions && !R.FunctionName) {
+    const size_t N = M.getInstructionCount();
+    Out.InstVectors.reserve(N * Out.Dim);
+    Out.InstTexts.reserve(R.InstructionText ? N : 0);
+    Out.InstOpcode.reserve(N);
+    Out.InstFunction.reserve(N);
+    Out.InstBlock.reserve(N);
+  }
+  InstructionPrinter Printer;
+  std::string TextBuf;
+  if (R.FunctionName) {
+    const llvm::Function *F = M.getFunction(*R.FunctionName);
+    if (!F)
+      Out.SelectedNotFound = true;
+    else if (F->isDeclaration())
+      Out.SelectedDeclaration = true;
+    else
+      embedFunction(*F, V, R, Out, Printer, TextBuf);
+    return Out;
+  }
+  for (const llvm::Function &F : M)
+    if (!F.isDeclaration())
+      embedFunction(F, V, R, Out, Printer, TextBuf);
+  return Out;
+}
+
+} // namespace wb::ir2vec

@@ -1,0 +1,98 @@
+#include "vocab/Inputs.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+namespace wb::vocab {
+namespace {
+
+llvm::Error fail(llvm::StringRef Path, const llvm::Twine &What) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), (Path + ": " + What).str());
+}
+
+llvm::Error expandDirectory(llvm::StringRef Dir, std::vector<std::string> &Out) {
+  std::vector<std::string> Found;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::StringRef P = It->path();
+    llvm::StringRef Ext = llvm::sys::path::extension(P);
+    if ((Ext == ".bc" || Ext == ".ll") && It->type() != llvm::sys::fs::file_type::directory_file)
+      Found.push_back(P.str());
+  }
+  if (EC)
+    return fail(Dir, "cannot list directory: " + EC.message());
+  std::sort(Found.begin(), Found.end());
+  if (Found.empty())
+    return fail(Dir, "directory holds no .bc or .ll files");
+  Out.insert(Out.end(), Found.begin(), Found.end());
+  return llvm::Error::success();
+}
+
+llvm::Error expandList(llvm::StringRef ListPath, std::vector<std::string> &Out) {
+  auto Buf = llvm::MemoryBuffer::getFile(ListPath, /*IsText=*/true);
+  if (!Buf)
+    return fail(ListPath, "cannot read input list: " + Buf.getError().message());
+  llvm::SmallVector<llvm::StringRef> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n');
+  for (llvm::StringRef L : Lines) {
+    L = L.trim();
+    if (!L.empty() && !L.starts_with("#"))
+      Out.push_back(L.str());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error expandCorpus(llvm::StringRef Desc, std::vector<std::string> &Out) {
+  auto Buf = llvm::MemoryBuffer::getFile(Desc, /*IsText=*/true);
+  if (!Buf)
+    return fail(Desc, "cannot read corpus description: " + Buf.getError().message());
+  auto J = llvm::json::parse((*Buf)->getBuffer());
+  if (!J)
+    return fail(Desc, "invalid JSON: " + llvm::toString(J.takeError()));
+  const llvm::json::Object *Root = J->getAsObject();
+  const llvm::json::Array *Modules = Root ? Root->getArray("modules") : nullptr;
+  if (!Modules)
+    return fail(Desc, "expected an object with a \"modules\" array (ml-compiler-opt corpus "
+                      "description)");
+  const llvm::StringRef Dir = llvm::sys::path::parent_path(Desc);
+  for (size_t I = 0; I < Modules->size(); ++I) {
+    std::optional<llvm::StringRef> M = (*Modules)[I].getAsString();
+    if (!M)
+      return fail(Desc, "\"modules\"[" + llvm::Twine(I) + "] is not a string");
+    llvm::SmallString<256> P(Dir);
+    llvm::sys::path::append(P, *M + ".bc");
+    Out.push_back(std::string(P));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+bool isCorpusDescription(llvm::StringRef Path) {
+  return llvm::sys::path::filename(Path) == "corpus_description.json";
+}
+
+llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args) {
+  std::vector<std::string> Out;
+  for (const std::string &A : Args) {
+    llvm::Error E = llvm::Error::success();
+    if (A.size() > 1 && A[0] == '@')
+      E = expandList(llvm::StringRef(A).drop_front(), Out);
+    else if (isCorpusDescription(A))
+      E = expandCorpus(A, Out);
+    else if (A != "-" && llvm::sys::fs::is_directory(A))
+      E = expandDirectory(A, Out);
+    else
+      Out.push_back(A); // a file; whether it can be read is the module's own outcome
+    if (E)
+      return E;
+  }
+  return Out;
+}
+
+} // namespace wb::vocab

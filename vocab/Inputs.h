@@ -1,0 +1,26 @@
+// Expansion of command-line inputs into the ordered list of modules to process.
+//
+//   FILE                      a .ll or .bc file (any name), or "-" for standard input
+//   DIR                       every *.bc and *.ll below DIR, recursively, in sorted path order
+//   @LIST                     one path per line (blank lines and lines starting with '#' are
+//                             skipped); relative paths are relative to the current directory
+//   .../corpus_description.json
+//                             an ml-compiler-opt corpus: {"modules": ["a/b", ...]}; module
+//                             "a/b" is the file a/b.bc next to the description
+// The order of the result is the order of the arguments, then the order within each.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace wb::vocab {
+
+llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args);
+
+/// True for the name of an ml-compiler-opt corpus description.
+bool isCorpusDescription(llvm::StringRef Path);
+
+} // namespace wb::vocab

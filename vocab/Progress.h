@@ -1,0 +1,28 @@
+// A progress line for long runs: "modules 120/273  45.2/s  ETA 0:03" on standard error,
+// redrawn at most ten times a second. Silent when standard error is not a terminal (pipes,
+// logs, CI) or when disabled (--quiet).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace wb::vocab {
+
+class Progress {
+public:
+  Progress(std::string Unit, size_t Total, bool Enabled);
+  ~Progress();
+  void update(size_t Done);
+  /// Clears the line (call before printing other messages, and at the end).
+  void clear();
+
+private:
+  std::string Unit;
+  size_t Total;
+  bool Enabled;
+  bool Drawn = false;
+  std::chrono::steady_clock::time_point Start, LastDraw;
+};
+
+} // namespace wb::vocab
