@@ -321,6 +321,7 @@ llvm::Expected<EmbeddingFileWriter> EmbeddingFileWriter::create(const std::strin
     // Never reuse freed file space: data a checkpoint recorded is then never overwritten by
     // later writes, so an interrupted run can be resumed from its last checkpoint.
     H5Pset_file_space_strategy(FCPL.getId(), H5F_FSPACE_STRATEGY_NONE, false, 1);
+    noTimes(FCPL.getId()); // the root group's times (it holds the attributes)
     I->File = H5::H5File(Path, H5F_ACC_TRUNC, FCPL);
     writeHeader(I->File, H);
     const LevelSet L = H.levels();
@@ -372,7 +373,9 @@ llvm::Expected<EmbeddingFileWriter> EmbeddingFileWriter::create(const std::strin
       for (const std::string &N : Names)
         Ptrs.push_back(N.c_str());
       hsize_t N[1] = {vocab::NumEntities};
-      I->File.createDataSet("/entities/name", stringType(), H5::DataSpace(1, N))
+      H5::DSetCreatPropList DCPL;
+      noTimes(DCPL.getId());
+      I->File.createDataSet("/entities/name", stringType(), H5::DataSpace(1, N), DCPL)
           .write(Ptrs.data(), stringType());
     }
   } catch (const H5::Exception &E) {

@@ -3,7 +3,8 @@
 // LLVM's Embedder, LLVM's loader and Instruction::print, so the CLI's --precision output can
 // be compared with LLVM's exact doubles.
 //
-//   oracle_print VOCAB KIND(symbolic|flow-aware) LEVEL(func|bb|inst) PRECISION FILE
+//   oracle_print VOCAB KIND(symbolic|flow-aware) LEVEL(func|bb|inst) PRECISION|hex FILE
+// "hex" prints every number exactly, with C's %a.
 #include "LLVMOracle.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -19,7 +20,10 @@
 static void printVec(const llvm::ir2vec::Embedding &E, int Precision) {
   std::printf(" [");
   for (double X : E)
-    std::printf(" %.*f ", Precision, X);
+    if (Precision < 0)
+      std::printf(" %a ", X);
+    else
+      std::printf(" %.*f ", Precision, X);
   std::printf("]\n");
 }
 
@@ -29,7 +33,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const std::string Kind = argv[2], Level = argv[3];
-  const int Precision = std::atoi(argv[4]);
+  const int Precision = std::string(argv[4]) == "hex" ? -1 : std::atoi(argv[4]);
   llvm::LLVMContext Ctx;
   llvm::SMDiagnostic Err;
   auto M = llvm::parseIRFile(argv[5], Err, Ctx);

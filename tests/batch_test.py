@@ -1,0 +1,326 @@
+#!/usr/bin/python3
+"""Batch (corpus-scale) tests of the `ir2vec` command, with Debian's python3-h5py as an
+independent reader of the HDF5 files:
+
+  * h5py reads every number of the file and it equals libLLVM's own double (oracle_print
+    prints those with C's %a, exactly), for both kinds and all levels;
+  * input forms: directories, @lists, ml-compiler-opt corpus_description.json;
+  * a batch with a truncated and a garbage module exits 2, records both in modules/error and
+    loses no good module; a batch of only bad modules exits 1 and writes nothing;
+  * -j1 and -j4 give byte-identical files (HDF5 and text);
+  * a run killed (SIGKILL, SIGINT) after a checkpoint and continued with --resume has the same
+    content as an uninterrupted run, also when the checkpoint is damaged (it starts over);
+  * counts x vocabulary (from-counts) is within 1e-12 relative of the exact mode;
+  * the progress line appears on a terminal and never in a pipe.
+
+  batch_test.py --ir2vec BIN --oracle-print BIN --llvm-bindir DIR --vocab SEED.json --data DIR
+                [--corpus-list LIST]   (with a list: the same checks over the real corpus)
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+KINDS = ["symbolic", "flow-aware"]
+LEVELS = ["func", "bb", "inst"]
+
+
+class Results:
+    def __init__(self):
+        self.passed, self.failures = 0, []
+
+    def check(self, name, ok, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failures.append(f"{name}: {detail}")
+        return ok
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, **kw)
+
+
+def oracle_rows(a, kind, level, path):
+    """libLLVM's vectors for one module, in file order, exactly (hex floats)."""
+    r = run([a.oracle_print, a.vocab, kind, level, "hex", path])
+    if r.returncode != 0:
+        return None
+    rows = []
+    # A vector ends its line; multi-line instructions (switch) have continuation lines.
+    vector = re.compile(r"\[((?:\s+-?0x[0-9a-f.]+p[+-]\d+)+)\s+\]$")
+    for line in r.stdout.decode(errors="surrogateescape").splitlines():
+        m = vector.search(line)
+        if m and not line.startswith("Function: "):
+            rows.append([float.fromhex(x) for x in m.group(1).split()])
+    return np.array(rows, dtype=np.float64).reshape(-1, 75) if rows else np.zeros((0, 75))
+
+
+def same_content(f, g):
+    """All attributes and datasets of two HDF5 files are equal (values, shapes, dtypes)."""
+    if dict(f.attrs) != dict(g.attrs):
+        return "attributes differ"
+    names_f, names_g = [], []
+    f.visit(names_f.append)
+    g.visit(names_g.append)
+    if sorted(names_f) != sorted(names_g):
+        return f"objects differ: {sorted(names_f)} vs {sorted(names_g)}"
+    for n in names_f:
+        if isinstance(f[n], h5py.Dataset):
+            x, y = f[n][()], g[n][()]
+            if f[n].dtype != g[n].dtype or x.shape != y.shape or not np.array_equal(x, y):
+                return f"dataset {n} differs"
+    return None
+
+
+def embed(a, inputs, out, *extra):
+    return run([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", out,
+                *extra, *inputs])
+
+
+def test_h5py_equals_llvm(a, res, inputs, d):
+    for kind in KINDS:
+        for level in LEVELS:
+            out = os.path.join(d, f"{kind}-{level}.h5")
+            r = embed(a, inputs, out, "--kind", kind, "--level", level)
+            if not res.check(f"h5py {kind} {level}: run", r.returncode == 0, r.stderr[-300:]):
+                continue
+            with h5py.File(out, "r") as f:
+                res.check("schema", f.attrs["schema"] == "ir2vec.embeddings/1", str(dict(f.attrs)))
+                res.check("attributes", f.attrs["kind"] == kind and f.attrs["level"] == level
+                          and f.attrs["dimension"] == 75 and f.attrs["method"] == "exact"
+                          and f.attrs["arg_weight"] == np.float64(np.float32(0.2))
+                          and len(f.attrs["vocab_sha256"]) == 64 and f.attrs["llvm_version"] == "22.1.8",
+                          str(dict(f.attrs)))
+                table = {"func": "functions", "bb": "blocks", "inst": "instructions"}[level]
+                emb, owner = f[f"{table}/embedding"], None
+                res.check(f"{table}/embedding dtype", emb.dtype == np.float64, str(emb.dtype))
+                paths = [p.decode() for p in f["modules/path"][()]]
+                res.check("modules/path", paths == inputs, f"{paths[:3]} vs {inputs[:3]}")
+                fmod = f["functions/module"][()]
+                first_fn = np.searchsorted(fmod, np.arange(len(paths) + 1))
+                if table == "functions":
+                    owner_first = first_fn
+                else:
+                    fn_of = f[f"{table}/function"][()]
+                    owner_first = np.searchsorted(fn_of, first_fn)
+                data = emb[()]
+                for m, path in enumerate(paths):
+                    want = oracle_rows(a, kind, level, path)
+                    got = data[owner_first[m]:owner_first[m + 1]]
+                    res.check(f"h5py {kind} {level} {os.path.basename(path)} equals libLLVM",
+                              want is not None and want.shape == got.shape and
+                              np.array_equal(want.view(np.uint64), got.view(np.uint64)),
+                              f"shapes {None if want is None else want.shape} {got.shape}")
+
+
+def test_inputs(a, res, d):
+    data = sorted(os.path.join(a.data, f) for f in os.listdir(a.data) if f.endswith(".ll"))
+    lst = os.path.join(d, "list.txt")
+    with open(lst, "w") as f:
+        f.write("# a comment\n\n" + "\n".join(data[:3]) + "\n")
+    corpus = os.path.join(d, "corpus")
+    os.makedirs(os.path.join(corpus, "sub"))
+    mods = ["sub/calls", "types", "sub/eh"]
+    for m in mods:
+        subprocess.run([a.llvm_as, os.path.join(a.data, os.path.basename(m) + ".ll"), "-o",
+                        os.path.join(corpus, m + ".bc")], check=True)
+    with open(os.path.join(corpus, "corpus_description.json"), "w") as f:
+        json.dump({"modules": mods, "has_thinlto": False}, f)
+    cases = [("directory", [a.data], data),
+             ("@list", ["@" + lst], data[:3]),
+             ("corpus description", [os.path.join(corpus, "corpus_description.json")],
+              [os.path.join(corpus, m + ".bc") for m in mods]),
+             ("mixed", [data[0], "@" + lst], [data[0]] + data[:3])]
+    for name, args, want in cases:
+        out = os.path.join(d, "inputs.h5")
+        r = embed(a, args, out)
+        if res.check(f"inputs {name}: exit 0", r.returncode == 0, r.stderr[-300:]):
+            with h5py.File(out) as f:
+                got = [p.decode() for p in f["modules/path"][()]]
+                res.check(f"inputs {name}: modules in order", got == want, f"{got} vs {want}")
+
+
+def test_bad_modules(a, res, d, good):
+    garbage = os.path.join(d, "garbage.bc")
+    with open(garbage, "wb") as f:
+        f.write(b"BC\xc0\xde" + bytes(range(256)) * 8)
+    bc = run([a.llvm_as, "-o", "-", os.path.join(a.data, "debug.ll")]).stdout
+    truncated = os.path.join(d, "truncated.bc")
+    with open(truncated, "wb") as f:
+        f.write(bc[: len(bc) // 2])
+    mixed = good[:len(good) // 2] + [truncated] + good[len(good) // 2:] + [garbage]
+    clean, dirty = os.path.join(d, "clean.h5"), os.path.join(d, "dirty.h5")
+    embed(a, good, clean, "--level", "bb")
+    r = embed(a, mixed, dirty, "--level", "bb")
+    err = r.stderr.decode(errors="replace")
+    res.check("bad modules: exit 2", r.returncode == 2, f"exit {r.returncode} {err[-300:]}")
+    res.check("bad modules: both reported", "truncated.bc" in err and "garbage.bc" in err, err[-400:])
+    with h5py.File(dirty) as f, h5py.File(clean) as g:
+        errors = [e.decode() for e in f["modules/error"][()]]
+        bad_rows = [i for i, e in enumerate(errors) if e]
+        res.check("bad modules: recorded in modules/error",
+                  bad_rows == [mixed.index(truncated), mixed.index(garbage)], str(bad_rows))
+        for t in ["functions/name", "functions/embedding", "blocks/name", "blocks/embedding"]:
+            res.check(f"bad modules: no good row lost ({t})", np.array_equal(f[t][()], g[t][()]))
+    r = run([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, good[0], garbage, good[1]])
+    out = r.stdout.decode(errors="replace")
+    res.check("text batch with a bad module: exit 2 and module headers",
+              r.returncode == 2 and out.count("Module: ") == 2 and "garbage" not in out, out[:200])
+    only_bad = os.path.join(d, "only_bad.h5")
+    r = embed(a, [garbage, truncated], only_bad)
+    res.check("only bad modules: exit 1, no output", r.returncode == 1 and not os.path.exists(only_bad)
+              and not os.path.exists(only_bad + ".partial"), f"exit {r.returncode}")
+
+
+def test_jobs_identical(a, res, d, inputs):
+    for level in ["func", "inst"]:
+        outs = []
+        for j in ["1", "4"]:
+            out = os.path.join(d, f"j{j}-{level}.h5")
+            text = ["--inst-text"] if level == "inst" else []
+            embed(a, inputs, out, "--level", level, "--kind", "flow-aware", *text, "-j", j)
+            outs.append(open(out, "rb").read())
+        res.check(f"-j1 and -j4 byte-identical HDF5 ({level})", outs[0] == outs[1] and len(outs[0]) > 0)
+    texts = [run([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--level", "inst", "-j", j, *inputs]).stdout
+             for j in ["1", "4"]]
+    res.check("-j1 and -j4 byte-identical text", texts[0] == texts[1] and len(texts[0]) > 0)
+
+
+def test_resume(a, res, d, inputs, name):
+    args = ["--level", "inst", "--kind", "flow-aware", "--inst-text", "-j", "1"]
+    ref = os.path.join(d, "ref.h5")
+    r = embed(a, inputs, ref, *args)
+    res.check(f"resume ({name}): reference run", r.returncode == 0, r.stderr[-300:])
+    for how in ["SIGKILL", "SIGINT", "damaged checkpoint"]:
+        out = os.path.join(d, f"resumed-{how.replace(' ', '_')}.h5")
+        state = out + ".resume"
+        p = subprocess.Popen([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5",
+                              "-o", out, *args, *inputs], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 120
+        while not os.path.exists(state) and p.poll() is None and time.time() < deadline:
+            time.sleep(0.001)
+        p.send_signal(signal.SIGINT if how == "SIGINT" else signal.SIGKILL)
+        p.wait()
+        interrupted = p.returncode != 0
+        res.check(f"resume ({name}, {how}): run was interrupted mid-way",
+                  interrupted and not os.path.exists(out) and os.path.exists(out + ".partial"),
+                  f"exit {p.returncode}; the run finished before the first checkpoint")
+        if not interrupted:
+            continue
+        if how == "damaged checkpoint":
+            st = json.load(open(state))
+            st["checksums"][4] = "1234"
+            json.dump(st, open(state, "w"))
+        r = embed(a, inputs, out, *args, "--resume")
+        res.check(f"resume ({name}, {how}): exit 0", r.returncode == 0, r.stderr[-300:])
+        res.check(f"resume ({name}, {how}): no state left",
+                  not os.path.exists(state) and not os.path.exists(out + ".partial"))
+        if os.path.exists(out):
+            with h5py.File(out) as f, h5py.File(ref) as g:
+                diff = same_content(f, g)
+                res.check(f"resume ({name}, {how}): same content as an uninterrupted run", diff is None, diff)
+    # Resuming says so; a damaged checkpoint says it starts over.
+    out = os.path.join(d, "resume-msg.h5")
+    p = subprocess.Popen([a.ir2vec, "embeddings", "--vocab", a.vocab, "-q", "--format", "hdf5", "-o", out,
+                          *args, *inputs], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while not os.path.exists(out + ".resume") and p.poll() is None:
+        time.sleep(0.001)
+    p.kill()
+    p.wait()
+    r = run([a.ir2vec, "embeddings", "--vocab", a.vocab, "--format", "hdf5", "-o", out, *args, "--resume",
+             *inputs])
+    res.check(f"resume ({name}): reports where it resumed", b"resumed after" in r.stderr, r.stderr[-200:])
+
+
+def test_counts(a, res, d, inputs):
+    exact, counts, fromc = (os.path.join(d, x) for x in ["exact.h5", "counts.h5", "fromc.h5"])
+    embed(a, inputs, exact, "--level", "inst")
+    r = run([a.ir2vec, "embeddings", "-q", "--counts", "--format", "hdf5", "--level", "inst", "-o", counts, *inputs])
+    res.check("counts: exit 0", r.returncode == 0, r.stderr[-300:])
+    r = run([a.ir2vec, "from-counts", "-q", "--vocab", a.vocab, "-o", fromc, counts])
+    res.check("from-counts: exit 0", r.returncode == 0, r.stderr[-300:])
+    with h5py.File(counts) as c, h5py.File(exact) as e, h5py.File(fromc) as x:
+        res.check("counts: schema and columns", c.attrs["schema"] == "ir2vec.counts/1" and
+                  c["entities/name"].shape == (110,) and c["functions/counts"].shape[1] == 110)
+        cnt = c["instructions/counts"][()]
+        res.check("counts: integer-valued", np.array_equal(cnt, np.round(cnt)) and cnt.min() >= 0)
+        res.check("from-counts: method attribute", x.attrs["method"] == "counts")
+        worst = 0.0
+        for t in ["functions", "blocks", "instructions"]:
+            p, q = e[f"{t}/embedding"][()], x[f"{t}/embedding"][()]
+            norm = np.abs(p).max(axis=1)
+            diff = np.abs(p - q).max(axis=1)
+            ok = norm > 0
+            res.check(f"from-counts {t}: zero rows stay zero", np.all(diff[~ok] == 0))
+            if ok.any():
+                worst = max(worst, float((diff[ok] / norm[ok]).max()))
+        res.check(f"from-counts: within 1e-12 relative of exact (worst {worst:.3g})", worst <= 1e-12)
+        print(f"counts x vocabulary: worst relative difference {worst:.3g}")
+
+
+def test_progress(a, res, d, inputs):
+    out = os.path.join(d, "progress.h5")
+    cmd = [a.ir2vec, "embeddings", "--vocab", a.vocab, "--format", "hdf5", "-o", out, "--level", "inst", *inputs]
+    r = run(cmd)
+    res.check("no progress line in a pipe", b"ETA" not in r.stderr, r.stderr[-200:])
+    # `script` gives the command a terminal.
+    r = run(["script", "-qec", " ".join(f"'{c}'" for c in cmd), "/dev/null"])
+    res.check("progress line on a terminal", b"modules " in r.stdout and b"/s" in r.stdout and b"ETA" in r.stdout,
+              r.stdout[-200:])
+    r = run(["script", "-qec", " ".join(f"'{c}'" for c in cmd + ["--quiet"]), "/dev/null"])
+    res.check("--quiet silences the progress line", b"ETA" not in r.stdout, r.stdout[-200:])
+
+
+def test_usage(a, res, d, inputs):
+    for name, args in [("--counts without hdf5", ["--counts"]), ("hdf5 without -o", ["--format", "hdf5"]),
+                       ("--resume with text", ["--resume"]), ("--inst-text at func level", ["--format", "hdf5", "-o",
+                        os.path.join(d, "u.h5"), "--inst-text"])]:
+        r = run([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, *args, inputs[0]])
+        res.check(f"usage error {name}: exit 1", r.returncode == 1, f"exit {r.returncode}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for opt in ["--ir2vec", "--oracle-print", "--llvm-bindir", "--vocab", "--data"]:
+        ap.add_argument(opt, required=True)
+    ap.add_argument("--corpus-list")
+    a = ap.parse_args()
+    a.llvm_as = os.path.join(a.llvm_bindir, "llvm-as")
+    res = Results()
+    data = sorted(os.path.join(a.data, f) for f in os.listdir(a.data) if f.endswith(".ll"))
+    with tempfile.TemporaryDirectory() as d:
+        if a.corpus_list:
+            corpus = [l.strip() for l in open(a.corpus_list) if l.strip()]
+            if len(corpus) < 100:
+                print(f"corpus list has only {len(corpus)} modules")
+                return 1
+            test_h5py_equals_llvm(a, res, corpus, d)
+            test_bad_modules(a, res, d, corpus)
+            test_resume(a, res, d, corpus, "corpus")
+            test_counts(a, res, d, corpus)
+        else:
+            test_h5py_equals_llvm(a, res, data, d)
+            test_inputs(a, res, d)
+            test_bad_modules(a, res, d, data)
+            test_jobs_identical(a, res, d, data * 4)
+            test_resume(a, res, d, data * 150, "test data x150")
+            test_counts(a, res, d, data)
+            test_progress(a, res, d, data * 40)
+            test_usage(a, res, d, data)
+    for f in res.failures[:60]:
+        print("FAIL", f)
+    print(f"{res.passed} passed, {len(res.failures)} failed")
+    return 1 if res.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
