@@ -24,9 +24,10 @@ llvm::Expected<Kind> parseKind(llvm::StringRef Name) {
 llvm::StringRef kindName(Kind K) { return K == Kind::Symbolic ? "symbolic" : "flow-aware"; }
 
 std::unique_ptr<Embedder> Embedder::create(Kind K, const llvm::Function &F,
-                                           const vocab::Vocabulary &V) {
+                                           const vocab::Vocabulary &V, SymbolicMemo *Memo) {
+  assert((!Memo || &Memo->vocabulary() == &V) && "memo of another vocabulary");
   if (K == Kind::Symbolic)
-    return std::make_unique<SymbolicEmbedder>(F, V);
+    return std::make_unique<SymbolicEmbedder>(F, V, Memo);
   return std::make_unique<FlowAwareEmbedder>(F, V);
 }
 
@@ -93,7 +94,37 @@ std::vector<double> Embedder::functionVector() {
   return V;
 }
 
+uint64_t SymbolicMemo::signature(const llvm::Instruction &I) {
+  // opcode: 7 bits, canonical type: 4, predicate + 1: 6, operand count: 5, then 2 bits per
+  // operand kind, which leaves room for 21 operands in 64 bits.
+  const unsigned N = I.getNumOperands();
+  if (N > 21)
+    return 0;
+  uint64_t Key = I.getOpcode();
+  Key |= uint64_t(vocab::canonicalType(I.getType()->getTypeID())) << 7;
+  if (const auto *Cmp = llvm::dyn_cast<llvm::CmpInst>(&I))
+    Key |= uint64_t(Cmp->getPredicate() + 1) << 11;
+  Key |= uint64_t(N) << 17;
+  for (unsigned K = 0; K < N; ++K)
+    Key |= uint64_t(vocab::operandKind(*I.getOperand(K))) << (22 + 2 * K);
+  return Key;
+}
+
 void SymbolicEmbedder::computeInst(const llvm::Instruction &I, double *Out) {
+  const uint64_t Key = Memo ? SymbolicMemo::signature(I) : 0;
+  if (!Key) {
+    compute(I, Out);
+    return;
+  }
+  if (const double *Hit = Memo->find(Key)) {
+    std::copy(Hit, Hit + Dim, Out);
+    return;
+  }
+  compute(I, Out);
+  Memo->insert(Key, Out);
+}
+
+void SymbolicEmbedder::compute(const llvm::Instruction &I, double *Out) {
   double *Args = ArgScratch.data();
   zero(Args);
   for (const llvm::Use &U : I.operands())

@@ -38,11 +38,37 @@ enum class Kind { Symbolic, FlowAware };
 llvm::Expected<Kind> parseKind(llvm::StringRef Name);
 llvm::StringRef kindName(Kind K);
 
+/// Symbolic instruction vectors by signature (opcode, result type, operand kinds, predicate),
+/// shared by the symbolic embedders of one module: a symbolic vector depends on nothing else,
+/// so a remembered vector is the very value a fresh computation would give, bit for bit.
+class SymbolicMemo {
+public:
+  explicit SymbolicMemo(const vocab::Vocabulary &V) : Vocab(V) {}
+  const vocab::Vocabulary &vocabulary() const { return Vocab; }
+  /// 0 when the instruction has too many operands to be keyed (then it is not memoised).
+  static uint64_t signature(const llvm::Instruction &I);
+  const double *find(uint64_t Key) const {
+    auto It = Index.find(Key);
+    return It == Index.end() ? nullptr : Rows.data() + It->second;
+  }
+  void insert(uint64_t Key, const double *Row) {
+    Index.try_emplace(Key, Rows.size());
+    Rows.insert(Rows.end(), Row, Row + Vocab.dimension());
+  }
+
+private:
+  const vocab::Vocabulary &Vocab;
+  llvm::DenseMap<uint64_t, size_t> Index;
+  std::vector<double> Rows;
+};
+
 class Embedder {
 public:
   virtual ~Embedder() = default;
+  /// Memo (optional, symbolic only) must be built on the same vocabulary.
   static std::unique_ptr<Embedder> create(Kind K, const llvm::Function &F,
-                                          const vocab::Vocabulary &V);
+                                          const vocab::Vocabulary &V,
+                                          SymbolicMemo *Memo = nullptr);
 
   unsigned dimension() const { return Dim; }
   const llvm::Function &function() const { return F; }
@@ -78,10 +104,14 @@ protected:
 
 class SymbolicEmbedder final : public Embedder {
 public:
-  SymbolicEmbedder(const llvm::Function &F, const vocab::Vocabulary &V) : Embedder(F, V) {}
+  SymbolicEmbedder(const llvm::Function &F, const vocab::Vocabulary &V,
+                   SymbolicMemo *Memo = nullptr)
+      : Embedder(F, V), Memo(Memo) {}
 
 private:
   void computeInst(const llvm::Instruction &I, double *Out) override;
+  void compute(const llvm::Instruction &I, double *Out);
+  SymbolicMemo *Memo;
 };
 
 class FlowAwareEmbedder final : public Embedder {

@@ -28,7 +28,8 @@ void addInto(double *Acc, const double *Row, unsigned Dim) {
 // function vector is the depth-first ordered sum of its reachable blocks. A flow-aware
 // function vector depends on the depth-first query order and gets its own embedder.
 void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const EmbedRequest &R,
-                   ModuleEmbedding &Out, InstructionPrinter &Printer, std::string &TextBuf) {
+                   ModuleEmbedding &Out, InstructionPrinter &Printer, std::string &TextBuf,
+                   SymbolicMemo &Memo) {
   const int64_t FnRow = static_cast<int64_t>(Out.FunctionNames.size());
   Out.FunctionNames.push_back(F.getName().str());
   const unsigned Dim = Out.Dim;
@@ -42,7 +43,7 @@ void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const Em
   const int64_t FirstBlockRow = static_cast<int64_t>(Out.BlockNames.size());
 
   if (R.Levels.Instructions) {
-    auto E = Embedder::create(R.EmbeddingKind, F, V);
+    auto E = Embedder::create(R.EmbeddingKind, F, V, &Memo);
     int64_t BlockRow = FirstBlockRow;
     for (const llvm::BasicBlock &BB : F) {
       llvm::MutableArrayRef<double> BRow;
@@ -72,7 +73,7 @@ void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const Em
       ++BlockRow;
     }
   } else if (NeedBlocks) {
-    auto E = Embedder::create(R.EmbeddingKind, F, V);
+    auto E = Embedder::create(R.EmbeddingKind, F, V, &Memo);
     for (const llvm::BasicBlock &BB : F) {
       Out.BlockNames.push_back(BB.getName().str());
       Out.BlockFunction.push_back(FnRow);
@@ -93,7 +94,7 @@ void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const Em
       addInto(FRow.data(), Blocks.data() + Index[BB] * Dim, Dim);
     return;
   }
-  Embedder::create(R.EmbeddingKind, F, V)->functionVector(FRow);
+  Embedder::create(R.EmbeddingKind, F, V, &Memo)->functionVector(FRow);
 }
 
 } // namespace
@@ -112,6 +113,7 @@ ModuleEmbedding embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
   }
   InstructionPrinter Printer;
   std::string TextBuf;
+  SymbolicMemo Memo(V);
   if (R.FunctionName) {
     const llvm::Function *F = M.getFunction(*R.FunctionName);
     if (!F)
@@ -119,12 +121,12 @@ ModuleEmbedding embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
     else if (F->isDeclaration())
       Out.SelectedDeclaration = true;
     else
-      embedFunction(*F, V, R, Out, Printer, TextBuf);
+      embedFunction(*F, V, R, Out, Printer, TextBuf, Memo);
     return Out;
   }
   for (const llvm::Function &F : M)
     if (!F.isDeclaration())
-      embedFunction(F, V, R, Out, Printer, TextBuf);
+      embedFunction(F, V, R, Out, Printer, TextBuf, Memo);
   return Out;
 }
 
