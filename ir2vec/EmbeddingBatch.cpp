@@ -1,7 +1,6 @@
 #include "ir2vec/EmbeddingBatch.h"
 
 #include "vocab/IO.h"
-#include "vocab/Progress.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -224,13 +223,8 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const voca
         return embedOne(J, Levels, J.Header.InstructionText, J.Inputs[I], Ctx);
       },
       [&](size_t I, Outcome &&O) -> llvm::Error {
-        if (!O.Warnings.empty() || !O.Error.empty())
-          P.clear();
-        for (std::string &Wn : O.Warnings)
-          IO.Report({false, std::move(Wn)});
-        if (!O.Error.empty()) {
+        if (vocab::reportModule(IO, P, O.Warnings, O.Error)) {
           ++Now.Failed;
-          IO.Report({true, O.Error});
         } else if (!O.E.SelectedNotFound) {
           Now.FunctionFound = true;
         }

@@ -2,7 +2,7 @@
 //
 // HDF5 runs are resumable. While running, data goes to OUT.partial and, every checkpoint
 // (64 modules or 64 MiB of vectors), the file is flushed and OUT.resume records how many
-// modules and rows are safely on disk, with a CRC-32 of every dataset and a fingerprint of
+// modules and rows are safely on disk, with a checksum of every dataset and a fingerprint of
 // the options and inputs. `--resume` reopens OUT.partial, cuts it back to the checkpoint,
 // verifies the checksums and continues; the result has the same content as an uninterrupted
 // run. On success OUT.partial is renamed to OUT and OUT.resume removed. See

@@ -1,9 +1,20 @@
 #include "vocab/Batch.h"
-#include "vocab/Progress.h"
 
 namespace wb::vocab {
 
 size_t defaultWindow(unsigned Jobs) { return 4 * static_cast<size_t>(std::max(1u, Jobs)) + 4; }
+
+bool reportModule(const BatchIO &IO, Progress &P, std::vector<std::string> &Warnings,
+                  const std::string &Error) {
+  if (!Warnings.empty() || !Error.empty())
+    P.clear();
+  for (std::string &W : Warnings)
+    IO.Report({false, std::move(W)});
+  if (Error.empty())
+    return false;
+  IO.Report({true, Error});
+  return true;
+}
 
 llvm::Expected<BatchSummary>
 runTextBatch(const std::vector<std::string> &Inputs, llvm::raw_ostream &OS, const BatchIO &IO,
@@ -17,13 +28,8 @@ runTextBatch(const std::vector<std::string> &Inputs, llvm::raw_ostream &OS, cons
       [&](size_t I, llvm::LLVMContext &Ctx) { return Work(Inputs[I], Ctx); },
       [&](size_t I, ModuleText &&R) {
         ++S.Modules;
-        if (!R.Warnings.empty() || !R.Error.empty())
-          P.clear();
-        for (std::string &W : R.Warnings)
-          IO.Report({false, std::move(W)});
-        if (!R.Error.empty()) {
+        if (reportModule(IO, P, R.Warnings, R.Error)) {
           ++S.Failed;
-          IO.Report({true, std::move(R.Error)});
         } else {
           if (Headers)
             OS << "Module: " << Inputs[I] << "\n";

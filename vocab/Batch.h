@@ -4,6 +4,7 @@
 #pragma once
 
 #include "vocab/OrderedPipeline.h"
+#include "vocab/Progress.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -43,6 +44,11 @@ struct ModuleText {
 llvm::Expected<BatchSummary>
 runTextBatch(const std::vector<std::string> &Inputs, llvm::raw_ostream &OS, const BatchIO &IO,
              const std::function<ModuleText(const std::string &Path, llvm::LLVMContext &)> &Work);
+
+/// Reports one module's warnings and error, in that order, clearing the progress line first.
+/// Returns true when the module failed.
+bool reportModule(const BatchIO &IO, Progress &P, std::vector<std::string> &Warnings,
+                  const std::string &Error);
 
 /// Default window of modules in flight for Jobs workers.
 size_t defaultWindow(unsigned Jobs);
