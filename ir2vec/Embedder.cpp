@@ -36,11 +36,6 @@ Embedder::Embedder(const llvm::Function &F, const vocab::Vocabulary &V)
 
 void Embedder::zero(double *Acc) const { std::fill(Acc, Acc + Dim, 0.0); }
 
-void Embedder::addRow(double *Acc, const double *Row) const {
-  for (unsigned D = 0; D < Dim; ++D)
-    Acc[D] += Row[D];
-}
-
 void Embedder::combine(const llvm::Instruction &I, const double *Args, double *Out) const {
   const double *Opc = Vocab.row(vocab::opcodeEntity(I.getOpcode()));
   const double *Ty = Vocab.row(vocab::typeEntity(I.getType()->getTypeID()));

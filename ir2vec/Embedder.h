@@ -38,6 +38,13 @@ enum class Kind { Symbolic, FlowAware };
 llvm::Expected<Kind> parseKind(llvm::StringRef Name);
 llvm::StringRef kindName(Kind K);
 
+/// Acc[0..Dim) += Row[0..Dim): element-wise double addition, the only arithmetic exact
+/// embeddings use, so every sum in the engine goes through it.
+inline void addInto(double *Acc, const double *Row, unsigned Dim) {
+  for (unsigned D = 0; D < Dim; ++D)
+    Acc[D] += Row[D];
+}
+
 /// Symbolic instruction vectors by signature (opcode, result type, operand kinds, predicate),
 /// shared by the symbolic embedders of one module: a symbolic vector depends on nothing else,
 /// so a remembered vector is the very value a fresh computation would give, bit for bit.
@@ -92,7 +99,7 @@ protected:
   virtual void computeInst(const llvm::Instruction &I, double *Out) = 0;
   /// Out = (opcode + type) + Args, then + predicate for compares.
   void combine(const llvm::Instruction &I, const double *Args, double *Out) const;
-  void addRow(double *Acc, const double *Row) const;
+  void addRow(double *Acc, const double *Row) const { addInto(Acc, Row, Dim); }
   void zero(double *Acc) const;
 
   const llvm::Function &F;

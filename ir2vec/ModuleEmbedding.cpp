@@ -16,11 +16,6 @@ llvm::MutableArrayRef<double> newRow(std::vector<double> &Rows, unsigned Dim) {
   return {Rows.data() + Rows.size() - Dim, Dim};
 }
 
-void addInto(double *Acc, const double *Row, unsigned Dim) {
-  for (unsigned D = 0; D < Dim; ++D)
-    Acc[D] += Row[D];
-}
-
 // Rows of the finer levels are computed once and the coarser ones derived from them where
 // that is exact: a block vector is the ordered sum of its instructions' vectors as a fresh
 // embedder computes them in layout order (debug intrinsics and pseudo probes, skipped by

@@ -71,11 +71,11 @@ llvm::Error expandCorpus(llvm::StringRef Desc, std::vector<std::string> &Out) {
   return llvm::Error::success();
 }
 
-} // namespace
-
 bool isCorpusDescription(llvm::StringRef Path) {
   return llvm::sys::path::filename(Path) == "corpus_description.json";
 }
+
+} // namespace
 
 llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args) {
   std::vector<std::string> Out;

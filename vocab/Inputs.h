@@ -20,7 +20,4 @@ namespace wb::vocab {
 
 llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args);
 
-/// True for the name of an ml-compiler-opt corpus description.
-bool isCorpusDescription(llvm::StringRef Path);
-
 } // namespace wb::vocab
