@@ -4,6 +4,7 @@
 #include "ir2vec/FromCounts.h"
 #include "vocab/IO.h"
 #include "vocab/Inputs.h"
+#include "vocab/TripletCorpus.h"
 #include "vocab/Triplets.h"
 #include "vocab/Vocabulary.h"
 
@@ -54,6 +55,12 @@ struct Options {
   bool InstText = false;
   bool Resume = false;
   bool Quiet = false;
+  // triplets
+  bool Extended = false;
+  std::string OptLevels;
+  unsigned OptSample = 0;
+  std::string Weighting = "unique";
+  uint64_t Seed = 0;
 };
 
 int reportError(const llvm::Twine &Msg) {
@@ -173,14 +180,78 @@ int runEntities(const Options &O) {
   });
 }
 
+void reportCoverage(const Options &O, const wb::vocab::TripletCorpus &C) {
+  if (O.Quiet)
+    return;
+  const auto Occ = C.entityOccurrences();
+  std::string Never;
+  unsigned Seen = 0;
+  for (wb::vocab::EntityId Id = 0; Id < wb::vocab::NumEntities; ++Id) {
+    if (Occ[Id]) {
+      ++Seen;
+      continue;
+    }
+    Never += Never.empty() ? " " : ", ";
+    Never += wb::vocab::entityName(Id);
+  }
+  llvm::errs() << ToolName << ": " << C.Unique.size() << " unique triplets (" << C.Total
+               << " in all) from " << C.Runs << " extractions; " << Seen << " of "
+               << wb::vocab::NumEntities << " entities occur";
+  if (!Never.empty())
+    llvm::errs() << "; never:" << Never;
+  llvm::errs() << "\n";
+}
+
+int runTripletsOpenKE(const Options &O, std::vector<std::string> Inputs,
+                      wb::vocab::ContextPolicy Policy) {
+  if (O.Output == "-")
+    return reportError("--format openke needs an output directory: -o DIR");
+  wb::vocab::TripletCorpusJob J;
+  J.Inputs = std::move(Inputs);
+  J.Opts.Extended = O.Extended;
+  J.Sample = O.OptSample;
+  J.Seed = O.Seed;
+  wb::vocab::OpenKEWriteOptions W;
+  if (!O.OptLevels.empty()) {
+    auto L = wb::vocab::parseOptLevels(O.OptLevels);
+    if (!L)
+      return reportError("--opt-levels: " + llvm::toString(L.takeError()));
+    J.Levels = std::move(*L);
+    for (wb::vocab::OptLevel Level : J.Levels)
+      W.LevelNames.push_back(wb::vocab::optLevelName(Level).str());
+  } else if (O.OptSample) {
+    return reportError("--opt-sample needs --opt-levels");
+  }
+  W.Weighting = O.Weighting == "frequency" ? wb::vocab::TripletWeighting::Frequency
+                                           : wb::vocab::TripletWeighting::Unique;
+  W.CorpusListSHA256 = wb::vocab::inputListSHA256(J.Inputs);
+  W.Sample = O.OptSample;
+  W.Seed = O.Seed;
+  auto C = wb::vocab::collectTripletCorpus(J, batchIO(O, Policy));
+  if (!C)
+    return reportError(llvm::toString(C.takeError()));
+  wb::vocab::BatchSummary S{C->Modules, C->Failed};
+  if (S.Failed == S.Modules)
+    return statusOf(S);
+  if (llvm::Error E = wb::vocab::writeOpenKE(O.Output, *C, W))
+    return reportError(llvm::toString(std::move(E)));
+  reportCoverage(O, *C);
+  return statusOf(S);
+}
+
 int runTriplets(const Options &O) {
   auto Inputs = inputsOf(O);
   if (!Inputs)
     return reportError(llvm::toString(Inputs.takeError()));
   wb::vocab::ContextPolicy Policy{32, /*DiscardValueNames=*/true};
+  if (O.Format == "openke")
+    return runTripletsOpenKE(O, std::move(*Inputs), Policy);
+  if (!O.OptLevels.empty() || O.OptSample || O.Weighting != "unique")
+    return reportError("--opt-levels, --opt-sample and --weighting apply to --format openke");
+  const wb::vocab::TripletOptions Opts{O.Extended};
   return writeText(O.Output, [&](llvm::raw_ostream &OS) -> llvm::Expected<int> {
     auto S = wb::vocab::runTextBatch(
-        *Inputs, OS, batchIO(O, Policy), [](const std::string &Path, llvm::LLVMContext &Ctx) {
+        *Inputs, OS, batchIO(O, Policy), [Opts](const std::string &Path, llvm::LLVMContext &Ctx) {
           wb::vocab::ModuleText T;
           auto In = wb::vocab::readModule(Path, Ctx);
           if (!In) {
@@ -189,7 +260,7 @@ int runTriplets(const Options &O) {
           }
           T.Warnings = std::move(In->Warnings);
           llvm::raw_string_ostream OS(T.Text);
-          wb::vocab::writeTripletsText(OS, wb::vocab::collectTriplets(*In->M));
+          wb::vocab::writeTripletsText(OS, wb::vocab::collectTriplets(*In->M, Opts));
           return T;
         });
     if (!S)
@@ -363,6 +434,28 @@ int main(int argc, char **argv) {
   CLI::App *Triplets = App.add_subcommand(
       "triplets", "Print knowledge-graph triplets of modules, as llvm-ir2vec triplets");
   addCommonOptions(*Triplets, O, ManyInputs);
+  Triplets->add_option("--format", O.Format,
+                       "text (llvm-ir2vec's) or openke (-o DIR: train2id.txt, entity2id.txt, "
+                       "relation2id.txt as generateTriplets.py writes them, plus "
+                       "triplet_counts.txt and manifest.json; docs/formats/triplets-openke.md)")
+      ->check(CLI::IsMember({"text", "openke"}));
+  Triplets->add_flag("--extended-relations", O.Extended,
+                     "Also relate compares to their predicates and instructions to their "
+                     "operands' types (an extension; without it the output equals "
+                     "llvm-ir2vec's)");
+  Triplets->add_option("--opt-levels", O.OptLevels,
+                       "With --format openke: run LLVM's default pipelines in-process on each "
+                       "module first, as generateTriplets.py does (comma list of O0,O1,O2,O3,"
+                       "Os,Oz)")
+      ->type_name("LIST");
+  Triplets->add_option("--opt-sample", O.OptSample,
+                       "Use only K of --opt-levels per module, drawn with --seed")
+      ->type_name("K");
+  Triplets->add_option("--weighting", O.Weighting,
+                       "With --format openke: unique (each triplet once, as "
+                       "generateTriplets.py) or frequency (each as often as it occurs)")
+      ->check(CLI::IsMember({"unique", "frequency"}));
+  Triplets->add_option("--seed", O.Seed, "Seed for --opt-sample");
   CLI::App *Embeddings = App.add_subcommand(
       "embeddings", "Embed functions, blocks or instructions of one or many modules");
   addCommonOptions(*Embeddings, O, ManyInputs);
