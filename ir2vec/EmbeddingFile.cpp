@@ -6,13 +6,15 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <H5Cpp.h>
+#include "vocab/H5.h"
 
 #include <algorithm>
 #include <cstring>
 
 namespace wb::ir2vec {
 namespace {
+
+using namespace wb::vocab::h5;
 
 // ---- the schema, as one table ----------------------------------------------------------
 
@@ -70,21 +72,6 @@ bool tablePresent(Table T, const LevelSet &L) {
   return false;
 }
 
-llvm::Error h5Error(const std::string &File, const H5::Exception &E) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 File + ": HDF5 error in " + E.getFuncName() + ": " +
-                                     E.getDetailMsg());
-}
-
-H5::StrType stringType() {
-  H5::StrType T(H5::PredType::C_S1, H5T_VARIABLE);
-  T.setCset(H5T_CSET_UTF8);
-  return T;
-}
-
-// Object modification times would make two runs' files differ byte for byte.
-void noTimes(hid_t Plist) { H5Pset_obj_track_times(Plist, false); }
-
 uint64_t chain(uint64_t H, const void *Row, size_t Bytes) {
   const uint64_t R =
       llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(Row), Bytes));
@@ -96,32 +83,6 @@ uint64_t hashRows(uint64_t H, const void *Data, size_t Rows, size_t RowBytes) {
   for (size_t I = 0; I < Rows; ++I)
     H = chain(H, P + I * RowBytes, RowBytes);
   return H;
-}
-
-// ---- header attributes ------------------------------------------------------------------
-
-void writeAttr(H5::H5Object &O, const char *Name, const std::string &V) {
-  H5::StrType T = stringType();
-  O.createAttribute(Name, T, H5::DataSpace(H5S_SCALAR)).write(T, V);
-}
-void writeAttr(H5::H5Object &O, const char *Name, int64_t V) {
-  O.createAttribute(Name, H5::PredType::STD_I64LE, H5::DataSpace(H5S_SCALAR))
-      .write(H5::PredType::NATIVE_INT64, &V);
-}
-void writeAttr(H5::H5Object &O, const char *Name, double V) {
-  O.createAttribute(Name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR))
-      .write(H5::PredType::NATIVE_DOUBLE, &V);
-}
-std::string readStrAttr(H5::H5Object &O, const char *Name) {
-  H5::Attribute A = O.openAttribute(Name);
-  std::string S;
-  A.read(A.getStrType(), S);
-  return S;
-}
-template <typename T> T readNumAttr(H5::H5Object &O, const char *Name, const H5::PredType &Ty) {
-  T V{};
-  O.openAttribute(Name).read(Ty, &V);
-  return V;
 }
 
 void writeHeader(H5::H5File &F, const FileHeader &H) {
@@ -173,45 +134,6 @@ llvm::Expected<FileHeader> readHeader(H5::H5File &F, const std::string &Path) {
 }
 
 // ---- reading rows -----------------------------------------------------------------------
-
-std::vector<std::string> readStrings(H5::DataSet &DS, uint64_t Start, uint64_t Count) {
-  std::vector<std::string> Out;
-  if (Count == 0)
-    return Out;
-  H5::DataSpace FS = DS.getSpace();
-  hsize_t Off[1] = {Start}, Cnt[1] = {Count};
-  FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
-  H5::DataSpace MS(1, Cnt);
-  std::vector<char *> Ptrs(Count, nullptr);
-  H5::StrType T = stringType();
-  DS.read(Ptrs.data(), T, MS, FS);
-  Out.reserve(Count);
-  for (char *P : Ptrs)
-    Out.emplace_back(P ? P : "");
-  H5::DataSet::vlenReclaim(Ptrs.data(), T, MS);
-  return Out;
-}
-
-template <typename T>
-std::vector<T> readNumbers(H5::DataSet &DS, const H5::PredType &Ty, uint64_t Start,
-                           uint64_t Count, unsigned Width) {
-  std::vector<T> Out(Count * Width);
-  if (Count == 0)
-    return Out;
-  H5::DataSpace FS = DS.getSpace();
-  hsize_t Off[2] = {Start, 0}, Cnt[2] = {Count, Width};
-  const int Rank = FS.getSimpleExtentNdims();
-  FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
-  H5::DataSpace MS(Rank, Cnt);
-  DS.read(Out.data(), Ty, MS, FS);
-  return Out;
-}
-
-uint64_t extentOf(H5::DataSet &DS) {
-  hsize_t Dims[2] = {0, 0};
-  DS.getSpace().getSimpleExtentDims(Dims);
-  return Dims[0];
-}
 
 uint64_t hashString(uint64_t H, const std::string &S) { return chain(H, S.data(), S.size()); }
 

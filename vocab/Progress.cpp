@@ -13,7 +13,7 @@ Progress::Progress(std::string Unit, size_t Total, bool Enabled)
 
 Progress::~Progress() { clear(); }
 
-void Progress::update(size_t Done) {
+void Progress::update(size_t Done, const std::string &Extra) {
   if (!Enabled)
     return;
   const auto Now = std::chrono::steady_clock::now();
@@ -28,7 +28,7 @@ void Progress::update(size_t Done) {
     llvm::raw_string_ostream(ETA = "") << llvm::format("%ld:%02ld", Left / 60, Left % 60);
   }
   llvm::errs() << "\r" << Unit << " " << Done << "/" << Total << "  "
-               << llvm::format("%.1f", Rate) << "/s  ETA " << ETA << "   ";
+               << llvm::format("%.1f", Rate) << "/s  ETA " << ETA << "  " << Extra << "   ";
   llvm::errs().flush();
   Drawn = true;
 }

@@ -13,7 +13,8 @@ class Progress {
 public:
   Progress(std::string Unit, size_t Total, bool Enabled);
   ~Progress();
-  void update(size_t Done);
+  /// Extra is appended to the line (e.g. the current loss).
+  void update(size_t Done, const std::string &Extra = "");
   /// Clears the line (call before printing other messages, and at the end).
   void clear();
 

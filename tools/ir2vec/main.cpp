@@ -6,12 +6,16 @@
 #include "vocab/Inputs.h"
 #include "vocab/TripletCorpus.h"
 #include "vocab/Triplets.h"
+#include "vocab/Progress.h"
+#include "vocab/VocabTraining.h"
 #include "vocab/Vocabulary.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 
@@ -61,6 +65,13 @@ struct Options {
   unsigned OptSample = 0;
   std::string Weighting = "unique";
   uint64_t Seed = 0;
+  // vocab
+  std::vector<std::string> Vocabs;
+  std::string HDF5Output;
+  std::string Distance = "l1", OptimizerName = "adam", CorruptionName = "bernoulli";
+  bool NoFilter = false, NoNormalize = false, JSONReport = false;
+  wb::vocab::TransEConfig Train;
+  wb::vocab::SplitOptions Split;
 };
 
 int reportError(const llvm::Twine &Msg) {
@@ -137,17 +148,15 @@ llvm::Expected<LoadedVocab> loadVocabulary(const Options &O) {
   auto W = weightsOf(O);
   if (!W)
     return W.takeError();
-  if (O.VocabPath.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no vocabulary given: pass --ir2vec-vocab-path FILE (an LLVM "
-                                   "IR2Vec vocabulary JSON file)");
-  auto V = wb::vocab::readVocabularyJSON(O.VocabPath, *W);
+  // No --ir2vec-vocab-path: the project's default vocabulary (built in).
+  auto V = wb::vocab::readVocabularyFile(O.VocabPath, *W);
   if (!V)
     return V.takeError();
-  auto SHA = wb::vocab::sha256OfFile(O.VocabPath);
+  auto SHA = wb::vocab::vocabularySHA256(O.VocabPath);
   if (!SHA)
     return SHA.takeError();
-  reportWarnings(O, V->warnings(O.VocabPath));
+  reportWarnings(O, V->warnings(O.VocabPath.empty() ? wb::vocab::DefaultVocabularyName
+                                                      : O.VocabPath));
   return LoadedVocab{std::move(*V), *SHA};
 }
 
@@ -227,6 +236,10 @@ int runTripletsOpenKE(const Options &O, std::vector<std::string> Inputs,
   W.CorpusListSHA256 = wb::vocab::inputListSHA256(J.Inputs);
   W.Sample = O.OptSample;
   W.Seed = O.Seed;
+  // Optimisation passes must see each module exactly as opt would, alone in its context
+  // (a shared context carries types and constants over from earlier modules).
+  if (!J.Levels.empty())
+    Policy.ReuseContext = 1;
   auto C = wb::vocab::collectTripletCorpus(J, batchIO(O, Policy));
   if (!C)
     return reportError(llvm::toString(C.takeError()));
@@ -364,6 +377,157 @@ int runFromCounts(const Options &O) {
   return ExitOK;
 }
 
+llvm::Expected<wb::vocab::KnowledgeGraph> graphOf(const Options &O) {
+  if (O.Inputs.size() != 1)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "expected one OpenKE directory (as written by `ir2vec "
+                                   "triplets --format openke -o DIR`)");
+  return wb::vocab::readOpenKE(O.Inputs[0], O.Split);
+}
+
+wb::vocab::Distance distanceOf(const Options &O) {
+  return O.Distance == "l2" ? wb::vocab::Distance::L2 : wb::vocab::Distance::L1;
+}
+
+int runVocabTrain(Options O) {
+  if (O.Output == "-")
+    return reportError("vocab train needs an output file: -o OUT.json (or OUT.h5)");
+  auto G = graphOf(O);
+  if (!G)
+    return reportError(llvm::toString(G.takeError()));
+  wb::vocab::TransEConfig &C = O.Train;
+  C.Dist = distanceOf(O);
+  C.Opt = O.OptimizerName == "sgd" ? wb::vocab::Optimizer::SGD : wb::vocab::Optimizer::Adam;
+  C.Corrupt = O.CorruptionName == "uniform" ? wb::vocab::Corruption::Uniform
+                                            : wb::vocab::Corruption::Bernoulli;
+  C.FilterNegatives = !O.NoFilter;
+  C.NormalizeEntities = !O.NoNormalize;
+  C.Weights = O.Weighting == "frequency" ? wb::vocab::TripletWeights::Frequency
+              : O.Weighting == "log"     ? wb::vocab::TripletWeights::Log
+                                         : wb::vocab::TripletWeights::Unique;
+  C.Threads = O.Jobs ? O.Jobs : 1;
+  if (C.Weights != wb::vocab::TripletWeights::Unique && !G->HasCounts && !O.Quiet)
+    llvm::WithColor::warning(llvm::errs(), ToolName)
+        << O.Inputs[0] << ": no triplet_counts.txt and no repeated triplets: every triplet "
+                          "counts once\n";
+  if (!O.Quiet)
+    llvm::errs() << ToolName << ": training on " << G->Train.size() << " triplets ("
+                 << G->Valid.size() << " validation, " << G->Test.size() << " test), "
+                 << G->numEntities() << " entities, " << G->numRelations() << " relations\n";
+  wb::vocab::Progress P("epochs", C.Epochs, !O.Quiet);
+  auto T = wb::vocab::trainVocabulary(
+      O.Inputs[0], *G, C, O.Split, [&](const wb::vocab::EpochReport &R) {
+        std::string Extra = llvm::formatv("loss {0:f5}", R.Loss).str();
+        if (R.ValidMRR >= 0)
+          Extra += llvm::formatv("  valid MRR {0:f4}{1}", R.ValidMRR, R.Best ? " *" : "").str();
+        P.update(R.Epoch, Extra);
+      });
+  P.clear();
+  if (!T)
+    return reportError(llvm::toString(T.takeError()));
+  for (const std::string &Out : {O.Output, O.HDF5Output})
+    if (!Out.empty())
+      if (llvm::Error E = wb::vocab::writeVocabularyFile(Out, T->Vocab))
+        return reportError(llvm::toString(std::move(E)));
+  if (!O.Quiet) {
+    const auto &R = T->Result;
+    llvm::errs() << ToolName << ": " << R.Epochs << " epochs (" << llvm::formatv("{0:f4}", R.SecondsPerEpoch)
+                 << " s/epoch), final loss " << llvm::formatv("{0:f5}", R.FinalLoss);
+    if (R.BestValidMRR >= 0)
+      llvm::errs() << ", best validation MRR " << llvm::formatv("{0:f4}", R.BestValidMRR)
+                   << " at epoch " << R.BestEpoch;
+    llvm::errs() << "\n";
+    const auto &L = T->Eval.Own ? *T->Eval.Own : T->Eval.Fitted;
+    llvm::errs() << ToolName << ": test filtered " << wb::vocab::formatLinkMetrics(L.Filtered)
+                 << "\n";
+  }
+  return ExitOK;
+}
+
+int runVocabEval(const Options &O) {
+  auto G = graphOf(O);
+  if (!G)
+    return reportError(llvm::toString(G.takeError()));
+  std::vector<std::string> Files = O.Vocabs.empty() ? std::vector<std::string>{""} : O.Vocabs;
+  llvm::json::Array Report;
+  if (!O.JSONReport)
+    llvm::outs() << "# " << G->Test.size() << " test triplets (" << G->Train.size()
+                 << " train, " << G->Valid.size() << " validation), " << O.Distance
+                 << " distance, ranks over " << G->numEntities() << " entities\n";
+  for (const std::string &F : Files) {
+    const std::string Name = F.empty() ? wb::vocab::DefaultVocabularyName : F;
+    auto V = wb::vocab::readEntityVectors(F);
+    if (!V)
+      return reportError(llvm::toString(V.takeError()));
+    auto E = wb::vocab::evaluateVocabulary(*G, *V, distanceOf(O));
+    if (!E)
+      return reportError(Name + ": " + llvm::toString(E.takeError()));
+    auto Metrics = [](const wb::vocab::LinkMetrics &M) {
+      return llvm::json::Object{{"mr", M.MR},       {"mrr", M.MRR},       {"hits1", M.Hits1},
+                                {"hits3", M.Hits3}, {"hits10", M.Hits10}, {"queries", int64_t(M.Queries)}};
+    };
+    llvm::json::Object Entry{{"vocabulary", Name},
+                             {"fitted_relations", llvm::json::Object{{"raw", Metrics(E->Fitted.Raw)},
+                                                                     {"filtered", Metrics(E->Fitted.Filtered)}}},
+                             {"analogy", llvm::json::Object{{"questions", int64_t(E->Analogies.Questions)},
+                                                            {"top1", E->Analogies.Top1},
+                                                            {"top5", E->Analogies.Top5}}}};
+    if (E->Own)
+      Entry["own_relations"] = llvm::json::Object{{"raw", Metrics(E->Own->Raw)},
+                                                  {"filtered", Metrics(E->Own->Filtered)}};
+    Report.push_back(std::move(Entry));
+    if (O.JSONReport)
+      continue;
+    llvm::outs() << Name << "\n";
+    auto Line = [&](const char *What, const wb::vocab::LinkReport &L) {
+      llvm::outs() << "  " << What << " raw       " << wb::vocab::formatLinkMetrics(L.Raw) << "\n"
+                   << "  " << What << " filtered  " << wb::vocab::formatLinkMetrics(L.Filtered)
+                   << "\n";
+    };
+    if (E->Own)
+      Line("own relations   ", *E->Own);
+    Line("fitted relations", E->Fitted);
+    llvm::outs() << "  analogies: " << E->Analogies.Questions << " questions, top-1 "
+                 << llvm::formatv("{0:f4}", E->Analogies.Top1) << ", top-5 "
+                 << llvm::formatv("{0:f4}", E->Analogies.Top5) << "\n";
+  }
+  if (O.JSONReport)
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                               {"schema", "ir2vec.vocab-eval/1"},
+                                               {"test_triplets", int64_t(G->Test.size())},
+                                               {"distance", O.Distance},
+                                               {"results", std::move(Report)}}))
+                 << "\n";
+  return ExitOK;
+}
+
+int runVocabSplit(const Options &O) {
+  if (O.Output == "-")
+    return reportError("vocab split needs an output directory: -o DIR");
+  auto G = graphOf(O);
+  if (!G)
+    return reportError(llvm::toString(G.takeError()));
+  if (llvm::Error E = wb::vocab::writeOpenKESplit(O.Output, *G))
+    return reportError(llvm::toString(std::move(E)));
+  return ExitOK;
+}
+
+int runVocabExport(const Options &O) {
+  if (O.Output == "-")
+    return reportError("vocab export needs an output file: -o FILE.json (or FILE.h5)");
+  auto V = wb::vocab::readEntityVectors(O.VocabPath);
+  if (!V)
+    return reportError(llvm::toString(V.takeError()));
+  reportWarnings(O, wb::vocab::LoadedVocabulary{*wb::vocab::Vocabulary::fromUnweightedRows(
+                                                    V->Rows, V->Dim, {}),
+                                                V->MissingKeys, V->UnknownKeys}
+                        .warnings(O.VocabPath.empty() ? wb::vocab::DefaultVocabularyName
+                                                      : O.VocabPath));
+  if (llvm::Error E = wb::vocab::writeVocabularyFile(O.Output, *V))
+    return reportError(llvm::toString(std::move(E)));
+  return ExitOK;
+}
+
 // Options every subcommand accepts, as in llvm-ir2vec (where they are global).
 void addCommonOptions(CLI::App &Sub, Options &O, const char *InputHelp) {
   Sub.add_option("-o", O.Output, "Output file ('-' = standard output)")->type_name("FILE");
@@ -392,14 +556,19 @@ constexpr const char *ManyInputs =
     ".bc and .ll), @LIST files (one path per line) and ml-compiler-opt "
     "corpus_description.json files";
 
+void longNames(CLI::App &App, std::set<std::string> &Long) {
+  for (const CLI::Option *Opt : App.get_options())
+    for (const std::string &N : Opt->get_lnames())
+      Long.insert(N);
+  for (CLI::App *Sub : App.get_subcommands([](CLI::App *) { return true; }))
+    longNames(*Sub, Long);
+}
+
 // llvm-ir2vec (LLVM's cl library) also accepts long options with a single dash, e.g.
 // "-level=bb". CLI11 does not, so rewrite those to "--" when the name is one of ours.
 std::vector<std::string> normaliseArgs(int Argc, char **Argv, CLI::App &App) {
   std::set<std::string> Long;
-  for (CLI::App *Sub : App.get_subcommands([](CLI::App *) { return true; }))
-    for (const CLI::Option *Opt : Sub->get_options())
-      for (const std::string &N : Opt->get_lnames())
-        Long.insert(N);
+  longNames(App, Long);
   std::vector<std::string> Args(Argv + 1, Argv + Argc);
   for (std::string &A : Args) {
     if (A.size() < 3 || A[0] != '-' || A[1] == '-')
@@ -486,7 +655,74 @@ int main(int argc, char **argv) {
     Sub->add_option("--compress", O.Compress,
                     "Deflate level 1-9 for embedding data (smaller file, much slower)")
         ->check(CLI::Range(0u, 9u));
-  for (CLI::App *Sub : {Entities, Triplets, Embeddings, FromCounts})
+  CLI::App *Vocab = App.add_subcommand("vocab", "Train, evaluate and export vocabularies");
+  Vocab->require_subcommand(1);
+  CLI::App *Train = Vocab->add_subcommand(
+      "train", "Train a TransE vocabulary on OpenKE triplets (ir2vec triplets --format openke)");
+  CLI::App *Eval = Vocab->add_subcommand(
+      "eval", "Link prediction (MR, MRR, Hits@k) on held-out triplets and analogies, for any "
+              "vocabulary files");
+  CLI::App *Export = Vocab->add_subcommand(
+      "export", "Write the default vocabulary (or --vocab IN) as LLVM JSON or HDF5");
+  CLI::App *Split = Vocab->add_subcommand(
+      "split", "Write an OpenKE directory with the train/valid/test split made explicit");
+  Split->add_option("-o", O.Output, "Output directory")->type_name("DIR");
+  for (CLI::App *Sub : {Train, Eval, Split}) {
+    Sub->add_option("dir", O.Inputs, "OpenKE directory")->type_name("DIR")->expected(1);
+    Sub->add_option("--valid-fraction", O.Split.Valid,
+                    "Held-out validation fraction of the unique triplets (without valid2id.txt)");
+    Sub->add_option("--test-fraction", O.Split.Test,
+                    "Held-out test fraction (without test2id.txt)");
+    Sub->add_option("--split-seed", O.Split.Seed, "Seed of the train/valid/test split");
+    Sub->add_option("--distance", O.Distance, "TransE distance: l1 or l2")
+        ->check(CLI::IsMember({"l1", "l2"}));
+    Sub->add_flag("-q,--quiet", O.Quiet, "No progress line or summary");
+  }
+  Train->add_option("-o", O.Output, "Output vocabulary: .json (LLVM 22 format) or .h5")
+      ->type_name("FILE");
+  Train->add_option("--hdf5", O.HDF5Output,
+                    "Also write the HDF5 form (relations and provenance included)")
+      ->type_name("FILE");
+  Train->add_option("--dim", O.Train.Dim, "Vector dimension")->check(CLI::Range(1u, 4096u));
+  Train->add_option("--epochs", O.Train.Epochs, "Training epochs (at most)");
+  Train->add_option("--seed", O.Train.Seed, "Seed (initialisation, shuffling, negatives)");
+  Train->add_option("--batch-size", O.Train.BatchSize, "Triplets per minibatch");
+  Train->add_option("--negatives", O.Train.Negatives, "Corrupted triplets per true one");
+  Train->add_option("--margin", O.Train.Margin, "Margin of the ranking loss");
+  Train->add_option("--lr", O.Train.LearningRate, "Learning rate");
+  Train->add_option("--optimizer", O.OptimizerName, "sgd or adam")
+      ->check(CLI::IsMember({"sgd", "adam"}));
+  Train->add_option("--corruption", O.CorruptionName,
+                    "Which side to corrupt: uniform (50/50) or bernoulli (by relation "
+                    "cardinality, Wang et al. 2014)")
+      ->check(CLI::IsMember({"uniform", "bernoulli"}));
+  Train->add_flag("--no-filter", O.NoFilter,
+                  "Allow known training triplets as negatives (default: never)");
+  Train->add_flag("--no-normalize", O.NoNormalize,
+                  "Do not keep entity vectors at unit length");
+  Train->add_option("--weighting", O.Weighting,
+                    "unique (each triplet once), frequency (by occurrences) or log "
+                    "(by log(1 + occurrences)); counts from triplet_counts.txt")
+      ->check(CLI::IsMember({"unique", "frequency", "log"}));
+  Train->add_option("-j,--jobs", O.Jobs,
+                    "Threads (Hogwild updates; 1, the default, is reproducible)")
+      ->check(CLI::Range(1u, 1024u));
+  Train->add_option("--eval-every", O.Train.EvalEvery,
+                    "Check filtered validation MRR every N epochs and keep the best model "
+                    "(0: no early stopping)");
+  Train->add_option("--patience", O.Train.Patience,
+                    "Stop after this many checks without improvement");
+  Eval->add_option("--vocab,--ir2vec-vocab-path", O.Vocabs,
+                   "Vocabulary files to compare (JSON or HDF5; repeatable; default: the "
+                   "built-in default vocabulary)")
+      ->type_name("FILE");
+  Eval->add_flag("--json", O.JSONReport, "Print the report as JSON (schema ir2vec.vocab-eval/1)");
+  Export->add_option("-o", O.Output, "Output: .json (LLVM 22 format) or .h5")->type_name("FILE");
+  Export->add_option("--vocab,--ir2vec-vocab-path", O.VocabPath,
+                     "Convert this vocabulary (JSON or HDF5) instead of the default one")
+      ->type_name("FILE");
+  Export->add_flag("-q,--quiet", O.Quiet, "No warnings");
+  for (CLI::App *Sub : {Entities, Triplets, Embeddings, FromCounts, Train, Eval, Split, Export})
     Sub->footer(ExitCodeHelp);
 
   try {
@@ -504,5 +740,13 @@ int main(int argc, char **argv) {
     return runTriplets(O);
   if (*FromCounts)
     return runFromCounts(O);
+  if (*Train)
+    return runVocabTrain(O);
+  if (*Eval)
+    return runVocabEval(O);
+  if (*Split)
+    return runVocabSplit(O);
+  if (*Export)
+    return runVocabExport(O);
   return runEmbeddings(O);
 }

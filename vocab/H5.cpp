@@ -1,0 +1,86 @@
+#include "vocab/H5.h"
+
+namespace wb::vocab::h5 {
+
+llvm::Error h5Error(const std::string &File, const H5::Exception &E) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 File + ": HDF5 error in " + E.getFuncName() + ": " +
+                                     E.getDetailMsg());
+}
+
+H5::StrType stringType() {
+  H5::StrType T(H5::PredType::C_S1, H5T_VARIABLE);
+  T.setCset(H5T_CSET_UTF8);
+  return T;
+}
+
+// Object modification times would make two runs' files differ byte for byte.
+void noTimes(hid_t Plist) { H5Pset_obj_track_times(Plist, false); }
+
+void writeAttr(H5::H5Object &O, const char *Name, const std::string &V) {
+  H5::StrType T = stringType();
+  O.createAttribute(Name, T, H5::DataSpace(H5S_SCALAR)).write(T, V);
+}
+void writeAttr(H5::H5Object &O, const char *Name, int64_t V) {
+  O.createAttribute(Name, H5::PredType::STD_I64LE, H5::DataSpace(H5S_SCALAR))
+      .write(H5::PredType::NATIVE_INT64, &V);
+}
+void writeAttr(H5::H5Object &O, const char *Name, double V) {
+  O.createAttribute(Name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR))
+      .write(H5::PredType::NATIVE_DOUBLE, &V);
+}
+std::string readStrAttr(H5::H5Object &O, const char *Name) {
+  H5::Attribute A = O.openAttribute(Name);
+  std::string S;
+  A.read(A.getStrType(), S);
+  return S;
+}
+
+std::vector<std::string> readStrings(H5::DataSet &DS, uint64_t Start, uint64_t Count) {
+  std::vector<std::string> Out;
+  if (Count == 0)
+    return Out;
+  H5::DataSpace FS = DS.getSpace();
+  hsize_t Off[1] = {Start}, Cnt[1] = {Count};
+  FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
+  H5::DataSpace MS(1, Cnt);
+  std::vector<char *> Ptrs(Count, nullptr);
+  H5::StrType T = stringType();
+  DS.read(Ptrs.data(), T, MS, FS);
+  Out.reserve(Count);
+  for (char *P : Ptrs)
+    Out.emplace_back(P ? P : "");
+  H5::DataSet::vlenReclaim(Ptrs.data(), T, MS);
+  return Out;
+}
+
+
+uint64_t extentOf(H5::DataSet &DS) {
+  hsize_t Dims[2] = {0, 0};
+  DS.getSpace().getSimpleExtentDims(Dims);
+  return Dims[0];
+}
+
+void writeStrings(H5::Group &G, const char *Name, const std::vector<std::string> &V) {
+  H5::DSetCreatPropList P;
+  noTimes(P.getId());
+  hsize_t N[1] = {V.size()};
+  H5::StrType T = stringType();
+  H5::DataSet DS = G.createDataSet(Name, T, H5::DataSpace(1, N), P);
+  std::vector<const char *> Ptrs;
+  for (const std::string &S : V)
+    Ptrs.push_back(S.c_str());
+  if (!V.empty())
+    DS.write(Ptrs.data(), T);
+}
+
+void writeMatrix(H5::Group &G, const char *Name, const double *Data, hsize_t Rows, hsize_t Cols) {
+  H5::DSetCreatPropList P;
+  noTimes(P.getId());
+  hsize_t N[2] = {Rows, Cols};
+  H5::DataSet DS = G.createDataSet(Name, H5::PredType::IEEE_F64LE, H5::DataSpace(2, N), P);
+  if (Rows && Cols)
+    DS.write(Data, H5::PredType::NATIVE_DOUBLE);
+}
+
+} // namespace wb::vocab::h5

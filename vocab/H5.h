@@ -1,0 +1,52 @@
+// HDF5 helpers shared by every file format we write (embeddings, counts, vocabularies,
+// datasets): UTF-8 variable-length strings, scalar attributes, hyperslab reads, and errors
+// turned into llvm::Error naming the file.
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <H5Cpp.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb::vocab::h5 {
+
+llvm::Error h5Error(const std::string &File, const H5::Exception &E);
+H5::StrType stringType();
+// Object modification times would make two runs' files differ byte for byte.
+void noTimes(hid_t Plist);
+
+void writeAttr(H5::H5Object &O, const char *Name, const std::string &V);
+void writeAttr(H5::H5Object &O, const char *Name, int64_t V);
+void writeAttr(H5::H5Object &O, const char *Name, double V);
+std::string readStrAttr(H5::H5Object &O, const char *Name);
+template <typename T> T readNumAttr(H5::H5Object &O, const char *Name, const H5::PredType &Ty) {
+  T V{};
+  O.openAttribute(Name).read(Ty, &V);
+  return V;
+}
+
+std::vector<std::string> readStrings(H5::DataSet &DS, uint64_t Start, uint64_t Count);
+/// Rows [Start, Start+Count) of a 1-D (Width 1) or 2-D [rows, Width] dataset.
+template <typename T>
+std::vector<T> readNumbers(H5::DataSet &DS, const H5::PredType &Ty, uint64_t Start,
+                           uint64_t Count, unsigned Width) {
+  std::vector<T> Out(Count * Width);
+  if (Count == 0)
+    return Out;
+  H5::DataSpace FS = DS.getSpace();
+  hsize_t Off[2] = {Start, 0}, Cnt[2] = {Count, Width};
+  const int Rank = FS.getSimpleExtentNdims();
+  FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
+  H5::DataSpace MS(Rank, Cnt);
+  DS.read(Out.data(), Ty, MS, FS);
+  return Out;
+}
+uint64_t extentOf(H5::DataSet &DS);
+/// Writes a whole 1-D string dataset or 2-D [Rows, Cols] float64 dataset (no times).
+void writeStrings(H5::Group &G, const char *Name, const std::vector<std::string> &V);
+void writeMatrix(H5::Group &G, const char *Name, const double *Data, hsize_t Rows, hsize_t Cols);
+
+} // namespace wb::vocab::h5

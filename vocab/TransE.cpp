@@ -1,0 +1,335 @@
+#include "vocab/TransE.h"
+
+#include "vocab/LinkEval.h"
+
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <random>
+
+namespace wb::vocab {
+namespace {
+
+llvm::Error bad(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+// One generator per (seed, epoch, batch): a batch draws the same numbers whichever thread
+// runs it, so a single-threaded run is reproducible and Hogwild only races on updates.
+std::mt19937_64 generatorFor(uint64_t Seed, uint64_t Epoch, uint64_t Batch) {
+  std::seed_seq S{uint32_t(Seed), uint32_t(Seed >> 32), uint32_t(Epoch), uint32_t(Batch)};
+  return std::mt19937_64(S);
+}
+
+// Uniform integer in [0, N) without modulo bias worth mentioning for N <= 2^16.
+uint32_t below(std::mt19937_64 &G, uint32_t N) { return uint32_t(G() % N); }
+double unit(std::mt19937_64 &G) { return double(G() >> 11) * 0x1.0p-53; }
+
+void normalizeColumn(arma::mat &M, arma::uword C) {
+  const double N = arma::norm(M.col(C), 2);
+  if (N > 0)
+    M.col(C) /= N;
+}
+
+// The gradient of d(x) with respect to x, added into Out times Scale.
+void addDistanceGradient(const double *X, unsigned Dim, Distance D, double Scale, double *Out,
+                         double Sign) {
+  if (D == Distance::L1) {
+    for (unsigned K = 0; K < Dim; ++K)
+      Out[K] += Sign * Scale * double((X[K] > 0) - (X[K] < 0));
+    return;
+  }
+  double N = 0;
+  for (unsigned K = 0; K < Dim; ++K)
+    N += X[K] * X[K];
+  N = std::sqrt(N);
+  if (N == 0)
+    return;
+  for (unsigned K = 0; K < Dim; ++K)
+    Out[K] += Sign * Scale * X[K] / N;
+}
+
+class Trainer {
+public:
+  Trainer(const KnowledgeGraph &G, const TransEConfig &C) : G(G), C(C) {
+    const uint32_t NE = G.numEntities(), NR = G.numRelations();
+    std::mt19937_64 Gen(C.Seed);
+    const double Bound = 6.0 / std::sqrt(double(C.Dim));
+    M.Entities.set_size(C.Dim, NE);
+    M.Relations.set_size(C.Dim, NR);
+    for (arma::mat *X : {&M.Relations, &M.Entities})
+      for (double &V : *X)
+        V = (2 * unit(Gen) - 1) * Bound;
+    for (arma::uword R = 0; R < NR; ++R)
+      normalizeColumn(M.Relations, R);
+    if (C.NormalizeEntities)
+      for (arma::uword E = 0; E < NE; ++E)
+        normalizeColumn(M.Entities, E);
+    if (C.Opt == Optimizer::Adam) {
+      AdamM = {arma::mat(C.Dim, NE, arma::fill::zeros), arma::mat(C.Dim, NR, arma::fill::zeros)};
+      AdamV = AdamM;
+    }
+    Known = tripletSet(G.Train);
+    // Loss weight per training triplet, mean 1.
+    Weight.resize(G.Train.size(), 1.0);
+    if (C.Weights != TripletWeights::Unique) {
+      double Sum = 0;
+      for (size_t I = 0; I < Weight.size(); ++I) {
+        const double N = double(G.TrainCount[I]);
+        Weight[I] = C.Weights == TripletWeights::Frequency ? N : std::log1p(N);
+        Sum += Weight[I];
+      }
+      for (double &W : Weight)
+        W *= double(Weight.size()) / Sum;
+    }
+    // Bernoulli corruption: replace the head with probability tph / (tph + hpt).
+    HeadProb.assign(NR, 0.5);
+    if (C.Corrupt == Corruption::Bernoulli) {
+      std::vector<std::unordered_set<uint64_t>> Heads(NR), Tails(NR);
+      std::vector<double> N(NR);
+      for (const Triplet &T : G.Train) {
+        Heads[T.Relation].insert(T.Head);
+        Tails[T.Relation].insert(T.Tail);
+        ++N[T.Relation];
+      }
+      for (uint32_t R = 0; R < NR; ++R)
+        if (N[R] > 0) {
+          const double TPH = N[R] / Heads[R].size(), HPT = N[R] / Tails[R].size();
+          HeadProb[R] = TPH / (TPH + HPT);
+        }
+    }
+  }
+
+  llvm::Expected<TrainingResult> run(const std::function<void(const EpochReport &)> &OnEpoch) {
+    TrainingResult Res;
+    Res.Model = M;
+    const TripletSet AllKnown = tripletSet(G.Train, G.Valid, G.Test);
+    unsigned SinceBest = 0;
+    double Seconds = 0;
+    const unsigned Threads = std::max(1u, C.Threads);
+    std::optional<llvm::StdThreadPool> Pool;
+    if (Threads > 1)
+      Pool.emplace(llvm::hardware_concurrency(Threads));
+    std::vector<arma::mat> GE(Threads, arma::mat(C.Dim, G.numEntities(), arma::fill::zeros));
+    std::vector<arma::mat> GR(Threads, arma::mat(C.Dim, G.numRelations(), arma::fill::zeros));
+    for (unsigned Epoch = 1; Epoch <= C.Epochs; ++Epoch) {
+      const auto Start = std::chrono::steady_clock::now();
+      const double Loss = epoch(Epoch, Pool ? &*Pool : nullptr, GE, GR);
+      Seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+      if (!std::isfinite(Loss))
+        return bad("training diverged at epoch " + llvm::Twine(Epoch) +
+                   " (loss is not finite); lower --lr");
+      EpochReport Rep{Epoch, Loss};
+      Res.Epochs = Epoch;
+      Res.FinalLoss = Loss;
+      const bool Check = C.EvalEvery && !G.Valid.empty() &&
+                         (Epoch % C.EvalEvery == 0 || Epoch == C.Epochs);
+      if (Check) {
+        Rep.ValidMRR = evaluateLinks(M, C.Dist, G.Valid, AllKnown).Filtered.MRR;
+        if (Rep.ValidMRR > Res.BestValidMRR) {
+          Res.BestValidMRR = Rep.ValidMRR;
+          Res.BestEpoch = Epoch;
+          Res.Model = M;
+          Rep.Best = true;
+          SinceBest = 0;
+        } else {
+          ++SinceBest;
+        }
+      } else if (!C.EvalEvery || G.Valid.empty()) {
+        Res.Model = M; // no validation: the last model is the result
+        Res.BestEpoch = Epoch;
+      }
+      if (OnEpoch)
+        OnEpoch(Rep);
+      if (Check && SinceBest >= C.Patience)
+        break;
+    }
+    Res.SecondsPerEpoch = Res.Epochs ? Seconds / Res.Epochs : 0;
+    return Res;
+  }
+
+private:
+  double epoch(unsigned Epoch, llvm::StdThreadPool *Pool, std::vector<arma::mat> &GE,
+               std::vector<arma::mat> &GR) {
+    const size_t N = G.Train.size();
+    std::vector<uint32_t> Order(N);
+    for (size_t I = 0; I < N; ++I)
+      Order[I] = uint32_t(I);
+    std::mt19937_64 Shuffle = generatorFor(C.Seed, Epoch, ~0ull);
+    for (size_t I = N; I > 1; --I)
+      std::swap(Order[I - 1], Order[below(Shuffle, uint32_t(I))]);
+    const size_t B = std::min<size_t>(C.BatchSize, N);
+    const size_t NB = (N + B - 1) / B;
+    std::atomic<size_t> Next{0};
+    std::vector<double> Loss(GE.size(), 0.0);
+    auto Work = [&](unsigned T) {
+      for (size_t Batch; (Batch = Next++) < NB;) {
+        const size_t Lo = Batch * B, Hi = std::min(N, Lo + B);
+        Loss[T] += batch(Epoch, Batch, &Order[Lo], Hi - Lo, GE[T], GR[T]);
+      }
+    };
+    if (!Pool) {
+      Work(0);
+    } else {
+      for (unsigned T = 0; T < GE.size(); ++T)
+        Pool->async([&Work, T] { Work(T); });
+      Pool->wait();
+    }
+    double Sum = 0;
+    for (double L : Loss)
+      Sum += L;
+    return Sum / double(N * C.Negatives);
+  }
+
+  // Returns the summed weighted loss of the batch and applies its gradient.
+  double batch(unsigned Epoch, size_t BatchIndex, const uint32_t *Idx, size_t Count,
+               arma::mat &GE, arma::mat &GR) {
+    std::mt19937_64 Gen = generatorFor(C.Seed, Epoch, BatchIndex);
+    const unsigned D = C.Dim;
+    const uint32_t NE = G.numEntities();
+    std::vector<double> X(D), XN(D);
+    std::vector<arma::uword> TouchedE, TouchedR;
+    double Loss = 0;
+    const double Scale = 1.0 / double(Count * C.Negatives);
+    for (size_t I = 0; I < Count; ++I) {
+      const Triplet &T = G.Train[Idx[I]];
+      const double W = Weight[Idx[I]];
+      const double *H = M.Entities.colptr(T.Head), *R = M.Relations.colptr(T.Relation),
+                   *Tl = M.Entities.colptr(T.Tail);
+      for (unsigned K = 0; K < D; ++K)
+        X[K] = H[K] + R[K] - Tl[K];
+      const double DPos = norm(X.data());
+      for (unsigned Neg = 0; Neg < C.Negatives; ++Neg) {
+        Triplet F = corrupt(T, Gen, NE);
+        const double *FH = M.Entities.colptr(F.Head), *FT = M.Entities.colptr(F.Tail);
+        for (unsigned K = 0; K < D; ++K)
+          XN[K] = FH[K] + R[K] - FT[K];
+        const double L = C.Margin + DPos - norm(XN.data());
+        if (L <= 0)
+          continue;
+        Loss += W * L;
+        const double S = W * Scale;
+        addDistanceGradient(X.data(), D, C.Dist, S, GE.colptr(T.Head), +1);
+        addDistanceGradient(X.data(), D, C.Dist, S, GR.colptr(T.Relation), +1);
+        addDistanceGradient(X.data(), D, C.Dist, S, GE.colptr(T.Tail), -1);
+        addDistanceGradient(XN.data(), D, C.Dist, S, GE.colptr(F.Head), -1);
+        addDistanceGradient(XN.data(), D, C.Dist, S, GR.colptr(T.Relation), -1);
+        addDistanceGradient(XN.data(), D, C.Dist, S, GE.colptr(F.Tail), +1);
+        for (EntityId E : {T.Head, T.Tail, F.Head, F.Tail})
+          TouchedE.push_back(E);
+        TouchedR.push_back(T.Relation);
+      }
+    }
+    step(TouchedE, GE, M.Entities, 0);
+    step(TouchedR, GR, M.Relations, 1);
+    if (C.NormalizeEntities)
+      for (arma::uword E : TouchedE)
+        normalizeColumn(M.Entities, E);
+    return Loss;
+  }
+
+  double norm(const double *X) const {
+    double S = 0;
+    if (C.Dist == Distance::L1) {
+      for (unsigned K = 0; K < C.Dim; ++K)
+        S += std::fabs(X[K]);
+      return S;
+    }
+    for (unsigned K = 0; K < C.Dim; ++K)
+      S += X[K] * X[K];
+    return std::sqrt(S);
+  }
+
+  Triplet corrupt(const Triplet &T, std::mt19937_64 &Gen, uint32_t NE) const {
+    const bool Head = unit(Gen) < HeadProb[T.Relation];
+    Triplet F = T;
+    // Filtered sampling: redraw while the corruption is a known true triplet; a few
+    // attempts suffice unless an entity is related to nearly everything.
+    for (int Try = 0; Try < 32; ++Try) {
+      (Head ? F.Head : F.Tail) = below(Gen, NE);
+      if (!(F == T) && (!C.FilterNegatives || !Known.count(tripletKey(F))))
+        break;
+    }
+    return F;
+  }
+
+  // Applies and clears the accumulated gradient of the touched columns (sparse update).
+  void step(std::vector<arma::uword> &Touched, arma::mat &Grad, arma::mat &P, int Which) {
+    std::sort(Touched.begin(), Touched.end());
+    Touched.erase(std::unique(Touched.begin(), Touched.end()), Touched.end());
+    if (C.Opt == Optimizer::SGD) {
+      for (arma::uword Col : Touched) {
+        P.col(Col) -= C.LearningRate * Grad.col(Col);
+        Grad.col(Col).zeros();
+      }
+      return;
+    }
+    constexpr double B1 = 0.9, B2 = 0.999, Eps = 1e-8;
+    const uint64_t T = ++AdamStep[Which];
+    const double LR = C.LearningRate * std::sqrt(1 - std::pow(B2, double(T))) /
+                      (1 - std::pow(B1, double(T)));
+    arma::mat &Mo = AdamM[Which], &Ve = AdamV[Which];
+    for (arma::uword Col : Touched) {
+      double *G = Grad.colptr(Col), *Pp = P.colptr(Col), *Mp = Mo.colptr(Col),
+             *Vp = Ve.colptr(Col);
+      for (unsigned K = 0; K < C.Dim; ++K) {
+        Mp[K] = B1 * Mp[K] + (1 - B1) * G[K];
+        Vp[K] = B2 * Vp[K] + (1 - B2) * G[K] * G[K];
+        Pp[K] -= LR * Mp[K] / (std::sqrt(Vp[K]) + Eps);
+        G[K] = 0;
+      }
+    }
+  }
+
+  const KnowledgeGraph &G;
+  const TransEConfig &C;
+  TransEModel M;
+  std::array<arma::mat, 2> AdamM, AdamV; // entities, relations
+  std::array<std::atomic<uint64_t>, 2> AdamStep{};
+  TripletSet Known;
+  std::vector<double> Weight, HeadProb;
+};
+
+} // namespace
+
+llvm::Error TransEConfig::validate() const {
+  if (Dim == 0)
+    return bad("--dim must be at least 1");
+  if (Epochs == 0)
+    return bad("--epochs must be at least 1");
+  if (BatchSize == 0)
+    return bad("--batch-size must be at least 1");
+  if (Negatives == 0)
+    return bad("--negatives must be at least 1");
+  if (!(Margin > 0) || !std::isfinite(Margin))
+    return bad("--margin must be a positive number");
+  if (!(LearningRate > 0) || !std::isfinite(LearningRate))
+    return bad("--lr must be a positive number");
+  return llvm::Error::success();
+}
+
+double transEDistance(const double *H, const double *R, const double *T, unsigned Dim,
+                      Distance D) {
+  double S = 0;
+  for (unsigned K = 0; K < Dim; ++K) {
+    const double X = H[K] + R[K] - T[K];
+    S += D == Distance::L1 ? std::fabs(X) : X * X;
+  }
+  return D == Distance::L1 ? S : std::sqrt(S);
+}
+
+llvm::Expected<TrainingResult>
+trainTransE(const KnowledgeGraph &G, const TransEConfig &C,
+            const std::function<void(const EpochReport &)> &OnEpoch) {
+  if (llvm::Error E = C.validate())
+    return E;
+  if (G.Train.empty())
+    return bad("no training triplets");
+  Trainer T(G, C);
+  return T.run(OnEpoch);
+}
+
+} // namespace wb::vocab

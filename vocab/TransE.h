@@ -1,0 +1,81 @@
+// TransE (Bordes et al., 2013) for IR2Vec vocabularies: entities and relations are vectors,
+// a true triplet (h, r, t) should have h + r close to t. Trained with the margin ranking
+// loss  max(0, margin + d(h + r, t) - d(h' + r, t'))  over corrupted triplets (h', r, t').
+//
+// Data contract: entity vectors are the columns of a Dim x NumEntities Armadillo matrix
+// (the same memory as our row-major NumEntities x Dim vocabulary), relations likewise.
+#pragma once
+
+#include "vocab/KnowledgeGraph.h"
+
+#include "llvm/Support/Error.h"
+
+#include <armadillo>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace wb::vocab {
+
+enum class Distance { L1, L2 };
+enum class Optimizer { SGD, Adam };
+enum class Corruption { Uniform, Bernoulli };
+/// How each training triplet counts in the loss: once (deduplicated), in proportion to
+/// how often it occurs in the corpus, or in proportion to log(1 + occurrences). Weights are
+/// normalised to mean 1, so the learning rate means the same in every mode.
+enum class TripletWeights { Unique, Frequency, Log };
+
+struct TransEConfig {
+  unsigned Dim = 75;
+  unsigned Epochs = 1000;
+  unsigned BatchSize = 256;
+  unsigned Negatives = 1; // corrupted triplets per true one
+  double Margin = 1.0;
+  double LearningRate = 0.01;
+  Distance Dist = Distance::L1;
+  Optimizer Opt = Optimizer::Adam;
+  Corruption Corrupt = Corruption::Bernoulli;
+  bool FilterNegatives = true; // never use a known training triplet as a negative
+  bool NormalizeEntities = true; // entity vectors kept at unit L2 norm
+  TripletWeights Weights = TripletWeights::Unique;
+  unsigned Threads = 1; // >1: Hogwild (lock-free, not bit-reproducible)
+  uint64_t Seed = 1;
+  unsigned EvalEvery = 0; // >0: filtered validation MRR every so many epochs ...
+  unsigned Patience = 5;  // ... stop after this many checks without improvement
+
+  /// Fails with a message naming the bad setting.
+  llvm::Error validate() const;
+};
+
+struct TransEModel {
+  arma::mat Entities;  // Dim x NumEntities
+  arma::mat Relations; // Dim x NumRelations
+};
+
+struct EpochReport {
+  unsigned Epoch;       // 1-based
+  double Loss;          // mean weighted margin loss per training triplet
+  double ValidMRR = -1; // filtered, when evaluated this epoch
+  bool Best = false;    // this epoch's model is the best so far
+};
+
+struct TrainingResult {
+  TransEModel Model;        // the best model (by validation MRR when evaluated)
+  unsigned Epochs = 0;      // epochs run
+  unsigned BestEpoch = 0;
+  double FinalLoss = 0;
+  double BestValidMRR = -1;
+  double SecondsPerEpoch = 0;
+};
+
+/// Trains on G.Train. With Threads == 1 the result is a function of (G, Config) only.
+llvm::Expected<TrainingResult>
+trainTransE(const KnowledgeGraph &G, const TransEConfig &C,
+            const std::function<void(const EpochReport &)> &OnEpoch = {});
+
+/// d(h + r, t) for the configured distance.
+double transEDistance(const double *H, const double *R, const double *T, unsigned Dim,
+                      Distance D);
+
+} // namespace wb::vocab

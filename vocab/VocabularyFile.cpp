@@ -1,0 +1,206 @@
+#include "vocab/VocabularyFile.h"
+
+#include "vocab/H5.h"
+#include "vocab/IO.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+
+namespace wb::vocab {
+namespace {
+
+llvm::Error fail(llvm::StringRef Source, const llvm::Twine &What) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), (Source + ": " + What).str());
+}
+
+constexpr llvm::StringLiteral HDF5Signature("\x89HDF\r\n\x1a\n");
+
+bool isHDF5(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFileSlice(Path, 8, 0);
+  return Buf && (*Buf)->getBuffer() == HDF5Signature;
+}
+
+EntityVectors fromLoaded(LoadedVocabulary &&L) {
+  EntityVectors V;
+  V.Dim = L.Vocab.dimension();
+  V.Rows.assign(L.Vocab.matrix().begin(), L.Vocab.matrix().end());
+  V.MissingKeys = std::move(L.MissingKeys);
+  V.UnknownKeys = std::move(L.UnknownKeys);
+  return V;
+}
+
+constexpr Weights Unit{1.0f, 1.0f, 1.0f}; // x * 1.0 is exact: the file's own values
+
+llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
+  using namespace h5;
+  const std::string P = Path.str();
+  try {
+    H5::Exception::dontPrint();
+    H5::H5File F(P, H5F_ACC_RDONLY);
+    if (!F.attrExists("schema") || readStrAttr(F, "schema") != VocabularyHDF5Schema)
+      return fail(Path, llvm::Twine("not a vocabulary file (expected HDF5 attribute schema = \"") +
+                            VocabularyHDF5Schema + "\")");
+    EntityVectors V;
+    H5::DataSet E = F.openDataSet("entities");
+    hsize_t Dims[2] = {0, 0};
+    if (E.getSpace().getSimpleExtentNdims() != 2)
+      return fail(Path, "/entities must be a 2-D dataset [entities, dimension]");
+    E.getSpace().getSimpleExtentDims(Dims);
+    if (Dims[0] != NumEntities || Dims[1] == 0)
+      return fail(Path, "/entities has shape [" + llvm::Twine(Dims[0]) + ", " +
+                            llvm::Twine(Dims[1]) + "], expected [" + llvm::Twine(NumEntities) +
+                            ", D>0]");
+    V.Dim = unsigned(Dims[1]);
+    V.Rows = readNumbers<double>(E, H5::PredType::NATIVE_DOUBLE, 0, Dims[0], V.Dim);
+    H5::DataSet Names = F.openDataSet("entity_names");
+    std::vector<std::string> N = readStrings(Names, 0, extentOf(Names));
+    for (EntityId Id = 0; Id < NumEntities; ++Id)
+      if (Id >= N.size() || N[Id] != entityName(Id))
+        return fail(Path, "/entity_names[" + llvm::Twine(Id) + "] is '" +
+                              (Id < N.size() ? N[Id] : std::string("<missing>")) +
+                              "', expected '" + std::string(entityName(Id)) +
+                              "' (the LLVM 22 entity layout)");
+    if (F.nameExists("relations")) {
+      H5::DataSet R = F.openDataSet("relations");
+      H5::DataSet RN = F.openDataSet("relation_names");
+      V.RelationNames = readStrings(RN, 0, extentOf(RN));
+      hsize_t RD[2] = {0, 0};
+      R.getSpace().getSimpleExtentDims(RD);
+      if (RD[0] != V.RelationNames.size() || RD[1] != V.Dim)
+        return fail(Path, "/relations must have shape [relation_names, dimension]");
+      V.Relations = readNumbers<double>(R, H5::PredType::NATIVE_DOUBLE, 0, RD[0], V.Dim);
+    }
+    for (unsigned I = 0, N = unsigned(F.getNumAttrs()); I < N; ++I) {
+      H5::Attribute A = F.openAttribute(I);
+      if (A.getTypeClass() == H5T_STRING) {
+        std::string S;
+        A.read(A.getStrType(), S);
+        V.Provenance.emplace_back(A.getName(), S);
+      }
+    }
+    for (double X : V.Rows)
+      if (!std::isfinite(X))
+        return fail(Path, "/entities holds a value that is not finite");
+    return V;
+  } catch (const H5::Exception &E) {
+    return h5::h5Error(P, E);
+  }
+}
+
+} // namespace
+
+llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path) {
+  if (Path.empty()) {
+    auto L = parseVocabularyJSON(defaultVocabularyJSON(), DefaultVocabularyName, Unit);
+    if (!L)
+      return L.takeError();
+    return fromLoaded(std::move(*L));
+  }
+  if (isHDF5(Path))
+    return readHDF5(Path);
+  auto L = readVocabularyJSON(Path, Unit);
+  if (!L)
+    return L.takeError();
+  return fromLoaded(std::move(*L));
+}
+
+llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weights W) {
+  if (Path.empty())
+    return parseVocabularyJSON(defaultVocabularyJSON(), DefaultVocabularyName, W);
+  if (!isHDF5(Path))
+    return readVocabularyJSON(Path, W);
+  auto V = readHDF5(Path);
+  if (!V)
+    return V.takeError();
+  auto Vocab = Vocabulary::fromUnweightedRows(std::move(V->Rows), V->Dim, W);
+  if (!Vocab)
+    return fail(Path, llvm::toString(Vocab.takeError()));
+  return LoadedVocabulary{std::move(*Vocab), {}, {}};
+}
+
+llvm::Expected<std::string> vocabularySHA256(llvm::StringRef Path) {
+  if (!Path.empty())
+    return sha256OfFile(Path);
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(defaultVocabularyJSON())),
+                     /*LowerCase=*/true);
+}
+
+llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V) {
+  auto Out = AtomicOutput::create(Path);
+  if (!Out)
+    return Out.takeError();
+  llvm::json::OStream J(Out->os(), 1);
+  J.object([&] {
+    for (llvm::StringRef Section : {"Opcodes", "Types", "Arguments"})
+      J.attributeObject(Section, [&] {
+        for (EntityId Id = 0; Id < NumEntities; ++Id) {
+          if (jsonSectionOf(Id) != std::string_view(Section))
+            continue;
+          J.attributeArray(llvm::StringRef(entityName(Id)), [&] {
+            // llvm::json prints doubles with %.17g: they read back bit for bit.
+            for (unsigned K = 0; K < V.Dim; ++K)
+              J.value(V.row(Id)[K]);
+          });
+        }
+      });
+  });
+  Out->os() << '\n';
+  return Out->commit();
+}
+
+llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V) {
+  using namespace h5;
+  // HDF5 writes through its own file handle: write a temporary name, then rename.
+  const std::string Final = Path.str();
+  llvm::SmallString<256> Temp;
+  if (std::error_code EC = llvm::sys::fs::getPotentiallyUniqueFileName(Final + ".tmp-%%%%%%%%",
+                                                                        Temp))
+    return fail(Path, "cannot choose a temporary file: " + EC.message());
+  const std::string TempS(Temp);
+  try {
+    H5::Exception::dontPrint();
+    H5::FileCreatPropList FC;
+    H5::FileAccPropList FA;
+    FA.setLibverBounds(H5F_LIBVER_V18, H5F_LIBVER_V18);
+    {
+      H5::H5File F(TempS, H5F_ACC_TRUNC, FC, FA);
+      writeAttr(F, "schema", std::string(VocabularyHDF5Schema));
+      writeAttr(F, "dimension", int64_t(V.Dim));
+      for (const auto &[K, Val] : V.Provenance)
+        if (K != "schema")
+          writeAttr(F, K.c_str(), Val);
+      writeMatrix(F, "entities", V.Rows.data(), NumEntities, V.Dim);
+      std::vector<std::string> Names;
+      for (EntityId Id = 0; Id < NumEntities; ++Id)
+        Names.emplace_back(entityName(Id));
+      writeStrings(F, "entity_names", Names);
+      if (!V.RelationNames.empty()) {
+        writeMatrix(F, "relations", V.Relations.data(), V.RelationNames.size(), V.Dim);
+        writeStrings(F, "relation_names", V.RelationNames);
+      }
+    }
+  } catch (const H5::Exception &E) {
+    llvm::sys::fs::remove(TempS);
+    return h5Error(Final, E);
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(TempS, Final)) {
+    llvm::sys::fs::remove(TempS);
+    return fail(Path, "cannot rename the finished file into place: " + EC.message());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error writeVocabularyFile(llvm::StringRef Path, const EntityVectors &V) {
+  if (V.Rows.size() != size_t(NumEntities) * V.Dim || V.Dim == 0)
+    return fail(Path, "internal error: vocabulary has the wrong shape");
+  const llvm::StringRef Ext = llvm::sys::path::extension(Path);
+  if (Ext == ".h5" || Ext == ".hdf5")
+    return writeVocabularyHDF5(Path, V);
+  return writeVocabularyJSON(Path, V);
+}
+
+} // namespace wb::vocab

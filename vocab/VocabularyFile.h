@@ -1,0 +1,57 @@
+// Vocabulary files in every form the workbench reads and writes, as unweighted entity
+// vectors (weights are applied only when a Vocabulary is built for embedding):
+//   - LLVM 22's vocabulary JSON (read: Vocabulary.h; written here with all 110 keys, in the
+//     layout llvm-ir2vec and opt -ir2vec-vocab-path load), and
+//   - our HDF5 vocabulary, schema ir2vec.vocabulary/1 (docs/formats/vocabulary-hdf5.md): the
+//     entity matrix, the relation vectors TransE learned, and provenance attributes.
+// The format of an input is recognised by its content (the HDF5 signature), not its name.
+#pragma once
+
+#include "vocab/Vocabulary.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wb::vocab {
+
+inline constexpr const char *VocabularyHDF5Schema = "ir2vec.vocabulary/1";
+
+struct EntityVectors {
+  unsigned Dim = 0;
+  std::vector<double> Rows; // NumEntities x Dim, row-major, unweighted
+  // Only in files we trained: relation vectors (NumRelations x Dim) and their names.
+  std::vector<double> Relations;
+  std::vector<std::string> RelationNames;
+  // Provenance (HDF5 attributes): name -> text. JSON has none.
+  std::vector<std::pair<std::string, std::string>> Provenance;
+  // Keys a JSON file lacked or had in excess ("Section.Key"), for warnings.
+  std::vector<std::string> MissingKeys, UnknownKeys;
+
+  const double *row(EntityId Id) const { return Rows.data() + size_t(Id) * Dim; }
+};
+
+/// The name the default vocabulary goes by in messages and output headers.
+inline constexpr const char *DefaultVocabularyName = "<default vocabulary>";
+/// The vocabulary the project trains and ships (vocab/default/), built into the library.
+llvm::StringRef defaultVocabularyJSON();
+
+/// Reads JSON or HDF5 (by content). An empty Path means the default vocabulary.
+llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path);
+/// Reads any supported file, or the default vocabulary for an empty Path, and applies W.
+llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weights W);
+/// SHA-256 of the vocabulary's bytes (of the built-in JSON for an empty Path).
+llvm::Expected<std::string> vocabularySHA256(llvm::StringRef Path);
+
+/// LLVM 22 vocabulary JSON: "Opcodes", "Types", "Arguments" with every entity's key, values
+/// printed so that they read back as the same doubles. Atomic (temporary file + rename).
+llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V);
+/// The HDF5 form, with relations and provenance when present. Atomic.
+llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V);
+/// Chooses the writer by the output name: .h5/.hdf5 -> HDF5, anything else -> JSON.
+llvm::Error writeVocabularyFile(llvm::StringRef Path, const EntityVectors &V);
+
+} // namespace wb::vocab
