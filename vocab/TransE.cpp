@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <random>
 
 namespace wb::vocab {
 namespace {
@@ -17,16 +16,40 @@ llvm::Error bad(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
 
+// xoshiro256** (Blackman and Vigna), seeded through SplitMix64: small, fast to seed (one
+// generator per batch costs nothing, unlike mt19937's 312-word state) and the same on every
+// platform, which std::uniform_*_distribution is not.
+class Rng {
+public:
+  explicit Rng(uint64_t Seed) {
+    for (uint64_t &W : S) {
+      Seed += 0x9E3779B97F4A7C15ull;
+      uint64_t Z = Seed;
+      Z = (Z ^ (Z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      Z = (Z ^ (Z >> 27)) * 0x94D049BB133111EBull;
+      W = Z ^ (Z >> 31);
+    }
+  }
+  uint64_t operator()() {
+    const uint64_t R = rotl(S[1] * 5, 7) * 9, T = S[1] << 17;
+    S[2] ^= S[0], S[3] ^= S[1], S[1] ^= S[2], S[0] ^= S[3], S[2] ^= T, S[3] = rotl(S[3], 45);
+    return R;
+  }
+
+private:
+  static uint64_t rotl(uint64_t X, int K) { return (X << K) | (X >> (64 - K)); }
+  uint64_t S[4];
+};
+
 // One generator per (seed, epoch, batch): a batch draws the same numbers whichever thread
 // runs it, so a single-threaded run is reproducible and Hogwild only races on updates.
-std::mt19937_64 generatorFor(uint64_t Seed, uint64_t Epoch, uint64_t Batch) {
-  std::seed_seq S{uint32_t(Seed), uint32_t(Seed >> 32), uint32_t(Epoch), uint32_t(Batch)};
-  return std::mt19937_64(S);
+Rng generatorFor(uint64_t Seed, uint64_t Epoch, uint64_t Batch) {
+  return Rng(Seed ^ (Epoch * 0xD1B54A32D192ED03ull) ^ (Batch * 0x8CB92BA72F3D8DD7ull));
 }
 
-// Uniform integer in [0, N) without modulo bias worth mentioning for N <= 2^16.
-uint32_t below(std::mt19937_64 &G, uint32_t N) { return uint32_t(G() % N); }
-double unit(std::mt19937_64 &G) { return double(G() >> 11) * 0x1.0p-53; }
+// Uniform integer in [0, N) (Lemire's multiply-shift; bias below 2^-32 for N <= 2^32).
+uint32_t below(Rng &G, uint32_t N) { return uint32_t(((G() >> 32) * N) >> 32); }
+double unit(Rng &G) { return double(G() >> 11) * 0x1.0p-53; }
 
 void normalizeColumn(arma::mat &M, arma::uword C) {
   const double N = arma::norm(M.col(C), 2);
@@ -56,7 +79,7 @@ class Trainer {
 public:
   Trainer(const KnowledgeGraph &G, const TransEConfig &C) : G(G), C(C) {
     const uint32_t NE = G.numEntities(), NR = G.numRelations();
-    std::mt19937_64 Gen(C.Seed);
+    Rng Gen(C.Seed);
     const double Bound = 6.0 / std::sqrt(double(C.Dim));
     M.Entities.set_size(C.Dim, NE);
     M.Relations.set_size(C.Dim, NR);
@@ -72,7 +95,13 @@ public:
       AdamM = {arma::mat(C.Dim, NE, arma::fill::zeros), arma::mat(C.Dim, NR, arma::fill::zeros)};
       AdamV = AdamM;
     }
-    Known = tripletSet(G.Train);
+    // The known training triplets as a dense bit set: the graph is tiny (entities^2 x
+    // relations bits, ~150 KB for LLVM 22) and the lookup is on the hot path.
+    KnownBits.assign((size_t(NE) * NE * NR + 63) / 64, 0);
+    for (const Triplet &T : G.Train) {
+      const size_t B = bitOf(T);
+      KnownBits[B / 64] |= uint64_t(1) << (B % 64);
+    }
     // Loss weight per training triplet, mean 1.
     Weight.resize(G.Train.size(), 1.0);
     if (C.Weights != TripletWeights::Unique) {
@@ -158,7 +187,7 @@ private:
     std::vector<uint32_t> Order(N);
     for (size_t I = 0; I < N; ++I)
       Order[I] = uint32_t(I);
-    std::mt19937_64 Shuffle = generatorFor(C.Seed, Epoch, ~0ull);
+    Rng Shuffle = generatorFor(C.Seed, Epoch, ~0ull);
     for (size_t I = N; I > 1; --I)
       std::swap(Order[I - 1], Order[below(Shuffle, uint32_t(I))]);
     const size_t B = std::min<size_t>(C.BatchSize, N);
@@ -187,7 +216,7 @@ private:
   // Returns the summed weighted loss of the batch and applies its gradient.
   double batch(unsigned Epoch, size_t BatchIndex, const uint32_t *Idx, size_t Count,
                arma::mat &GE, arma::mat &GR) {
-    std::mt19937_64 Gen = generatorFor(C.Seed, Epoch, BatchIndex);
+    Rng Gen = generatorFor(C.Seed, Epoch, BatchIndex);
     const unsigned D = C.Dim;
     const uint32_t NE = G.numEntities();
     std::vector<double> X(D), XN(D);
@@ -231,26 +260,29 @@ private:
     return Loss;
   }
 
+  // Four partial sums: a single accumulator is one long chain of dependent additions
+  // (the compiler may not reassociate them).
   double norm(const double *X) const {
-    double S = 0;
-    if (C.Dist == Distance::L1) {
-      for (unsigned K = 0; K < C.Dim; ++K)
-        S += std::fabs(X[K]);
-      return S;
-    }
-    for (unsigned K = 0; K < C.Dim; ++K)
-      S += X[K] * X[K];
-    return std::sqrt(S);
+    double S[4] = {0, 0, 0, 0};
+    unsigned K = 0;
+    const bool L1 = C.Dist == Distance::L1;
+    for (; K + 4 <= C.Dim; K += 4)
+      for (unsigned J = 0; J < 4; ++J)
+        S[J] += L1 ? std::fabs(X[K + J]) : X[K + J] * X[K + J];
+    for (; K < C.Dim; ++K)
+      S[0] += L1 ? std::fabs(X[K]) : X[K] * X[K];
+    const double Sum = (S[0] + S[1]) + (S[2] + S[3]);
+    return L1 ? Sum : std::sqrt(Sum);
   }
 
-  Triplet corrupt(const Triplet &T, std::mt19937_64 &Gen, uint32_t NE) const {
+  Triplet corrupt(const Triplet &T, Rng &Gen, uint32_t NE) const {
     const bool Head = unit(Gen) < HeadProb[T.Relation];
     Triplet F = T;
     // Filtered sampling: redraw while the corruption is a known true triplet; a few
     // attempts suffice unless an entity is related to nearly everything.
     for (int Try = 0; Try < 32; ++Try) {
       (Head ? F.Head : F.Tail) = below(Gen, NE);
-      if (!(F == T) && (!C.FilterNegatives || !Known.count(tripletKey(F))))
+      if (!(F == T) && (!C.FilterNegatives || !isKnown(F)))
         break;
     }
     return F;
@@ -284,12 +316,20 @@ private:
     }
   }
 
+  size_t bitOf(const Triplet &T) const {
+    return (size_t(T.Head) * G.numEntities() + T.Tail) * G.numRelations() + T.Relation;
+  }
+  bool isKnown(const Triplet &T) const {
+    const size_t B = bitOf(T);
+    return (KnownBits[B / 64] >> (B % 64)) & 1;
+  }
+
   const KnowledgeGraph &G;
   const TransEConfig &C;
   TransEModel M;
   std::array<arma::mat, 2> AdamM, AdamV; // entities, relations
   std::array<std::atomic<uint64_t>, 2> AdamStep{};
-  TripletSet Known;
+  std::vector<uint64_t> KnownBits;
   std::vector<double> Weight, HeadProb;
 };
 

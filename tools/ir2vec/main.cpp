@@ -431,7 +431,7 @@ int runVocabTrain(Options O) {
         return reportError(llvm::toString(std::move(E)));
   if (!O.Quiet) {
     const auto &R = T->Result;
-    llvm::errs() << ToolName << ": " << R.Epochs << " epochs (" << llvm::formatv("{0:f4}", R.SecondsPerEpoch)
+    llvm::errs() << ToolName << ": " << R.Epochs << " epochs (" << llvm::formatv("{0:f6}", R.SecondsPerEpoch)
                  << " s/epoch), final loss " << llvm::formatv("{0:f5}", R.FinalLoss);
     if (R.BestValidMRR >= 0)
       llvm::errs() << ", best validation MRR " << llvm::formatv("{0:f4}", R.BestValidMRR)
