@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Reproduces the shipped default vocabulary (vocab/default/) end to end with the project's own
+# tools: builds the Debian-source corpus, extracts triplets at every optimisation level,
+# trains TransE and exports LLVM-22 JSON plus the HDF5 form with provenance.
+#
+#   scripts/train-default-vocab.sh [WORK_DIR]        (default: build/default-vocab)
+#
+# Needs a built tree (build/bin/ir2vec) and ../shared/corpus/build-corpus.sh. Takes a few
+# minutes on 2 cores; the result is deterministic (one training thread, fixed seeds).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=${1:-$repo/build/default-vocab}
+ir2vec=$repo/build/bin/ir2vec
+mkdir -p "$work"
+
+# 1. Corpus: IR before any LLVM pass (as MLGO corpora), so that step 2 sees each module at
+#    every optimisation level exactly as opt-22 -O<x> would produce it.
+bash "$repo/scripts/build-test-corpus.sh" "$repo/../shared/corpus/build-corpus.sh" \
+  "$work/corpus" -Oz -Xclang -disable-llvm-passes
+
+# 2. Triplets: the corpus plus the training supplement (rare constructs), LLVM's default
+#    pipelines O0..Oz in-process, with the extended relations (predicates, operand types).
+{ cat "$work/corpus/corpus.list"; echo "$repo/vocab/default/supplement.ll"; } > "$work/inputs.list"
+"$ir2vec" triplets --format openke -o "$work/triplets" --extended-relations \
+  --opt-levels O0,O1,O2,O3,Os,Oz -j "$(nproc)" "@$work/inputs.list"
+
+# 3. TransE, 75 dimensions, L1, margin 4, Adam; early stopping on validation MRR.
+"$ir2vec" vocab train "$work/triplets" --dim 75 --epochs 1000 --seed 1 --margin 4 --lr 0.01 \
+  --batch-size 256 --distance l1 --optimizer adam --corruption bernoulli \
+  --eval-every 10 --patience 10 --split-seed 1 \
+  -o "$repo/vocab/default/ir2vec-default-75d.json" \
+  --hdf5 "$repo/vocab/default/ir2vec-default-75d.h5"
+
+# 4. Compare with LLVM's seed vocabulary on the same held-out split (when available).
+seed=$repo/../shared/vocab/seedEmbeddingVocab75D.json
+"$ir2vec" vocab eval "$work/triplets" --split-seed 1 \
+  --vocab "$repo/vocab/default/ir2vec-default-75d.h5" \
+  $( [ -f "$seed" ] && echo --vocab "$seed" ) | tee "$work/eval.txt"
+echo "default vocabulary written to vocab/default/; rebuild to compile it in"
