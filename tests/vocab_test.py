@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""Vocabulary training from the command line, against independent oracles.
+
+  - `triplets --format openke` against llvm-ir2vec run per module and combined the way LLVM's
+    generateTriplets.py combines them (unique set, entity2id = `llvm-ir2vec entities`,
+    relation2id = Type, Next, Arg0..);
+  - `--opt-levels` against `opt-22 -O<x> | llvm-ir2vec triplets` (triplet counts equal);
+  - `--extended-relations` adds exactly one predicate triplet per compare and leaves LLVM's
+    triplets unchanged;
+  - the default vocabulary as exported: opt-22 `print<ir2vec-vocab>` shows 110 of 110 keys
+    non-zero, and llvm-ir2vec with the exported file prints what `ir2vec` prints without any
+    vocabulary option;
+  - `vocab train` output loads in llvm-ir2vec, is reproducible for a seed, carries provenance
+    (read with h5py); bad OpenKE input exits 1 naming file and line and leaves no output;
+  - `cmake --install` gives a tool that works without a vocabulary option.
+Run with the system python (python3-h5py).
+"""
+import argparse, collections, glob, json, os, re, shutil, subprocess, sys, tempfile
+
+import h5py
+
+p = argparse.ArgumentParser()
+p.add_argument("--ir2vec", required=True)
+p.add_argument("--llvm-bindir", required=True)
+p.add_argument("--data", required=True)
+p.add_argument("--build", required=True)
+p.add_argument("--corpus-list")
+a = p.parse_args()
+LLVM_IR2VEC = os.path.join(a.llvm_bindir, "llvm-ir2vec")
+OPT = os.path.join(a.llvm_bindir, "opt")
+fails, passes = [], 0
+
+
+def check(name, ok, detail=""):
+    global passes
+    if ok:
+        passes += 1
+    else:
+        fails.append(name)
+        print("FAIL", name, detail[:2000])
+
+
+def run(cmd, stdin=None, ok=True):
+    r = subprocess.run(cmd, capture_output=True, input=stdin)
+    if ok and r.returncode:
+        sys.exit("command failed: %s\n%s" % (" ".join(cmd), r.stderr.decode()))
+    return r
+
+
+def llvm_triplets(path, level=None):
+    """(MAX_RELATION, Counter of (h, t, r)) from llvm-ir2vec, after opt -O<level> if given."""
+    if level:
+        ir = run([OPT, "-" + level, path, "-o", "-"]).stdout
+        out = run([LLVM_IR2VEC, "triplets", "-"], stdin=ir).stdout.decode()
+    else:
+        out = run([LLVM_IR2VEC, "triplets", path]).stdout.decode()
+    lines = out.splitlines()
+    return int(lines[0].split("=")[1]), collections.Counter(tuple(map(int, l.split("\t"))) for l in lines[1:])
+
+
+def read_openke(d):
+    tr = open(os.path.join(d, "train2id.txt")).read().splitlines()
+    counts = {}
+    for l in open(os.path.join(d, "triplet_counts.txt")).read().splitlines()[1:]:
+        h, t, r, c = map(int, l.split("\t"))
+        counts[(h, t, r)] = c
+    return int(tr[0]), [tuple(map(int, l.split("\t"))) for l in tr[1:]], counts
+
+
+tmp = tempfile.mkdtemp(prefix="vocab_test.")
+ir2vec = a.ir2vec
+good = [f for f in sorted(glob.glob(os.path.join(a.data, "*.ll")))
+        if os.path.basename(f) not in ("baddebug.ll",)]
+
+# ---- OpenKE output = generateTriplets.py over llvm-ir2vec -----------------------------
+kg = os.path.join(tmp, "kg")
+run([ir2vec, "triplets", "-q", "--format", "openke", "-o", kg] + good)
+n, lines, counts = read_openke(kg)
+want, maxrel = collections.Counter(), 1
+for f in good:
+    m, c = llvm_triplets(f)
+    maxrel = max(maxrel, m)
+    want.update(c)
+check("openke train2id = unique llvm-ir2vec triplets", n == len(lines) and set(lines) == set(want)
+      and len(lines) == len(set(lines)), "%d vs %d" % (len(lines), len(want)))
+check("openke triplet_counts = occurrences", counts == dict(want))
+check("openke entity2id = llvm-ir2vec entities",
+      open(os.path.join(kg, "entity2id.txt")).read() == run([LLVM_IR2VEC, "entities"]).stdout.decode())
+rel = ["%d" % (maxrel + 1), "Type\t0", "Next\t1"] + ["Arg%d\t%d" % (i, i + 2) for i in range(maxrel - 1)]
+check("openke relation2id as generateTriplets.py",
+      open(os.path.join(kg, "relation2id.txt")).read().splitlines() == rel)
+man = json.load(open(os.path.join(kg, "manifest.json")))
+check("manifest schema and counts", man["schema"] == "ir2vec.triplets/1"
+      and man["unique_triplets"] == len(want) and man["total_triplets"] == sum(want.values()))
+freq = os.path.join(tmp, "kgf")
+run([ir2vec, "triplets", "-q", "--format", "openke", "--weighting", "frequency", "-o", freq] + good)
+n2, lines2, _ = read_openke(freq)
+check("frequency weighting repeats each triplet by its count",
+      collections.Counter(lines2) == want and n2 == sum(want.values()))
+
+# ---- in-process pipelines = opt-22 -O<x> | llvm-ir2vec ------------------------------------
+mods = good[:]
+if a.corpus_list:
+    corpus = [l.strip() for l in open(a.corpus_list) if l.strip()]
+    mods = corpus[::9]
+compared = 0
+for i, f in enumerate(mods):
+    levels = ["O0", "O1", "O2", "O3", "Os", "Oz"] if a.corpus_list else ["O0", "O2", "O3", "Oz"]
+    for lvl in levels[i % 2::2] if a.corpus_list else levels:
+        d = os.path.join(tmp, "opt")
+        run([ir2vec, "triplets", "-q", "--format", "openke", "--opt-levels", lvl, "-o", d, f])
+        _, _, got = read_openke(d)
+        _, ref = llvm_triplets(f, lvl)
+        check("opt %s %s" % (lvl, f), got == dict(ref))
+        compared += 1
+print("compared %d module x level pipelines with opt-22" % compared)
+
+# ---- extended relations ---------------------------------------------------------------
+for f in good:
+    base = run([ir2vec, "triplets", f]).stdout.decode().splitlines()
+    ext = run([ir2vec, "triplets", "--extended-relations", f]).stdout.decode().splitlines()
+    m = int(base[0].split("=")[1])
+    ext_l = [tuple(map(int, l.split("\t"))) for l in ext[1:]]
+    text = run([os.path.join(a.llvm_bindir, "llvm-dis"), f, "-o", "-"]).stdout.decode() \
+        if f.endswith(".bc") else open(f).read()
+    # Compares in defined functions (declarations have no body): count "= icmp"/"= fcmp".
+    cmps = len(re.findall(r"=\s+(?:icmp|fcmp)\b", text))
+    check("extended keeps LLVM's triplets " + f,
+          [l for l in ext_l if l[2] <= m] == [tuple(map(int, l.split("\t"))) for l in base[1:]]
+          and ext[0] == "MAX_RELATION=%d" % (m + 2))
+    check("one predicate triplet per compare " + f,
+          sum(1 for l in ext_l if l[2] == m + 1) == cmps, "%s" % cmps)
+    check("predicate triplets point at predicate entities " + f,
+          all(84 <= l[1] <= 109 for l in ext_l if l[2] == m + 1))
+
+# ---- the default vocabulary, as LLVM sees it --------------------------------------------
+dj = os.path.join(tmp, "default.json")
+run([ir2vec, "vocab", "export", "-o", dj])
+r = run([OPT, "-passes=print<ir2vec-vocab>", "-ir2vec-vocab-path=" + dj, "-disable-output",
+         good[0]])
+keys = re.findall(r"Key: (\S+):\s+\[(.*?)\]", r.stderr.decode())
+nonzero = sum(1 for _, v in keys if any(float(x) != 0 for x in v.replace(",", " ").split()))
+check("opt-22 print<ir2vec-vocab>: 110 of 110 entities non-zero", len(keys) == 110 and nonzero == 110,
+      "%d keys, %d non-zero" % (len(keys), nonzero))
+for f in good:
+    for lvl in ("func", "bb"):
+        ours = run([ir2vec, "embeddings", "-q", "--level", lvl, f]).stdout
+        ref = run([LLVM_IR2VEC, "embeddings", "--ir2vec-vocab-path=" + dj, "--level=" + lvl, f],
+                  ok=False).stdout
+        check("llvm-ir2vec with exported default = ir2vec without vocabulary %s %s" % (lvl, f),
+              ours == ref)
+dh = os.path.join(tmp, "default.h5")
+run([ir2vec, "vocab", "export", "-o", dh])
+shipped = os.path.join(a.data, "..", "..", "vocab", "default", "ir2vec-default-75d.h5")
+with h5py.File(dh) as h, h5py.File(shipped) as s:
+    check("default HDF5 export = the shipped HDF5 (with provenance) entity for entity",
+          h.attrs["schema"] == "ir2vec.vocabulary/1" and h["entities"].shape == (110, 75)
+          and (h["entities"][()] == s["entities"][()]).all()
+          and "hyperparameters" in s.attrs and s.attrs["llvm_version"].startswith("22"))
+back = os.path.join(tmp, "back.json")
+run([ir2vec, "vocab", "export", "--vocab", dh, "-o", back])
+check("HDF5 -> JSON conversion is lossless", open(back).read() == open(dj).read())
+
+# ---- training from the command line ------------------------------------------------------
+out1, out2, h5 = (os.path.join(tmp, n) for n in ("t1.json", "t2.json", "t.h5"))
+args = ["vocab", "train", kg, "--dim", "8", "--epochs", "30", "--seed", "3", "-q"]
+run([ir2vec] + args + ["-o", out1, "--hdf5", h5])
+run([ir2vec] + args + ["-o", out2])
+check("training is reproducible for a seed", open(out1).read() == open(out2).read())
+r = run([LLVM_IR2VEC, "embeddings", "--ir2vec-vocab-path=" + out1, good[0]], ok=False)
+check("llvm-ir2vec loads a trained vocabulary", r.returncode == 0 and r.stdout.startswith(b"Function:"),
+      r.stderr.decode())
+with h5py.File(h5) as h:
+    hp = json.loads(h.attrs["hyperparameters"])
+    met = json.loads(h.attrs["metrics"])
+    check("trained HDF5 provenance", hp["dimension"] == 8 and hp["epochs"] == 30
+          and h.attrs["seed"] == "3" and "test_filtered" in met
+          and h["relations"].shape[0] == len(h["relation_names"]))
+ev = json.loads(run([ir2vec, "vocab", "eval", kg, "--vocab", h5, "--json"]).stdout)
+check("vocab eval --json", ev["schema"] == "ir2vec.vocab-eval/1" and len(ev["results"]) == 1
+      and "own_relations" in ev["results"][0]
+      and abs(ev["results"][0]["own_relations"]["filtered"]["hits10"] - met["test_filtered"]["hits10"]) < 1e-12)
+
+bad = os.path.join(tmp, "bad")
+shutil.copytree(kg, bad)
+with open(os.path.join(bad, "train2id.txt"), "a") as f:
+    f.write("1\t2\n")
+badout = os.path.join(tmp, "bad.json")
+r = run([ir2vec, "vocab", "train", bad, "--epochs", "2", "-o", badout], ok=False)
+check("malformed train2id: exit 1, file and line, no output", r.returncode == 1
+      and re.search(rb"train2id.txt:\d+: ", r.stderr) and not os.path.exists(badout), r.stderr.decode())
+with open(os.path.join(bad, "train2id.txt"), "w") as f:
+    f.write("1\n0\t999\t0\n")
+r = run([ir2vec, "vocab", "train", bad, "--epochs", "2", "-o", badout], ok=False)
+check("unknown entity id: exit 1", r.returncode == 1 and b"entity id 999 is unknown" in r.stderr)
+r = run([ir2vec, "vocab", "eval", os.path.join(tmp, "missing")], ok=False)
+check("missing directory: exit 1", r.returncode == 1 and b"not a directory" in r.stderr)
+
+# ---- installation ---------------------------------------------------------------------
+prefix = os.path.join(tmp, "prefix")
+run(["cmake", "--install", a.build, "--prefix", prefix])
+r = run([os.path.join(prefix, "bin", "ir2vec"), "embeddings", good[0]], ok=False)
+check("installed ir2vec embeds with the default vocabulary",
+      r.returncode == 0 and r.stdout == run([ir2vec, "embeddings", good[0]]).stdout)
+check("installed default vocabulary files",
+      os.path.exists(os.path.join(prefix, "share", "ir2vec", "ir2vec-default-75d.json")))
+
+shutil.rmtree(tmp)
+print("%d passed, %d failed" % (passes, len(fails)))
+sys.exit(1 if fails else 0)
