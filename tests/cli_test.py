@@ -174,7 +174,6 @@ def bad_input_tests(a, res, data):
             ("verifier failure with debug info (llvm-ir2vec aborts)", ["triplets", p["broken_dbg.ll"]],
              ["broken_dbg.ll", "verifier", "dominate"]),
             ("unknown function", ["embeddings", v, "--function=nope", good], ["'nope' not found"]),
-            ("no vocabulary", ["embeddings", good], ["no vocabulary", "--ir2vec-vocab-path"]),
             ("missing vocabulary", ["embeddings", "--ir2vec-vocab-path", f"{d}/none.json", good],
              ["none.json", "No such file"]),
             ("bad vocabulary value", ["embeddings", "--ir2vec-vocab-path", p["badvocab.json"], good],
