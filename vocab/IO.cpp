@@ -18,10 +18,6 @@
 namespace wb::vocab {
 namespace {
 
-llvm::Error fail(llvm::StringRef Path, const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), (Path + ": " + What).str());
-}
-
 // LLVM has no per-call switch for its readers' debug-info upgrade, only this process-wide
 // option. Setting it once is safe: the only effect is that *we* run the verifier and the
 // upgrade (see readModule), so results for valid modules are unchanged.
@@ -55,7 +51,7 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
   disableReaderDebugInfoUpgrade();
   auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(Path);
   if (!Buf)
-    return fail(Path, "cannot read input: " + Buf.getError().message());
+    return fileError(Path, "cannot read input: " + Buf.getError().message());
   llvm::SMDiagnostic Diag;
   const llvm::StringRef Data = (*Buf)->getBuffer();
   const bool Bitcode = llvm::isBitcode(Data.bytes_begin(), Data.bytes_end());
@@ -70,7 +66,7 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
     // Bitcode errors carry no location and LLVM's reasons are terse ("can't skip to bit
     // 38944 from 320"): say what the file is. Text errors come as file:line:col + caret.
     if (Bitcode)
-      return fail(Path, "invalid bitcode (corrupt or truncated): " + Diag.getMessage());
+      return fileError(Path, "invalid bitcode (corrupt or truncated): " + Diag.getMessage());
     std::string Msg;
     llvm::raw_string_ostream OS(Msg);
     Diag.print(nullptr, OS, /*ShowColors=*/false, /*ShowKindLabel=*/false);
@@ -83,7 +79,7 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
   llvm::raw_string_ostream VOS(VerifierMsg);
   bool BrokenDebugInfo = false;
   if (llvm::verifyModule(*M, &VOS, &BrokenDebugInfo))
-    return fail(Path, "invalid module (LLVM verifier): " + firstLines(VerifierMsg, 8));
+    return fileError(Path, "invalid module (LLVM verifier): " + firstLines(VerifierMsg, 8));
   // The rest of llvm::UpgradeDebugInfo, now that the module is known to be valid.
   const unsigned Version = llvm::getDebugMetadataVersionFromModule(*M);
   if (Version != llvm::DEBUG_METADATA_VERSION || BrokenDebugInfo) {
@@ -104,9 +100,22 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
 llvm::Expected<std::string> sha256OfFile(llvm::StringRef Path) {
   auto Buf = llvm::MemoryBuffer::getFile(Path);
   if (!Buf)
-    return fail(Path, "cannot read: " + Buf.getError().message());
+    return fileError(Path, "cannot read: " + Buf.getError().message());
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef((*Buf)->getBuffer())),
                      /*LowerCase=*/true);
+}
+
+llvm::Error fileError(llvm::StringRef Path, const llvm::Twine &What) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), (Path + ": " + What).str());
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef Path,
+                                const std::function<void(llvm::raw_ostream &)> &Body) {
+  auto Out = AtomicOutput::create(Path);
+  if (!Out)
+    return Out.takeError();
+  Body(Out->os());
+  return Out->commit();
 }
 
 llvm::Expected<AtomicOutput> AtomicOutput::create(llvm::StringRef Path) {
@@ -119,7 +128,7 @@ llvm::Expected<AtomicOutput> AtomicOutput::create(llvm::StringRef Path) {
   // The temporary file sits next to the target so that the final rename is atomic.
   auto Temp = llvm::sys::fs::TempFile::create(Path + ".tmp-%%%%%%%%");
   if (!Temp)
-    return fail(Path, "cannot create output file: " + llvm::toString(Temp.takeError()));
+    return fileError(Path, "cannot create output file: " + llvm::toString(Temp.takeError()));
   Out.Temp.emplace(std::move(*Temp));
   Out.FileOS = std::make_unique<llvm::raw_fd_ostream>(Out.Temp->FD, /*shouldClose=*/false);
   Out.OS = Out.FileOS.get();
@@ -143,7 +152,7 @@ llvm::Error AtomicOutput::commit() {
   if (OS->has_error()) {
     std::string Msg = OS->error().message();
     OS->clear_error();
-    return fail(Path, "write error: " + Msg);
+    return fileError(Path, "write error: " + Msg);
   }
   if (!Temp)
     return llvm::Error::success();
@@ -151,7 +160,7 @@ llvm::Error AtomicOutput::commit() {
   llvm::sys::fs::TempFile T = std::move(*Temp);
   Temp.reset();
   if (llvm::Error E = T.keep(Path))
-    return fail(Path, "cannot move output into place: " + llvm::toString(std::move(E)));
+    return fileError(Path, "cannot move output into place: " + llvm::toString(std::move(E)));
   return llvm::Error::success();
 }
 

@@ -6,6 +6,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,13 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
 
 /// Lower-case hex SHA-256 of a file's bytes (identifies a vocabulary in output files).
 llvm::Expected<std::string> sha256OfFile(llvm::StringRef Path);
+
+/// "Path: What" as an error (the form every file-related message takes).
+llvm::Error fileError(llvm::StringRef Path, const llvm::Twine &What);
+
+/// Writes Body into Path through an AtomicOutput (complete or absent).
+llvm::Error writeFileAtomically(llvm::StringRef Path,
+                                const std::function<void(llvm::raw_ostream &)> &Body);
 
 /// An output file that appears under its name only when complete: data goes to a temporary
 /// file in the same directory, commit() renames it into place, and anything else (an error,

@@ -1,5 +1,7 @@
 #include "vocab/Inputs.h"
 
+#include "vocab/IO.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -9,10 +11,6 @@
 
 namespace wb::vocab {
 namespace {
-
-llvm::Error fail(llvm::StringRef Path, const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), (Path + ": " + What).str());
-}
 
 llvm::Error expandDirectory(llvm::StringRef Dir, std::vector<std::string> &Out) {
   std::vector<std::string> Found;
@@ -25,10 +23,10 @@ llvm::Error expandDirectory(llvm::StringRef Dir, std::vector<std::string> &Out) 
       Found.push_back(P.str());
   }
   if (EC)
-    return fail(Dir, "cannot list directory: " + EC.message());
+    return fileError(Dir, "cannot list directory: " + EC.message());
   std::sort(Found.begin(), Found.end());
   if (Found.empty())
-    return fail(Dir, "directory holds no .bc or .ll files");
+    return fileError(Dir, "directory holds no .bc or .ll files");
   Out.insert(Out.end(), Found.begin(), Found.end());
   return llvm::Error::success();
 }
@@ -36,7 +34,7 @@ llvm::Error expandDirectory(llvm::StringRef Dir, std::vector<std::string> &Out) 
 llvm::Error expandList(llvm::StringRef ListPath, std::vector<std::string> &Out) {
   auto Buf = llvm::MemoryBuffer::getFile(ListPath, /*IsText=*/true);
   if (!Buf)
-    return fail(ListPath, "cannot read input list: " + Buf.getError().message());
+    return fileError(ListPath, "cannot read input list: " + Buf.getError().message());
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buf)->getBuffer().split(Lines, '\n');
   for (llvm::StringRef L : Lines) {
@@ -50,20 +48,20 @@ llvm::Error expandList(llvm::StringRef ListPath, std::vector<std::string> &Out) 
 llvm::Error expandCorpus(llvm::StringRef Desc, std::vector<std::string> &Out) {
   auto Buf = llvm::MemoryBuffer::getFile(Desc, /*IsText=*/true);
   if (!Buf)
-    return fail(Desc, "cannot read corpus description: " + Buf.getError().message());
+    return fileError(Desc, "cannot read corpus description: " + Buf.getError().message());
   auto J = llvm::json::parse((*Buf)->getBuffer());
   if (!J)
-    return fail(Desc, "invalid JSON: " + llvm::toString(J.takeError()));
+    return fileError(Desc, "invalid JSON: " + llvm::toString(J.takeError()));
   const llvm::json::Object *Root = J->getAsObject();
   const llvm::json::Array *Modules = Root ? Root->getArray("modules") : nullptr;
   if (!Modules)
-    return fail(Desc, "expected an object with a \"modules\" array (ml-compiler-opt corpus "
+    return fileError(Desc, "expected an object with a \"modules\" array (ml-compiler-opt corpus "
                       "description)");
   const llvm::StringRef Dir = llvm::sys::path::parent_path(Desc);
   for (size_t I = 0; I < Modules->size(); ++I) {
     std::optional<llvm::StringRef> M = (*Modules)[I].getAsString();
     if (!M)
-      return fail(Desc, "\"modules\"[" + llvm::Twine(I) + "] is not a string");
+      return fileError(Desc, "\"modules\"[" + llvm::Twine(I) + "] is not a string");
     llvm::SmallString<256> P(Dir);
     llvm::sys::path::append(P, *M + ".bc");
     Out.push_back(std::string(P));

@@ -274,11 +274,7 @@ llvm::Error writeOpenKESplit(const std::string &Dir, const KnowledgeGraph &G) {
   auto Write = [&](const char *Name, const std::function<void(llvm::raw_ostream &)> &Body) {
     llvm::SmallString<256> P(Dir);
     llvm::sys::path::append(P, Name);
-    auto Out = AtomicOutput::create(P);
-    if (!Out)
-      return Out.takeError();
-    Body(Out->os());
-    return Out->commit();
+    return writeFileAtomically(P, Body);
   };
   auto Triplets = [](const std::vector<Triplet> &V) {
     return [&V](llvm::raw_ostream &OS) {

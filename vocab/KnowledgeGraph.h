@@ -35,10 +35,6 @@ struct KnowledgeGraph {
   uint32_t numRelations() const { return uint32_t(RelationNames.size()); }
 };
 
-/// Packs a triplet into one integer (for sets of known triplets).
-inline uint64_t tripletKey(const Triplet &T) {
-  return (uint64_t(T.Head) << 40) | (uint64_t(T.Tail) << 16) | T.Relation;
-}
 using TripletSet = std::unordered_set<uint64_t>;
 TripletSet tripletSet(const std::vector<Triplet> &A, const std::vector<Triplet> &B = {},
                       const std::vector<Triplet> &C = {});

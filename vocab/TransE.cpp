@@ -141,7 +141,6 @@ public:
 
   llvm::Expected<TrainingResult> run(const std::function<void(const EpochReport &)> &OnEpoch) {
     TrainingResult Res;
-    Res.Model = current();
     const TripletSet AllKnown = tripletSet(G.Train, G.Valid, G.Test);
     unsigned SinceBest = 0;
     double Seconds = 0;
@@ -177,14 +176,15 @@ public:
         } else {
           ++SinceBest;
         }
-      } else if (!C.EvalEvery || G.Valid.empty()) {
-        Res.Model = current(); // no validation: the last model is the result
-        Res.BestEpoch = Epoch;
       }
       if (OnEpoch)
         OnEpoch(Rep);
       if (Check && SinceBest >= C.Patience)
         break;
+    }
+    if (Res.BestValidMRR < 0) { // never validated: the last model is the result
+      Res.Model = current();
+      Res.BestEpoch = Res.Epochs;
     }
     Res.SecondsPerEpoch = Res.Epochs ? Seconds / Res.Epochs : 0;
     return Res;

@@ -17,14 +17,6 @@
 namespace wb::vocab {
 namespace {
 
-// (head, tail, relation) packed so that integer order is (head, tail, relation) order.
-uint64_t keyOf(const Triplet &T) {
-  return (uint64_t(T.Head) << 48) | (uint64_t(T.Tail) << 32) | T.Relation;
-}
-Triplet tripletOf(uint64_t K) {
-  return {EntityId(K >> 48), EntityId((K >> 32) & 0xFFFF), uint32_t(K)};
-}
-
 struct ModuleTriplets {
   std::string Error;
   std::vector<std::string> Warnings;
@@ -47,7 +39,7 @@ ModuleTriplets extract(const TripletCorpusJob &J, size_t Index, llvm::LLVMContex
     TripletList L = collectTriplets(M, J.Opts);
     R.MaxRelation = std::max(R.MaxRelation, L.MaxRelation);
     for (const Triplet &T : L.Triplets)
-      ++Counts[keyOf(T)];
+      ++Counts[tripletKey(T)];
     ++R.Runs;
   };
   const std::vector<OptLevel> Levels = levelsForModule(J, Index);
@@ -69,15 +61,6 @@ ModuleTriplets extract(const TripletCorpusJob &J, size_t Index, llvm::LLVMContex
   }
   R.Counts.assign(Counts.begin(), Counts.end());
   return R;
-}
-
-llvm::Error writeFile(const std::string &Path,
-                      const std::function<void(llvm::raw_ostream &)> &Write) {
-  auto Out = AtomicOutput::create(Path);
-  if (!Out)
-    return Out.takeError();
-  Write(Out->os());
-  return Out->commit();
 }
 
 } // namespace
@@ -133,7 +116,7 @@ llvm::Expected<TripletCorpus> collectTripletCorpus(const TripletCorpusJob &J, co
   std::sort(Sorted.begin(), Sorted.end());
   C.Unique.reserve(Sorted.size());
   for (auto [K, N] : Sorted) {
-    Triplet T = tripletOf(K);
+    Triplet T = tripletOfKey(K);
     T.Relation = finalRelation(T.Relation, C.MaxRelation);
     C.Unique.push_back({T, N});
   }
@@ -160,22 +143,22 @@ llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
   };
   const bool Frequency = W.Weighting == TripletWeighting::Frequency;
   // generateTriplets.py: first line is the number of triplet lines that follow.
-  if (llvm::Error E = writeFile(In("train2id.txt"), [&](llvm::raw_ostream &OS) {
+  if (llvm::Error E = writeFileAtomically(In("train2id.txt"), [&](llvm::raw_ostream &OS) {
         OS << (Frequency ? C.Total : C.Unique.size()) << '\n';
         for (const TripletCount &X : C.Unique)
           for (uint64_t I = 0, N = Frequency ? X.Count : 1; I < N; ++I)
             OS << X.T.Head << '\t' << X.T.Tail << '\t' << X.T.Relation << '\n';
       }))
     return E;
-  if (llvm::Error E = writeFile(In("entity2id.txt"), writeEntitiesText))
+  if (llvm::Error E = writeFileAtomically(In("entity2id.txt"), writeEntitiesText))
     return E;
-  if (llvm::Error E = writeFile(In("relation2id.txt"), [&](llvm::raw_ostream &OS) {
+  if (llvm::Error E = writeFileAtomically(In("relation2id.txt"), [&](llvm::raw_ostream &OS) {
         OS << C.numRelations() << '\n';
         for (uint32_t R = 0; R < C.numRelations(); ++R)
           OS << relationName(R, C.MaxRelation) << '\t' << R << '\n';
       }))
     return E;
-  if (llvm::Error E = writeFile(In("triplet_counts.txt"), [&](llvm::raw_ostream &OS) {
+  if (llvm::Error E = writeFileAtomically(In("triplet_counts.txt"), [&](llvm::raw_ostream &OS) {
         OS << "# " << TripletCountsSchema << " unique=" << C.Unique.size()
            << " total=" << C.Total << '\n';
         for (const TripletCount &X : C.Unique)
@@ -183,7 +166,7 @@ llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
       }))
     return E;
   const auto Occ = C.entityOccurrences();
-  return writeFile(In("manifest.json"), [&](llvm::raw_ostream &OS) {
+  return writeFileAtomically(In("manifest.json"), [&](llvm::raw_ostream &OS) {
     llvm::json::OStream J(OS, 2);
     J.object([&] {
       J.attribute("schema", TripletManifestSchema);

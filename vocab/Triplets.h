@@ -61,6 +61,15 @@ struct Triplet {
   }
 };
 
+/// A triplet packed into one integer whose order is (head, tail, relation) order; the
+/// relation keeps all 32 bits (placeholder ids included).
+inline uint64_t tripletKey(const Triplet &T) {
+  return (uint64_t(T.Head) << 48) | (uint64_t(T.Tail) << 32) | T.Relation;
+}
+inline Triplet tripletOfKey(uint64_t K) {
+  return {EntityId(K >> 48), EntityId((K >> 32) & 0xFFFF), uint32_t(K)};
+}
+
 struct TripletList {
   std::vector<Triplet> Triplets;
   /// The largest LLVM relation id in use, at least NextRelation (llvm-ir2vec's MAX_RELATION

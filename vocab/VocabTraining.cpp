@@ -51,6 +51,21 @@ std::string formatLinkMetrics(const LinkMetrics &M) {
       .str();
 }
 
+llvm::json::Object evaluationJSON(std::string Vocabulary, const VocabEvaluation &E) {
+  auto Both = [](const LinkReport &R) {
+    return llvm::json::Object{{"raw", metricsJSON(R.Raw)}, {"filtered", metricsJSON(R.Filtered)}};
+  };
+  // A json::Value made from a StringRef borrows it; the name must be owned.
+  llvm::json::Object Entry{{"vocabulary", std::move(Vocabulary)},
+                           {"fitted_relations", Both(E.Fitted)},
+                           {"analogy", llvm::json::Object{{"questions", int64_t(E.Analogies.Questions)},
+                                                          {"top1", E.Analogies.Top1},
+                                                          {"top5", E.Analogies.Top5}}}};
+  if (E.Own)
+    Entry["own_relations"] = Both(*E.Own);
+  return Entry;
+}
+
 llvm::Expected<VocabEvaluation> evaluateVocabulary(const KnowledgeGraph &G,
                                                    const EntityVectors &V, Distance D) {
   if (G.numEntities() != NumEntities)

@@ -6,6 +6,8 @@
 #include "vocab/TransE.h"
 #include "vocab/VocabularyFile.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <optional>
 #include <string>
 
@@ -36,6 +38,9 @@ llvm::Expected<TrainedVocabulary>
 trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransEConfig &C,
                 const SplitOptions &Split,
                 const std::function<void(const EpochReport &)> &OnEpoch = {});
+
+/// One entry of the `vocab eval --json` report (schema ir2vec.vocab-eval/1).
+llvm::json::Object evaluationJSON(std::string Vocabulary, const VocabEvaluation &E);
 
 /// One line per metric group, for terminals and logs.
 std::string formatLinkMetrics(const LinkMetrics &M);

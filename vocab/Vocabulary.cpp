@@ -1,5 +1,7 @@
 #include "vocab/Vocabulary.h"
 
+#include "vocab/IO.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -11,10 +13,6 @@
 
 namespace wb::vocab {
 namespace {
-
-llvm::Error fail(llvm::StringRef Source, const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), (Source + ": " + What).str());
-}
 
 const char *kindName(const llvm::json::Value &V) {
   switch (V.kind()) {
@@ -54,22 +52,22 @@ llvm::Expected<ParsedSection> parseSection(llvm::StringRef Source, const llvm::j
                                            llvm::StringRef Name) {
   const llvm::json::Value *SecV = Root.get(Name);
   if (!SecV)
-    return fail(Source, llvm::formatv("missing section \"{0}\" (expected an object mapping "
+    return fileError(Source, llvm::formatv("missing section \"{0}\" (expected an object mapping "
                                       "entity names to arrays of numbers)",
                                       Name));
   const llvm::json::Object *Sec = SecV->getAsObject();
   if (!Sec)
-    return fail(Source, llvm::formatv("section \"{0}\" is {1}, expected an object mapping "
+    return fileError(Source, llvm::formatv("section \"{0}\" is {1}, expected an object mapping "
                                       "entity names to arrays of numbers",
                                       Name, kindName(*SecV)));
   if (Sec->empty())
-    return fail(Source, llvm::formatv("section \"{0}\" is empty (expected at least one key)",
+    return fileError(Source, llvm::formatv("section \"{0}\" is empty (expected at least one key)",
                                       Name));
   ParsedSection Out;
   for (const auto &[Key, Val] : *Sec) {
     const llvm::json::Array *Arr = Val.getAsArray();
     if (!Arr)
-      return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\": found {2}, expected an "
+      return fileError(Source, llvm::formatv("section \"{0}\", key \"{1}\": found {2}, expected an "
                                         "array of numbers",
                                         Name, Key.str(), kindName(Val)));
     std::vector<double> Vec;
@@ -77,11 +75,11 @@ llvm::Expected<ParsedSection> parseSection(llvm::StringRef Source, const llvm::j
     for (size_t I = 0; I < Arr->size(); ++I) {
       std::optional<double> D = (*Arr)[I].getAsNumber();
       if (!D)
-        return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\", element {2}: found {3}, "
+        return fileError(Source, llvm::formatv("section \"{0}\", key \"{1}\", element {2}: found {3}, "
                                           "expected a number",
                                           Name, Key.str(), I, kindName((*Arr)[I])));
       if (!std::isfinite(*D))
-        return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\", element {2}: value is "
+        return fileError(Source, llvm::formatv("section \"{0}\", key \"{1}\", element {2}: value is "
                                           "not finite (overflows a double)",
                                           Name, Key.str(), I));
       Vec.push_back(*D);
@@ -91,13 +89,13 @@ llvm::Expected<ParsedSection> parseSection(llvm::StringRef Source, const llvm::j
   // Like LLVM, the section's dimension is that of its lexicographically first key.
   const auto &[FirstKey, FirstVec] = *Out.Entries.begin();
   if (FirstVec.empty())
-    return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\": empty vector (dimension "
+    return fileError(Source, llvm::formatv("section \"{0}\", key \"{1}\": empty vector (dimension "
                                       "must be at least 1)",
                                       Name, FirstKey));
   Out.Dim = FirstVec.size();
   for (const auto &[Key, Vec] : Out.Entries)
     if (Vec.size() != Out.Dim)
-      return fail(Source, llvm::formatv("section \"{0}\", key \"{1}\": {2} elements, expected "
+      return fileError(Source, llvm::formatv("section \"{0}\", key \"{1}\": {2} elements, expected "
                                         "{3} like key \"{4}\" (all vectors must have one "
                                         "dimension)",
                                         Name, Key, Vec.size(), Out.Dim, FirstKey));
@@ -175,7 +173,7 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
                                    describeJSONError(Source, Parsed.takeError()));
   const llvm::json::Object *Root = Parsed->getAsObject();
   if (!Root)
-    return fail(Source, llvm::formatv("top-level JSON value is {0}, expected an object with "
+    return fileError(Source, llvm::formatv("top-level JSON value is {0}, expected an object with "
                                       "sections \"Opcodes\", \"Types\" and \"Arguments\"",
                                       kindName(*Parsed)));
 
@@ -188,7 +186,7 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
   }
   const unsigned Dim = Sections["Opcodes"].Dim;
   if (Sections["Types"].Dim != Dim || Sections["Arguments"].Dim != Dim)
-    return fail(Source, llvm::formatv("sections have different dimensions: Opcodes {0}, Types "
+    return fileError(Source, llvm::formatv("sections have different dimensions: Opcodes {0}, Types "
                                       "{1}, Arguments {2} (expected one dimension)",
                                       Dim, Sections["Types"].Dim, Sections["Arguments"].Dim));
 
@@ -219,14 +217,14 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
   }
   auto V = Vocabulary::fromUnweightedRows(std::move(Rows), Dim, W, Present);
   if (!V)
-    return fail(Source, llvm::toString(V.takeError()));
+    return fileError(Source, llvm::toString(V.takeError()));
   return LoadedVocabulary{std::move(*V), std::move(Missing), std::move(Unknown)};
 }
 
 llvm::Expected<LoadedVocabulary> readVocabularyJSON(llvm::StringRef Path, Weights W) {
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buf)
-    return fail(Path, "cannot read vocabulary file: " + Buf.getError().message());
+    return fileError(Path, "cannot read vocabulary file: " + Buf.getError().message());
   return parseVocabularyJSON((*Buf)->getBuffer(), Path, W);
 }
 

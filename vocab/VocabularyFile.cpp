@@ -13,10 +13,6 @@
 namespace wb::vocab {
 namespace {
 
-llvm::Error fail(llvm::StringRef Source, const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), (Source + ": " + What).str());
-}
-
 constexpr llvm::StringLiteral HDF5Signature("\x89HDF\r\n\x1a\n");
 
 bool isHDF5(llvm::StringRef Path) {
@@ -42,16 +38,16 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
     H5::Exception::dontPrint();
     H5::H5File F(P, H5F_ACC_RDONLY);
     if (!F.attrExists("schema") || readStrAttr(F, "schema") != VocabularyHDF5Schema)
-      return fail(Path, llvm::Twine("not a vocabulary file (expected HDF5 attribute schema = \"") +
+      return fileError(Path, llvm::Twine("not a vocabulary file (expected HDF5 attribute schema = \"") +
                             VocabularyHDF5Schema + "\")");
     EntityVectors V;
     H5::DataSet E = F.openDataSet("entities");
     hsize_t Dims[2] = {0, 0};
     if (E.getSpace().getSimpleExtentNdims() != 2)
-      return fail(Path, "/entities must be a 2-D dataset [entities, dimension]");
+      return fileError(Path, "/entities must be a 2-D dataset [entities, dimension]");
     E.getSpace().getSimpleExtentDims(Dims);
     if (Dims[0] != NumEntities || Dims[1] == 0)
-      return fail(Path, "/entities has shape [" + llvm::Twine(Dims[0]) + ", " +
+      return fileError(Path, "/entities has shape [" + llvm::Twine(Dims[0]) + ", " +
                             llvm::Twine(Dims[1]) + "], expected [" + llvm::Twine(NumEntities) +
                             ", D>0]");
     V.Dim = unsigned(Dims[1]);
@@ -60,7 +56,7 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
     std::vector<std::string> N = readStrings(Names, 0, extentOf(Names));
     for (EntityId Id = 0; Id < NumEntities; ++Id)
       if (Id >= N.size() || N[Id] != entityName(Id))
-        return fail(Path, "/entity_names[" + llvm::Twine(Id) + "] is '" +
+        return fileError(Path, "/entity_names[" + llvm::Twine(Id) + "] is '" +
                               (Id < N.size() ? N[Id] : std::string("<missing>")) +
                               "', expected '" + std::string(entityName(Id)) +
                               "' (the LLVM 22 entity layout)");
@@ -71,7 +67,7 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
       hsize_t RD[2] = {0, 0};
       R.getSpace().getSimpleExtentDims(RD);
       if (RD[0] != V.RelationNames.size() || RD[1] != V.Dim)
-        return fail(Path, "/relations must have shape [relation_names, dimension]");
+        return fileError(Path, "/relations must have shape [relation_names, dimension]");
       V.Relations = readNumbers<double>(R, H5::PredType::NATIVE_DOUBLE, 0, RD[0], V.Dim);
     }
     for (unsigned I = 0, N = unsigned(F.getNumAttrs()); I < N; ++I) {
@@ -84,7 +80,7 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
     }
     for (double X : V.Rows)
       if (!std::isfinite(X))
-        return fail(Path, "/entities holds a value that is not finite");
+        return fileError(Path, "/entities holds a value that is not finite");
     return V;
   } catch (const H5::Exception &E) {
     return h5::h5Error(P, E);
@@ -118,7 +114,7 @@ llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weight
     return V.takeError();
   auto Vocab = Vocabulary::fromUnweightedRows(std::move(V->Rows), V->Dim, W);
   if (!Vocab)
-    return fail(Path, llvm::toString(Vocab.takeError()));
+    return fileError(Path, llvm::toString(Vocab.takeError()));
   return LoadedVocabulary{std::move(*Vocab), {}, {}};
 }
 
@@ -130,26 +126,24 @@ llvm::Expected<std::string> vocabularySHA256(llvm::StringRef Path) {
 }
 
 llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V) {
-  auto Out = AtomicOutput::create(Path);
-  if (!Out)
-    return Out.takeError();
-  llvm::json::OStream J(Out->os(), 1);
-  J.object([&] {
-    for (llvm::StringRef Section : {"Opcodes", "Types", "Arguments"})
-      J.attributeObject(Section, [&] {
-        for (EntityId Id = 0; Id < NumEntities; ++Id) {
-          if (jsonSectionOf(Id) != std::string_view(Section))
-            continue;
-          J.attributeArray(llvm::StringRef(entityName(Id)), [&] {
-            // llvm::json prints doubles with %.17g: they read back bit for bit.
-            for (unsigned K = 0; K < V.Dim; ++K)
-              J.value(V.row(Id)[K]);
-          });
-        }
-      });
+  return writeFileAtomically(Path, [&](llvm::raw_ostream &OS) {
+    llvm::json::OStream J(OS, 1);
+    J.object([&] {
+      for (llvm::StringRef Section : {"Opcodes", "Types", "Arguments"})
+        J.attributeObject(Section, [&] {
+          for (EntityId Id = 0; Id < NumEntities; ++Id) {
+            if (jsonSectionOf(Id) != std::string_view(Section))
+              continue;
+            J.attributeArray(llvm::StringRef(entityName(Id)), [&] {
+              // llvm::json prints doubles with %.17g: they read back bit for bit.
+              for (unsigned K = 0; K < V.Dim; ++K)
+                J.value(V.row(Id)[K]);
+            });
+          }
+        });
+    });
+    OS << '\n';
   });
-  Out->os() << '\n';
-  return Out->commit();
 }
 
 llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V) {
@@ -159,7 +153,7 @@ llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V) {
   llvm::SmallString<256> Temp;
   if (std::error_code EC = llvm::sys::fs::getPotentiallyUniqueFileName(Final + ".tmp-%%%%%%%%",
                                                                         Temp))
-    return fail(Path, "cannot choose a temporary file: " + EC.message());
+    return fileError(Path, "cannot choose a temporary file: " + EC.message());
   const std::string TempS(Temp);
   try {
     H5::Exception::dontPrint();
@@ -189,14 +183,14 @@ llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V) {
   }
   if (std::error_code EC = llvm::sys::fs::rename(TempS, Final)) {
     llvm::sys::fs::remove(TempS);
-    return fail(Path, "cannot rename the finished file into place: " + EC.message());
+    return fileError(Path, "cannot rename the finished file into place: " + EC.message());
   }
   return llvm::Error::success();
 }
 
 llvm::Error writeVocabularyFile(llvm::StringRef Path, const EntityVectors &V) {
   if (V.Rows.size() != size_t(NumEntities) * V.Dim || V.Dim == 0)
-    return fail(Path, "internal error: vocabulary has the wrong shape");
+    return fileError(Path, "internal error: vocabulary has the wrong shape");
   const llvm::StringRef Ext = llvm::sys::path::extension(Path);
   if (Ext == ".h5" || Ext == ".hdf5")
     return writeVocabularyHDF5(Path, V);

@@ -462,20 +462,7 @@ int runVocabEval(const Options &O) {
     auto E = wb::vocab::evaluateVocabulary(*G, *V, distanceOf(O));
     if (!E)
       return reportError(Name + ": " + llvm::toString(E.takeError()));
-    auto Metrics = [](const wb::vocab::LinkMetrics &M) {
-      return llvm::json::Object{{"mr", M.MR},       {"mrr", M.MRR},       {"hits1", M.Hits1},
-                                {"hits3", M.Hits3}, {"hits10", M.Hits10}, {"queries", int64_t(M.Queries)}};
-    };
-    llvm::json::Object Entry{{"vocabulary", Name},
-                             {"fitted_relations", llvm::json::Object{{"raw", Metrics(E->Fitted.Raw)},
-                                                                     {"filtered", Metrics(E->Fitted.Filtered)}}},
-                             {"analogy", llvm::json::Object{{"questions", int64_t(E->Analogies.Questions)},
-                                                            {"top1", E->Analogies.Top1},
-                                                            {"top5", E->Analogies.Top5}}}};
-    if (E->Own)
-      Entry["own_relations"] = llvm::json::Object{{"raw", Metrics(E->Own->Raw)},
-                                                  {"filtered", Metrics(E->Own->Filtered)}};
-    Report.push_back(std::move(Entry));
+    Report.push_back(wb::vocab::evaluationJSON(Name, *E));
     if (O.JSONReport)
       continue;
     llvm::outs() << Name << "\n";
