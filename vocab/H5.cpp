@@ -1,4 +1,8 @@
 #include "vocab/H5.h"
+#include "vocab/IO.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 
 namespace wb::vocab::h5 {
 
@@ -81,6 +85,32 @@ void writeMatrix(H5::Group &G, const char *Name, const double *Data, hsize_t Row
   H5::DataSet DS = G.createDataSet(Name, H5::PredType::IEEE_F64LE, H5::DataSpace(2, N), P);
   if (Rows && Cols)
     DS.write(Data, H5::PredType::NATIVE_DOUBLE);
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef Path,
+                                const std::function<void(H5::H5File &)> &Body) {
+  const std::string Final = Path.str();
+  llvm::SmallString<256> Temp;
+  if (std::error_code EC = llvm::sys::fs::getPotentiallyUniqueFileName(Final + ".tmp-%%%%%%%%",
+                                                                        Temp))
+    return fileError(Path, "cannot choose a temporary file: " + EC.message());
+  const std::string TempS(Temp);
+  try {
+    H5::Exception::dontPrint();
+    H5::FileCreatPropList FC;
+    H5::FileAccPropList FA;
+    FA.setLibverBounds(H5F_LIBVER_V18, H5F_LIBVER_V18);
+    H5::H5File F(TempS, H5F_ACC_TRUNC, FC, FA);
+    Body(F);
+  } catch (const H5::Exception &E) {
+    llvm::sys::fs::remove(TempS);
+    return h5Error(Final, E);
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(TempS, Final)) {
+    llvm::sys::fs::remove(TempS);
+    return fileError(Path, "cannot rename the finished file into place: " + EC.message());
+  }
+  return llvm::Error::success();
 }
 
 } // namespace wb::vocab::h5

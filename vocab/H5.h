@@ -8,6 +8,7 @@
 #include <H5Cpp.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,5 +49,11 @@ uint64_t extentOf(H5::DataSet &DS);
 /// Writes a whole 1-D string dataset or 2-D [Rows, Cols] float64 dataset (no times).
 void writeStrings(H5::Group &G, const char *Name, const std::vector<std::string> &V);
 void writeMatrix(H5::Group &G, const char *Name, const double *Data, hsize_t Rows, hsize_t Cols);
+
+/// Writes an HDF5 file that appears under Path only when complete: HDF5 writes through its
+/// own handle, so Body fills a temporary file next to Path (v1.8 format, no times) and it is
+/// renamed into place; on any error or exception it is removed.
+llvm::Error writeFileAtomically(llvm::StringRef Path,
+                                const std::function<void(H5::H5File &)> &Body);
 
 } // namespace wb::vocab::h5

@@ -148,44 +148,22 @@ llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V) {
 
 llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V) {
   using namespace h5;
-  // HDF5 writes through its own file handle: write a temporary name, then rename.
-  const std::string Final = Path.str();
-  llvm::SmallString<256> Temp;
-  if (std::error_code EC = llvm::sys::fs::getPotentiallyUniqueFileName(Final + ".tmp-%%%%%%%%",
-                                                                        Temp))
-    return fileError(Path, "cannot choose a temporary file: " + EC.message());
-  const std::string TempS(Temp);
-  try {
-    H5::Exception::dontPrint();
-    H5::FileCreatPropList FC;
-    H5::FileAccPropList FA;
-    FA.setLibverBounds(H5F_LIBVER_V18, H5F_LIBVER_V18);
-    {
-      H5::H5File F(TempS, H5F_ACC_TRUNC, FC, FA);
-      writeAttr(F, "schema", std::string(VocabularyHDF5Schema));
-      writeAttr(F, "dimension", int64_t(V.Dim));
-      for (const auto &[K, Val] : V.Provenance)
-        if (K != "schema")
-          writeAttr(F, K.c_str(), Val);
-      writeMatrix(F, "entities", V.Rows.data(), NumEntities, V.Dim);
-      std::vector<std::string> Names;
-      for (EntityId Id = 0; Id < NumEntities; ++Id)
-        Names.emplace_back(entityName(Id));
-      writeStrings(F, "entity_names", Names);
-      if (!V.RelationNames.empty()) {
-        writeMatrix(F, "relations", V.Relations.data(), V.RelationNames.size(), V.Dim);
-        writeStrings(F, "relation_names", V.RelationNames);
-      }
+  return h5::writeFileAtomically(Path, [&](H5::H5File &F) {
+    writeAttr(F, "schema", std::string(VocabularyHDF5Schema));
+    writeAttr(F, "dimension", int64_t(V.Dim));
+    for (const auto &[K, Val] : V.Provenance)
+      if (K != "schema")
+        writeAttr(F, K.c_str(), Val);
+    writeMatrix(F, "entities", V.Rows.data(), NumEntities, V.Dim);
+    std::vector<std::string> Names;
+    for (EntityId Id = 0; Id < NumEntities; ++Id)
+      Names.emplace_back(entityName(Id));
+    writeStrings(F, "entity_names", Names);
+    if (!V.RelationNames.empty()) {
+      writeMatrix(F, "relations", V.Relations.data(), V.RelationNames.size(), V.Dim);
+      writeStrings(F, "relation_names", V.RelationNames);
     }
-  } catch (const H5::Exception &E) {
-    llvm::sys::fs::remove(TempS);
-    return h5Error(Final, E);
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(TempS, Final)) {
-    llvm::sys::fs::remove(TempS);
-    return fileError(Path, "cannot rename the finished file into place: " + EC.message());
-  }
-  return llvm::Error::success();
+  });
 }
 
 llvm::Error writeVocabularyFile(llvm::StringRef Path, const EntityVectors &V) {

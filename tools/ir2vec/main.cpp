@@ -2,6 +2,7 @@
 // llvm-ir2vec (LLVM 22.1.8) so it can replace it in scripts; all logic lives in the libraries.
 #include "ir2vec/EmbeddingBatch.h"
 #include "ir2vec/FromCounts.h"
+#include "tools/ir2vec/Mlgo.h"
 #include "vocab/IO.h"
 #include "vocab/Inputs.h"
 #include "vocab/TripletCorpus.h"
@@ -558,6 +559,8 @@ std::vector<std::string> normaliseArgs(int Argc, char **Argv, CLI::App &App) {
   longNames(App, Long);
   std::vector<std::string> Args(Argv + 1, Argv + Argc);
   for (std::string &A : Args) {
+    if (A == "--")
+      break; // a command line for another program (mlgo run) follows
     if (A.size() < 3 || A[0] != '-' || A[1] == '-')
       continue;
     std::string Name = A.substr(1, A.find('=') - 1);
@@ -711,6 +714,7 @@ int main(int argc, char **argv) {
   Export->add_flag("-q,--quiet", O.Quiet, "No warnings");
   for (CLI::App *Sub : {Entities, Triplets, Embeddings, FromCounts, Train, Eval, Split, Export})
     Sub->footer(ExitCodeHelp);
+  std::function<int()> RunMlgo = wb::tool::addMlgoCommands(App);
 
   try {
     std::vector<std::string> Args = normaliseArgs(argc, argv, App);
@@ -721,6 +725,8 @@ int main(int argc, char **argv) {
   if (O.Mode == "mir")
     return reportError("--mode=mir: Machine IR is not supported (LLVM IR only)");
 
+  if (App.got_subcommand("mlgo"))
+    return RunMlgo();
   if (*Entities)
     return runEntities(O);
   if (*Triplets)

@@ -1,0 +1,170 @@
+#include "features/Dataset.h"
+
+#include "vocab/H5.h"
+#include "vocab/IO.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <unistd.h>
+
+namespace wb::features {
+
+namespace h5 = vocab::h5;
+
+static const H5::PredType &fileType(TensorType T) {
+  switch (T) {
+  case TensorType::Float:
+    return H5::PredType::IEEE_F32LE;
+  case TensorType::Double:
+    return H5::PredType::IEEE_F64LE;
+  case TensorType::Int8:
+    return H5::PredType::STD_I8LE;
+  case TensorType::UInt8:
+    return H5::PredType::STD_U8LE;
+  case TensorType::Int16:
+    return H5::PredType::STD_I16LE;
+  case TensorType::UInt16:
+    return H5::PredType::STD_U16LE;
+  case TensorType::Int32:
+    return H5::PredType::STD_I32LE;
+  case TensorType::UInt32:
+    return H5::PredType::STD_U32LE;
+  case TensorType::Int64:
+    return H5::PredType::STD_I64LE;
+  case TensorType::UInt64:
+    return H5::PredType::STD_U64LE;
+  }
+  return H5::PredType::STD_U8LE;
+}
+
+static const H5::PredType &memType(TensorType T) {
+  switch (T) {
+  case TensorType::Float:
+    return H5::PredType::NATIVE_FLOAT;
+  case TensorType::Double:
+    return H5::PredType::NATIVE_DOUBLE;
+  case TensorType::Int8:
+    return H5::PredType::NATIVE_INT8;
+  case TensorType::UInt8:
+    return H5::PredType::NATIVE_UINT8;
+  case TensorType::Int16:
+    return H5::PredType::NATIVE_INT16;
+  case TensorType::UInt16:
+    return H5::PredType::NATIVE_UINT16;
+  case TensorType::Int32:
+    return H5::PredType::NATIVE_INT32;
+  case TensorType::UInt32:
+    return H5::PredType::NATIVE_UINT32;
+  case TensorType::Int64:
+    return H5::PredType::NATIVE_INT64;
+  case TensorType::UInt64:
+    return H5::PredType::NATIVE_UINT64;
+  }
+  return H5::PredType::NATIVE_UINT8;
+}
+
+llvm::Error DatasetBuilder::add(const DatasetModule &M, const Log &L) {
+  if (!HaveHeader) {
+    Header = L.Header;
+    Columns.resize(Header.Features.size());
+    HaveHeader = true;
+  } else if (L.Header.Features != Header.Features) {
+    return vocab::fileError(M.Path, "the compiler sent feature set " +
+                                        featureSetVersion(T, L.Header.Features) +
+                                        ", the dataset has " +
+                                        featureSetVersion(T, Header.Features));
+  }
+  const int64_t ModuleIdx = Modules.size();
+  Modules.push_back(M);
+  llvm::StringMap<int64_t> ContextIdx;
+  for (const LogObservation &O : L.Observations) {
+    auto [It, New] = ContextIdx.try_emplace(O.Context, Contexts.size());
+    if (New)
+      Contexts.push_back(O.Context);
+    size_t Off = 0;
+    for (size_t F = 0; F < Header.Features.size(); ++F) {
+      size_t N = Header.Features[F].byteSize();
+      Columns[F].append(O.Payload, Off, N);
+      Off += N;
+    }
+    RowModule.push_back(ModuleIdx);
+    RowContext.push_back(It->second);
+    RowObservation.push_back(O.Id);
+    RowReward.push_back(M.Reward);
+    ++Rows;
+  }
+  return llvm::Error::success();
+}
+
+static void writeNumbers(H5::Group &G, const char *Name, const H5::PredType &File,
+                         const H5::PredType &Mem, const void *Data, hsize_t Rows,
+                         hsize_t Cols = 0) {
+  H5::DSetCreatPropList P;
+  h5::noTimes(P.getId());
+  hsize_t Dims[2] = {Rows, Cols};
+  H5::DataSet DS = G.createDataSet(Name, File, H5::DataSpace(Cols ? 2 : 1, Dims), P);
+  if (Rows)
+    DS.write(Data, Mem);
+}
+
+llvm::Error DatasetBuilder::write(llvm::StringRef Path) const {
+  return h5::writeFileAtomically(Path, [&](H5::H5File &F) {
+    H5::Group Root = F.openGroup("/");
+    h5::writeAttr(F, "schema", std::string("ir2vec.mlgo-dataset/1"));
+    h5::writeAttr(F, "task", std::string(taskInfo(T).Name));
+    h5::writeAttr(F, "policy", Policy);
+    h5::writeAttr(F, "llvm_version", std::string(WB_LLVM_VERSION));
+    h5::writeAttr(F, "tool_version", std::string(WB_VERSION));
+    h5::writeAttr(F, "reward_formula", std::string("1 - (text_size + 0.01) / (baseline_text_size + 0.01)"));
+    std::vector<TensorSpec> Feats = Header.Features;
+    std::optional<TensorSpec> Decision;
+    if (!Feats.empty()) {
+      Decision = Feats.back();
+      Feats.pop_back();
+    }
+    h5::writeAttr(F, "feature_set", specsJSON(Feats));
+    h5::writeAttr(F, "feature_set_version", featureSetVersion(T, Feats));
+    h5::writeAttr(F, "decision", Decision ? Decision->toJSON() : std::string());
+    h5::writeAttr(F, "rows", static_cast<int64_t>(Rows));
+    H5::Group G = F.createGroup("features");
+    for (size_t I = 0; I < Feats.size(); ++I)
+      writeNumbers(G, Feats[I].Name.c_str(), fileType(Feats[I].Type), memType(Feats[I].Type),
+                   Columns[I].data(), Rows, Feats[I].elementCount());
+    if (Decision)
+      writeNumbers(Root, "decision", fileType(Decision->Type), memType(Decision->Type),
+                   Columns.back().data(), Rows, Decision->elementCount());
+    H5::Group RG = F.createGroup("row");
+    writeNumbers(RG, "module", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64,
+                 RowModule.data(), Rows);
+    writeNumbers(RG, "context", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64,
+                 RowContext.data(), Rows);
+    writeNumbers(RG, "observation", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64,
+                 RowObservation.data(), Rows);
+    writeNumbers(RG, "reward", H5::PredType::IEEE_F64LE, H5::PredType::NATIVE_DOUBLE,
+                 RowReward.data(), Rows);
+    h5::writeStrings(Root, "contexts", Contexts);
+    H5::Group MG = F.createGroup("modules");
+    std::vector<std::string> Paths, Errors;
+    std::vector<int64_t> Text, Base, Count(Modules.size(), 0);
+    std::vector<double> Reward;
+    for (const DatasetModule &M : Modules) {
+      Paths.push_back(M.Path);
+      Errors.push_back(M.Error);
+      Text.push_back(M.TextSize);
+      Base.push_back(M.BaselineTextSize);
+      Reward.push_back(M.Reward);
+    }
+    for (int64_t R : RowModule)
+      ++Count[R];
+    h5::writeStrings(MG, "path", Paths);
+    h5::writeStrings(MG, "error", Errors);
+    const size_t NM = Modules.size();
+    writeNumbers(MG, "text_size", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64, Text.data(), NM);
+    writeNumbers(MG, "baseline_text_size", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64,
+                 Base.data(), NM);
+    writeNumbers(MG, "reward", H5::PredType::IEEE_F64LE, H5::PredType::NATIVE_DOUBLE, Reward.data(), NM);
+    writeNumbers(MG, "decisions", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64, Count.data(), NM);
+  });
+}
+
+} // namespace wb::features

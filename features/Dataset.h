@@ -1,0 +1,53 @@
+// MLGO datasets in HDF5 (schema ir2vec.mlgo-dataset/1, docs/formats/mlgo-dataset.md): one
+// row per decision with every feature (compiler features, workbench extras), the decision,
+// the module, the context, the observation id and the module's reward.
+#pragma once
+
+#include "features/FeatureSets.h"
+#include "features/TrainingLog.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace wb::features {
+
+struct DatasetModule {
+  std::string Path;
+  std::string Error;            // empty: collected
+  int64_t TextSize = -1;        // .text bytes with the policy
+  int64_t BaselineTextSize = -1; // .text bytes with the compiler's default heuristic
+  double Reward = NAN;          // 1 - (size + 0.01) / (baseline + 0.01)
+};
+
+class DatasetBuilder {
+public:
+  DatasetBuilder(Task T, std::string Policy) : T(T), Policy(std::move(Policy)) {}
+  /// Adds a module and its session log (features..., decision last). Every log of a dataset
+  /// must have the same header; a different one is an error naming the feature set.
+  llvm::Error add(const DatasetModule &M, const Log &SessionLog);
+  /// A module that failed (no rows).
+  void addFailed(const DatasetModule &M) { Modules.push_back(M); }
+  size_t rows() const { return Rows; }
+  /// Writes the file atomically (temporary file, then rename).
+  llvm::Error write(llvm::StringRef Path) const;
+
+private:
+  Task T;
+  std::string Policy;
+  bool HaveHeader = false;
+  LogHeader Header; // features + decision last
+  std::vector<std::string> Columns; // raw bytes per feature, rows concatenated
+  std::vector<int64_t> RowModule, RowContext, RowObservation;
+  std::vector<double> RowReward;
+  std::vector<std::string> Contexts;
+  std::vector<DatasetModule> Modules;
+  size_t Rows = 0;
+};
+
+/// Reward as ml-compiler-opt computes it (compilation_runner.calculate_reward).
+inline double sizeReward(int64_t Size, int64_t Baseline) {
+  return 1.0 - (static_cast<double>(Size) + 0.01) / (static_cast<double>(Baseline) + 0.01);
+}
+
+} // namespace wb::features

@@ -1,0 +1,252 @@
+#include "features/FeatureSets.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <set>
+
+namespace wb::features {
+
+namespace {
+
+using TT = TensorType;
+const std::vector<int64_t> Scalar{1};
+const std::vector<int64_t> Row33{1, 33};
+const std::vector<int64_t> VecD{DimD};
+
+// Inliner: MLInlineAdvisor::getInitialFeatureMap() in LLVM 22 (25 InlineCost features, then
+// 13 call-site/function features), then the optional extras in the order LLVM appends them.
+TaskInfo makeInline() {
+  TaskInfo T{Task::Inline, "inline", {}, {"inlining_decision", TT::Int64, 0, Scalar},
+             "-enable-ml-inliner=release", "-inliner-interactive-channel-base="};
+  auto Cost = [&](const char *N, const char *Doc) {
+    T.Features.push_back({N, TT::Int64, Scalar, Origin::Compiler, Doc});
+  };
+  Cost("sroa_savings", "InlineCost feature: SROA savings");
+  Cost("sroa_losses", "InlineCost feature: SROA losses");
+  Cost("load_elimination", "InlineCost feature: loads eliminated");
+  Cost("call_penalty", "InlineCost feature: call penalty");
+  Cost("call_argument_setup", "InlineCost feature: argument setup cost");
+  Cost("load_relative_intrinsic", "InlineCost feature: load.relative intrinsics");
+  Cost("lowered_call_arg_setup", "InlineCost feature: lowered call argument setup");
+  Cost("indirect_call_penalty", "InlineCost feature: indirect call penalty");
+  Cost("jump_table_penalty", "InlineCost feature: jump table penalty");
+  Cost("case_cluster_penalty", "InlineCost feature: case cluster penalty");
+  Cost("switch_default_dest_penalty", "InlineCost feature: switch default destination penalty");
+  Cost("switch_penalty", "InlineCost feature: switch penalty");
+  Cost("unsimplified_common_instructions", "InlineCost feature: unsimplified instructions");
+  Cost("num_loops", "InlineCost feature: loops in the callee");
+  Cost("dead_blocks", "InlineCost feature: dead blocks");
+  Cost("simplified_instructions", "InlineCost feature: simplified instructions");
+  Cost("constant_args", "InlineCost feature: constant arguments");
+  Cost("constant_offset_ptr_args", "InlineCost feature: constant-offset pointer arguments");
+  Cost("callsite_cost", "InlineCost feature: call-site cost");
+  Cost("cold_cc_penalty", "InlineCost feature: cold calling convention penalty");
+  Cost("last_call_to_static_bonus", "InlineCost feature: last call to a static function");
+  Cost("is_multiple_blocks", "InlineCost feature: callee has several blocks");
+  Cost("nested_inlines", "InlineCost feature: nested inlines");
+  Cost("nested_inline_cost_estimate", "InlineCost feature: nested inline cost estimate");
+  Cost("threshold", "InlineCost feature: threshold");
+  Cost("callee_basic_block_count", "FunctionPropertiesInfo(callee).BasicBlockCount");
+  Cost("callsite_height", "caller's SCC level in the original call graph");
+  Cost("node_count", "defined functions in the module (maintained as inlining goes)");
+  Cost("nr_ctant_params", "constant actual arguments at the call site");
+  Cost("cost_estimate", "getInliningCostEstimate for the call site");
+  Cost("edge_count", "direct calls to defined functions in the module");
+  Cost("caller_users", "FunctionPropertiesInfo(caller).Uses");
+  Cost("caller_conditionally_executed_blocks",
+       "FunctionPropertiesInfo(caller).BlocksReachedFromConditionalInstruction");
+  Cost("caller_basic_block_count", "FunctionPropertiesInfo(caller).BasicBlockCount");
+  Cost("callee_conditionally_executed_blocks",
+       "FunctionPropertiesInfo(callee).BlocksReachedFromConditionalInstruction");
+  Cost("callee_users", "FunctionPropertiesInfo(callee).Uses");
+  Cost("is_callee_avail_external", "callee has available_externally linkage");
+  Cost("is_caller_avail_external", "caller has available_externally linkage");
+  T.Features.push_back({"callee_embedding", TT::Float, VecD, Origin::CompilerOptional,
+                        "symbolic IR2Vec vector of the callee at decision time, computed by "
+                        "the compiler (--embeddings)"});
+  T.Features.push_back({"caller_embedding", TT::Float, VecD, Origin::CompilerOptional,
+                        "symbolic IR2Vec vector of the caller at decision time, computed by "
+                        "the compiler (--embeddings)"});
+  T.Features.push_back({"inlining_default", TT::Int64, Scalar, Origin::CompilerOptional,
+                        "the default heuristic's decision (1 = inline); always requested by "
+                        "the host"});
+  T.Features.push_back({"module_embedding", TT::Float, VecD, Origin::Workbench,
+                        "symbolic IR2Vec vector of the whole input module (sum of its "
+                        "defined functions' vectors) before any pass, computed by the "
+                        "workbench from the input file (--embeddings); the same in every "
+                        "observation of a session"});
+  return T;
+}
+
+// Regalloc eviction: RA_EVICT_FEATURES_LIST of LLVM 22's MLRegAllocEvictAdvisor.cpp.
+TaskInfo makeEvict() {
+  TaskInfo T{Task::Evict, "evict", {}, {"index_to_evict", TT::Int64, 0, Scalar},
+             "-regalloc-enable-advisor=release", "-regalloc-evict-interactive-channel-base="};
+  auto Col = [&](const char *N, TT Ty, const char *Doc) {
+    T.Features.push_back({N, Ty, Row33, Origin::Compiler, Doc});
+  };
+  Col("mask", TT::Int64, "1 = legal choice (32 candidate registers, column 32 = no eviction)");
+  Col("is_free", TT::Int64, "physical register has no interference");
+  Col("nr_urgent", TT::Float, "urgent evictions (normalised by the row maximum)");
+  Col("nr_broken_hints", TT::Float, "broken hints (normalised)");
+  Col("is_hint", TT::Int64, "register is a hint");
+  Col("is_local", TT::Int64, "interference is local to a block");
+  Col("nr_rematerializable", TT::Float, "rematerializable live ranges (normalised)");
+  Col("nr_defs_and_uses", TT::Float, "defs and uses (normalised)");
+  Col("weighed_reads_by_max", TT::Float, "weighted reads (normalised)");
+  Col("weighed_writes_by_max", TT::Float, "weighted writes (normalised)");
+  Col("weighed_read_writes_by_max", TT::Float, "weighted read-writes (normalised)");
+  Col("weighed_indvars_by_max", TT::Float, "weighted induction variables (normalised)");
+  Col("hint_weights_by_max", TT::Float, "hint weights (normalised)");
+  Col("start_bb_freq_by_max", TT::Float, "start block frequency (normalised)");
+  Col("end_bb_freq_by_max", TT::Float, "end block frequency (normalised)");
+  Col("hottest_bb_freq_by_max", TT::Float, "hottest block frequency (normalised)");
+  Col("liverange_size", TT::Float, "live range size (normalised)");
+  Col("use_def_density", TT::Float, "max live interval weight (normalised)");
+  Col("max_stage", TT::Int64, "maximum allocation stage");
+  Col("min_stage", TT::Int64, "minimum allocation stage");
+  T.Features.push_back({"progress", TT::Float, Scalar, Origin::Compiler,
+                        "queue size / initial queue size"});
+  T.Features.push_back({"function_embedding", TT::Float, VecD, Origin::Workbench,
+                        "symbolic IR2Vec vector of the function being allocated (the "
+                        "context's name), computed by the workbench from the IR given to the "
+                        "compiler, before codegen (--embeddings); zero when the context names "
+                        "no defined function of that IR"});
+  return T;
+}
+
+TaskInfo makePriority() {
+  TaskInfo T{Task::Priority, "priority", {}, {"priority", TT::Float, 0, Scalar},
+             "-regalloc-enable-priority-advisor=release",
+             "-regalloc-priority-interactive-channel-base="};
+  T.Features.push_back({"li_size", TT::Int64, Scalar, Origin::Compiler, "live interval size"});
+  T.Features.push_back({"stage", TT::Int64, Scalar, Origin::Compiler, "allocation stage"});
+  T.Features.push_back({"weight", TT::Float, Scalar, Origin::Compiler, "live interval weight"});
+  return T;
+}
+
+llvm::Error featureError(const TaskInfo &T, const llvm::Twine &What) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 llvm::Twine("feature set of task '") + T.Name + "': " + What);
+}
+
+} // namespace
+
+const TaskInfo &taskInfo(Task T) {
+  static const TaskInfo Inline = makeInline(), Evict = makeEvict(), Priority = makePriority();
+  switch (T) {
+  case Task::Inline:
+    return Inline;
+  case Task::Evict:
+    return Evict;
+  case Task::Priority:
+    return Priority;
+  }
+  return Inline;
+}
+
+std::optional<Task> taskFromName(llvm::StringRef Name) {
+  for (Task T : {Task::Inline, Task::Evict, Task::Priority})
+    if (Name == taskInfo(T).Name)
+      return T;
+  return std::nullopt;
+}
+
+TensorSpec specOf(const FeatureDef &D, unsigned Dim) {
+  TensorSpec S{D.Name, D.Type, 0, D.Shape};
+  for (int64_t &X : S.Shape)
+    if (X == DimD)
+      X = Dim;
+  return S;
+}
+
+llvm::Expected<std::vector<std::string>> checkHeader(Task Id, llvm::ArrayRef<TensorSpec> Features,
+                                                     const std::optional<TensorSpec> &Advice) {
+  const TaskInfo &T = taskInfo(Id);
+  std::vector<std::string> Unknown;
+  std::set<std::string> Seen;
+  int64_t EmbeddingDim = 0;
+  for (const TensorSpec &S : Features) {
+    if (!Seen.insert(S.Name).second)
+      return featureError(T, "feature '" + S.Name + "' is sent twice");
+    const FeatureDef *D = nullptr;
+    for (const FeatureDef &F : T.Features)
+      if (S.Name == F.Name)
+        D = &F;
+    if (!D) {
+      Unknown.push_back(S.Name);
+      continue;
+    }
+    if (D->From == Origin::Workbench)
+      return featureError(T, "the compiler sends '" + S.Name +
+                                 "', a name the workbench reserves for its own feature");
+    bool Match = S.Type == D->Type && S.Shape.size() == D->Shape.size();
+    for (size_t I = 0; Match && I < S.Shape.size(); ++I) {
+      if (D->Shape[I] != DimD) {
+        Match = S.Shape[I] == D->Shape[I];
+        continue;
+      }
+      Match = S.Shape[I] > 0 && (!EmbeddingDim || EmbeddingDim == S.Shape[I]);
+      EmbeddingDim = S.Shape[I];
+    }
+    if (!Match)
+      return featureError(T, "feature '" + S.Name + "' is " + shapeString(S) + ", expected " +
+                                 shapeString(specOf(*D, EmbeddingDim)) +
+                                 (EmbeddingDim ? "" : " (D = vocabulary dimension)"));
+  }
+  for (const FeatureDef &F : T.Features)
+    if (F.From == Origin::Compiler && !Seen.count(F.Name))
+      return featureError(T, std::string("the compiler did not send feature '") + F.Name +
+                                 "' (" + shapeString(specOf(F, 0)) + ")");
+  if (!Advice)
+    return featureError(T, "the header has no advice spec (expected '" + T.Advice.Name + "' " +
+                               shapeString(T.Advice) + ")");
+  if (*Advice != T.Advice)
+    return featureError(T, "advice is '" + Advice->Name + "' " + shapeString(*Advice) +
+                               ", expected '" + T.Advice.Name + "' " + shapeString(T.Advice));
+  return Unknown;
+}
+
+std::string specsJSON(llvm::ArrayRef<TensorSpec> Specs) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  llvm::json::OStream J(OS);
+  J.array([&] {
+    for (const TensorSpec &T : Specs)
+      T.toJSON(J);
+  });
+  return S;
+}
+
+llvm::Expected<std::vector<TensorSpec>> specsFromJSON(llvm::StringRef Text,
+                                                      llvm::StringRef Where) {
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
+  if (!V)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   Where + ": " + llvm::toString(V.takeError()));
+  const llvm::json::Array *A = V->getAsArray();
+  if (!A)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   Where + ": expected an array of tensor specs");
+  std::vector<TensorSpec> Out;
+  for (size_t I = 0; I < A->size(); ++I) {
+    llvm::Expected<TensorSpec> S =
+        tensorSpecFromJSON((*A)[I], (Where + "[" + llvm::Twine(I) + "]").str());
+    if (!S)
+      return S.takeError();
+    Out.push_back(std::move(*S));
+  }
+  return Out;
+}
+
+std::string featureSetVersion(Task T, llvm::ArrayRef<TensorSpec> Features) {
+  std::string J = specsJSON(Features);
+  std::array<uint8_t, 32> H = llvm::SHA256::hash(llvm::arrayRefFromStringRef(J));
+  return std::string(taskInfo(T).Name) + "/" + std::to_string(Features.size()) + "/" +
+         llvm::toHex(llvm::ArrayRef<uint8_t>(H.data(), 6), /*LowerCase=*/true);
+}
+
+} // namespace wb::features

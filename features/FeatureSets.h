@@ -1,0 +1,70 @@
+// The LLVM 22 MLGO feature sets (inliner, regalloc eviction, regalloc priority) and the
+// workbench's own additions. One table per task drives the names, types, shapes and docs
+// (docs/mlgo.md is generated from the same table by `ir2vec mlgo features`), the check of
+// the header the compiler sends, the compiler flags a session needs, and the advice spec.
+#pragma once
+
+#include "features/TensorSpec.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wb::features {
+
+enum class Task { Inline, Evict, Priority };
+
+/// Shape dimension that is the vocabulary dimension D (embedding features).
+inline constexpr int64_t DimD = -1;
+
+/// Where a feature comes from.
+enum class Origin {
+  Compiler,         // always sent by LLVM 22
+  CompilerOptional, // sent by LLVM 22 only with a flag (embeddings, inlining_default)
+  Workbench,        // added by the host to every observation (embedding augmentation)
+};
+
+struct FeatureDef {
+  const char *Name;
+  TensorType Type;
+  std::vector<int64_t> Shape; // DimD stands for the vocabulary dimension
+  Origin From;
+  const char *Doc;
+};
+
+struct TaskInfo {
+  Task Id;
+  const char *Name; // "inline", "evict", "priority"
+  std::vector<FeatureDef> Features; // in the compiler's order, then workbench extras
+  TensorSpec Advice;
+  const char *EnableFlag;  // e.g. -enable-ml-inliner=release
+  const char *ChannelFlag; // e.g. -inliner-interactive-channel-base= (value appended)
+};
+
+const TaskInfo &taskInfo(Task T);
+std::optional<Task> taskFromName(llvm::StringRef Name);
+
+/// The concrete spec of a table entry for vocabulary dimension Dim.
+TensorSpec specOf(const FeatureDef &D, unsigned Dim);
+
+/// Checks the header the compiler sent against the task's table: every feature the table
+/// knows must have the table's type and shape (D = any positive width, but callee and caller
+/// embeddings must agree), every always-sent feature must be present, and the advice must
+/// match. Features the table does not know are accepted (LLVM adds features over time);
+/// their names are returned so callers can mention them. Errors name the feature.
+llvm::Expected<std::vector<std::string>> checkHeader(Task T, llvm::ArrayRef<TensorSpec> Features,
+                                                     const std::optional<TensorSpec> &Advice);
+
+/// The canonical name of a feature set: "<task>/<n>/<12 hex of SHA-256 of the specs' JSON>".
+/// Two sets have the same version exactly when they list the same specs in the same order.
+std::string featureSetVersion(Task T, llvm::ArrayRef<TensorSpec> Features);
+
+/// A JSON array of specs, compact, as in LLVM's log headers.
+std::string specsJSON(llvm::ArrayRef<TensorSpec> Specs);
+llvm::Expected<std::vector<TensorSpec>> specsFromJSON(llvm::StringRef Text,
+                                                      llvm::StringRef Where);
+
+} // namespace wb::features

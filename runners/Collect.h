@@ -1,0 +1,48 @@
+// Collection over a corpus (`ir2vec mlgo collect`): for each module, the -Oz pipeline with the
+// compiler's own heuristic (baseline) and under the host with a policy, each compiled to an
+// object whose .text size is read with LLVM's Object library; the reward is
+// 1 - (size + 0.01) / (baseline + 0.01) as ml-compiler-opt computes it, recorded per module
+// and in every decision row of the dataset.
+#pragma once
+
+#include "features/Dataset.h"
+#include "runners/InteractiveHost.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace wb::runners {
+
+struct ObjectSizes {
+  int64_t Text = 0;         // bytes in sections named .text or .text.*
+  int64_t BerkeleyText = 0; // llvm-size's Berkeley "text" (all read-only allocated bytes)
+};
+llvm::Expected<ObjectSizes> objectSizes(llvm::StringRef Path);
+
+struct CollectConfig {
+  Task T = Task::Inline;
+  PolicyOptions Policy;
+  BindOptions Bind;
+  std::optional<std::string> Embeddings;
+  std::string Opt = "opt-22", Llc = "llc-22";
+  std::vector<std::string> OptArgs = {"-passes=default<Oz>"};
+  std::vector<std::string> LlcArgs = {"-O2"};
+  unsigned Jobs = 1;
+  double TimeoutSeconds = 0; // per compiler run
+  int CancelFd = -1;
+  bool ShowProgress = false;
+  std::function<void(const std::string &)> Report = [](const std::string &) {};
+};
+
+struct CollectSummary {
+  size_t Modules = 0, Failed = 0, Rows = 0;
+  int64_t Text = 0, BaselineText = 0; // sums over collected modules
+  size_t SameSize = 0;                 // modules whose size equals the baseline
+  bool Cancelled = false;
+};
+
+llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
+                                       llvm::StringRef Output, const CollectConfig &C);
+
+} // namespace wb::runners

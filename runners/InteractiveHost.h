@@ -1,0 +1,87 @@
+// The interactive host: runs a compiler (opt-22, llc-22, clang-22) with an MLGO interactive
+// channel and answers every observation with a policy.
+//
+// How the pitfalls of the protocol (docs/mlgo.md, "Host pitfalls") are handled:
+// - Open order / never-opened channel: the host opens both FIFOs itself with O_RDWR before
+//   starting the compiler, so no open() on either side can block, whatever the order and
+//   whether or not the compiler ever opens them.
+// - EOF spin: the host keeps its write end of <base>.in open until the compiler has exited,
+//   so the compiler never reads EOF (which it would retry at 100% CPU).
+// - End of the conversation: because the host also holds <base>.out open, the end is the
+//   compiler's exit (seen on a pidfd), not EOF; the host then drains what is left.
+// - Crash, hang, cancellation: the compiler runs in its own process group; on a timeout,
+//   a cancellation or a protocol error the whole group is killed and reaped.
+// - Reply size: each reply is exactly the header's advice size (8 bytes int64, 4 float).
+// - SIGPIPE cannot happen on <base>.in (the host is also a reader); the tool ignores it.
+// Whatever the outcome, the FIFOs and their temporary directory are removed.
+#pragma once
+
+#include "features/FeatureSets.h"
+#include "features/TrainingLog.h"
+#include "runners/ModelRunner.h"
+#include "runners/Policies.h"
+#include "runners/Process.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wb::runners {
+
+/// Removes a flat directory (regular files and FIFOs) and the directory itself.
+void removeTree(const std::string &Dir);
+
+/// Tensors the workbench adds to every observation (embedding augmentation).
+struct Augmentation {
+  std::vector<TensorSpec> Specs;
+  /// The extra tensors' bytes for an observation in the given context.
+  std::function<std::string(llvm::StringRef Context)> Bytes;
+};
+
+/// Computes the task's workbench features (Origin::Workbench in the table) from the IR file
+/// the compiler gets, with the given vocabulary ("" = the default vocabulary).
+llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
+                                               llvm::StringRef VocabPath);
+
+struct SessionConfig {
+  Task T = Task::Inline;
+  std::vector<std::string> Command; // compiler and its arguments; channel flags are appended
+  PolicyOptions Policy;
+  BindOptions Bind;
+  /// --embeddings: the vocabulary path ("" = default); std::nullopt = off.
+  std::optional<std::string> Embeddings;
+  /// The IR file the workbench embeds for its own features; "" = found in Command.
+  std::string ModulePath;
+  double TimeoutSeconds = 0; // 0 = none
+  int CancelFd = -1;         // readable = stop (e.g. a signalfd)
+  int StdoutFd = -1, StderrFd = -1;
+  bool KeepTranscript = false; // keep the raw compiler stream
+  /// The compiler's extra flags (the same for every session of a run).
+  std::vector<std::string> ExtraFlags;
+};
+
+struct SessionResult {
+  enum Kind { Exited, TimedOut, Cancelled, HostError } Outcome = Exited;
+  ExitStatus Status;        // the compiler's
+  bool ChannelOpened = false;
+  std::string Error;        // HostError: what went wrong
+  features::Log SessionLog; // features + workbench extras + the decision, one row per answer
+  std::string Transcript;   // the compiler's raw stream (KeepTranscript)
+  std::vector<std::string> UnknownFeatures, Ignored, ZeroFilled;
+  std::string FeatureSetVersion;
+  /// The status `ir2vec mlgo run` exits with: the compiler's (128 + signal when killed),
+  /// 124 on a timeout, 125 on a host error, 130 when cancelled.
+  int exitStatus() const;
+};
+
+/// The full compiler command line for a session (flags for the channel, the default decision,
+/// embeddings; -mllvm before each for clang).
+std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef ChannelBase,
+                                        llvm::StringRef VocabFile);
+
+/// Runs one session. Errors before the compiler starts (bad policy, model, vocabulary,
+/// temporary directory) are returned as errors; everything after is in the result.
+llvm::Expected<SessionResult> runSession(const SessionConfig &C);
+
+} // namespace wb::runners

@@ -1,0 +1,53 @@
+// Child processes for the host: spawned in their own process group (so a timeout or a crash
+// can take down everything they started), with default signal dispositions and an empty
+// signal mask whatever the host has set, and watched through a pidfd so that one poll()
+// waits for the compiler's output, its exit and a cancellation at once.
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace wb::runners {
+
+struct ExitStatus {
+  bool Signaled = false;
+  int Code = 0; // exit code, or the signal number when Signaled
+  /// As a shell reports it: the code, or 128 + signal.
+  int shellStatus() const { return Signaled ? 128 + Code : Code; }
+  std::string describe() const;
+};
+
+class Child {
+public:
+  /// Argv[0] is looked up in PATH. StdoutFd/StderrFd: -1 = inherit.
+  static llvm::Expected<Child> spawn(const std::vector<std::string> &Argv, int StdoutFd = -1,
+                                     int StderrFd = -1);
+  Child(Child &&O) noexcept;
+  Child &operator=(Child &&) = delete;
+  /// Kills the whole group and reaps the child if still running.
+  ~Child();
+
+  pid_t pid() const { return Pid; }
+  /// Readable when the child has exited.
+  int pidFd() const { return PidFd; }
+  /// SIGKILL to the child's process group (everything it started).
+  void killGroup();
+  /// Waits for the exit (after pidFd() is readable this does not block); kills leftovers of
+  /// the group first, while the unreaped child still reserves the group id.
+  ExitStatus reap();
+  /// Waits up to Seconds (0 = for ever); on timeout kills the group. Returns the status and
+  /// whether it timed out.
+  std::pair<ExitStatus, bool> wait(double Seconds, int CancelFd = -1);
+
+private:
+  Child() = default;
+  pid_t Pid = -1;
+  int PidFd = -1;
+  bool Reaped = false;
+  ExitStatus Status;
+};
+
+} // namespace wb::runners

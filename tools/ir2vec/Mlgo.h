@@ -1,0 +1,16 @@
+// `ir2vec mlgo ...`: the MLGO runtime commands (interactive host, collection, logs, feature
+// tables). A thin layer over features/ and runners/.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+
+namespace wb::tool {
+
+/// Adds the mlgo subcommands to App; the returned function runs the chosen one (call it only
+/// when the mlgo subcommand was given) and gives the exit status.
+std::function<int()> addMlgoCommands(CLI::App &App);
+
+} // namespace wb::tool
