@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Acceptance benchmark of the MLGO host on a corpus (docs/mlgo.md, "Measured").
+
+For every module: `opt-22 -passes='default<Oz>'` alone and the same command under
+`ir2vec mlgo run --task inline --policy default`, timed side by side (the order alternates per
+module, so drift on a shared machine hits both alike); both outputs compiled with
+`llc-22 -filetype=obj` and their .text sizes read with llvm-size-22 -A (independent of the
+workbench's own Object-library reading). Prints the modules whose sizes differ, the sum of
+wall times of each side and their ratio.
+
+usage: bench/mlgo_corpus.py IR2VEC CORPUS_LIST [--rounds N] [--limit K]
+"""
+import argparse, os, subprocess, sys, tempfile, time
+
+
+def text_size(obj):
+    out = subprocess.run(["llvm-size-22", "-A", obj], check=True, capture_output=True, text=True).stdout
+    return sum(int(l.split()[1]) for l in out.splitlines()
+               if l.split() and (l.split()[0] == ".text" or l.split()[0].startswith(".text.")))
+
+
+def timed(cmd):
+    t = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr[-500:]}")
+    return dt
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ir2vec")
+    ap.add_argument("corpus_list")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--limit", type=int, default=0)
+    a = ap.parse_args()
+    mods = [l.strip() for l in open(a.corpus_list) if l.strip()]
+    if a.limit:
+        mods = mods[: a.limit]
+    plain_t = host_t = 0.0
+    differ, decisions = [], 0
+    with tempfile.TemporaryDirectory() as d:
+        pa, pb = os.path.join(d, "plain.bc"), os.path.join(d, "host.bc")
+        log = os.path.join(d, "s.log")
+        for i, m in enumerate(mods):
+            plain = ["opt-22", "-passes=default<Oz>", m, "-o", pa]
+            host = [a.ir2vec, "mlgo", "run", "--task", "inline", "--policy", "default",
+                    "--log", log, "--", "opt-22", "-passes=default<Oz>", m, "-o", pb]
+            for r in range(a.rounds):
+                if (i + r) % 2:
+                    host_t += timed(host); plain_t += timed(plain)
+                else:
+                    plain_t += timed(plain); host_t += timed(host)
+            sizes = []
+            for bc in (pa, pb):
+                subprocess.run(["llc-22", "-filetype=obj", bc, "-o", bc + ".o"], check=True)
+                sizes.append(text_size(bc + ".o"))
+            if sizes[0] != sizes[1]:
+                differ.append((m, sizes))
+            if os.path.exists(log):
+                # observations = lines starting with {"observation" (payload bytes may hold
+                # newlines, but never at the start of that marker after one)
+                with open(log, "rb") as f:
+                    decisions += f.read().count(b'{"observation":')
+                os.unlink(log)
+            if sys.stderr.isatty():
+                print(f"\r{i + 1}/{len(mods)} ratio {host_t / max(plain_t, 1e-9):.3f}",
+                      end="", file=sys.stderr)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    print(f"modules: {len(mods)}  decisions answered: {decisions}")
+    print(f"same .text size: {len(mods) - len(differ)} of {len(mods)}")
+    for m, s in differ:
+        print(f"  DIFFERS {m}: plain {s[0]} host {s[1]}")
+    print(f"wall time, sum over modules x {a.rounds} rounds: opt-22 alone {plain_t:.2f} s, "
+          f"under the host {host_t:.2f} s, ratio {host_t / plain_t:.3f}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

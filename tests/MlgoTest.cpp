@@ -1,0 +1,477 @@
+// MLGO runtime units against oracles: libLLVM-22's own TensorSpec and training Logger, the
+// worked example of the format description (../shared/docs/mlgo-interfaces-llvm22.md §3,
+// typed in from its hex dump), and values worked out by hand.
+#include "features/FeatureSets.h"
+#include "features/TensorSpec.h"
+#include "features/TrainingLog.h"
+#include "runners/ModelRunner.h"
+#include "runners/Policies.h"
+
+#include "llvm/Analysis/TensorSpec.h"
+#include "llvm/Analysis/Utils/TrainingLogger.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace wb;
+using features::TensorSpec;
+using features::TensorType;
+
+namespace {
+
+std::string llvmSpecJSON(const llvm::TensorSpec &S) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  llvm::json::OStream J(OS);
+  S.toJSON(J);
+  return Out;
+}
+
+template <typename T> std::string bytesOf(std::initializer_list<T> V) {
+  std::string S;
+  for (T X : V)
+    S.append(reinterpret_cast<const char *>(&X), sizeof(T));
+  return S;
+}
+
+TEST(TensorSpec, JSONEqualsLLVMForEveryType) {
+  std::vector<int64_t> Shapes[] = {{1}, {1, 33}, {75}, {}};
+  int N = 0;
+  for (const std::vector<int64_t> &Sh : Shapes) {
+#define WB_CHECK(C, E)                                                                           \
+  {                                                                                              \
+    llvm::TensorSpec L = llvm::TensorSpec::createSpec<C>("f_" #E, Sh, 0);                        \
+    TensorSpec W{"f_" #E, TensorType::E, 0, Sh};                                                 \
+    EXPECT_EQ(W.toJSON(), llvmSpecJSON(L));                                                      \
+    EXPECT_EQ(W.byteSize(), L.getTotalTensorBufferSize());                                       \
+    EXPECT_EQ(W.elementCount(), L.getElementCount());                                            \
+    llvm::Expected<TensorSpec> Back =                                                            \
+        features::tensorSpecFromJSON(*llvm::json::parse(W.toJSON()), "x");                       \
+    ASSERT_TRUE(bool(Back));                                                                     \
+    EXPECT_EQ(*Back, W);                                                                         \
+    ++N;                                                                                         \
+  }
+    WB_TENSOR_TYPES(WB_CHECK)
+#undef WB_CHECK
+  }
+  EXPECT_EQ(N, 40);
+}
+
+TEST(TensorSpec, ParseErrorsNameTheProperty) {
+  auto Err = [](llvm::StringRef Text) {
+    llvm::Expected<TensorSpec> S = features::tensorSpecFromJSON(*llvm::json::parse(Text), "f[0]");
+    EXPECT_FALSE(bool(S));
+    return S ? std::string() : llvm::toString(S.takeError());
+  };
+  EXPECT_THAT(Err(R"({"type":"float","port":0,"shape":[1]})"), testing::HasSubstr("'name'"));
+  EXPECT_THAT(Err(R"({"name":"a","port":0,"shape":[1]})"), testing::HasSubstr("'type'"));
+  EXPECT_THAT(Err(R"({"name":"a","type":"float","shape":[1]})"), testing::HasSubstr("'port'"));
+  EXPECT_THAT(Err(R"({"name":"a","type":"float","port":0})"), testing::HasSubstr("'shape'"));
+  EXPECT_THAT(Err(R"({"name":"a","type":"int128_t","port":0,"shape":[1]})"),
+              testing::HasSubstr("unknown element type 'int128_t'"));
+}
+
+// Writes the same records through libLLVM's Logger and through ours.
+struct Records {
+  std::vector<TensorSpec> Features;
+  std::optional<TensorSpec> Score, Advice;
+  // (context, payload, score) in order; an empty payload = context switch only
+  std::vector<std::tuple<std::string, std::string, std::string>> Steps;
+};
+
+std::string viaLLVM(const Records &R) {
+  std::string Out;
+  auto OS = std::make_unique<llvm::raw_string_ostream>(Out);
+  auto ToLLVM = [](const TensorSpec &S) {
+    llvm::LLVMContext Ctx;
+    return *llvm::getTensorSpecFromJSON(Ctx, *llvm::json::parse(S.toJSON()));
+  };
+  std::vector<llvm::TensorSpec> F;
+  for (const TensorSpec &S : R.Features)
+    F.push_back(ToLLVM(S));
+  std::optional<llvm::TensorSpec> Advice;
+  if (R.Advice)
+    Advice = ToLLVM(*R.Advice);
+  llvm::TensorSpec Reward =
+      R.Score ? ToLLVM(*R.Score) : llvm::TensorSpec::createSpec<float>("reward", {1});
+  {
+    llvm::Logger L(std::move(OS), F, Reward, R.Score.has_value(), Advice);
+    std::string Ctx = "\x01";
+    for (const auto &[C, P, S] : R.Steps) {
+      if (C != Ctx)
+        L.switchContext(C), Ctx = C;
+      if (P.empty())
+        continue;
+      L.startObservation();
+      size_t Off = 0;
+      for (size_t I = 0; I < F.size(); ++I) {
+        L.logTensorValue(I, P.data() + Off);
+        Off += F[I].getTotalTensorBufferSize();
+      }
+      L.endObservation();
+      if (R.Score)
+        L.logReward(*reinterpret_cast<const float *>(S.data()));
+    }
+    L.flush();
+  }
+  return Out;
+}
+
+std::string viaWorkbench(const Records &R) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  features::LogWriter W(OS, {R.Features, R.Score, R.Advice});
+  std::string Ctx = "\x01";
+  for (const auto &[C, P, S] : R.Steps) {
+    if (C != Ctx)
+      W.switchContext(C), Ctx = C;
+    if (P.empty())
+      continue;
+    W.observation(P);
+    if (R.Score)
+      W.outcome(S);
+  }
+  return Out;
+}
+
+Records sample(bool WithScore, bool WithAdvice) {
+  Records R;
+  R.Features = {{"a", TensorType::Int64, 0, {1}}, {"b", TensorType::Float, 0, {2}},
+                {"m", TensorType::Int64, 0, {1, 3}}};
+  if (WithScore)
+    R.Score = TensorSpec{"reward", TensorType::Float, 0, {1}};
+  if (WithAdvice)
+    R.Advice = TensorSpec{"index_to_evict", TensorType::Int64, 0, {1}};
+  auto Obs = [](int64_t A, float B0, float B1, int64_t M) {
+    return bytesOf<int64_t>({A}) + bytesOf<float>({B0, B1}) + bytesOf<int64_t>({M, 10, M});
+  };
+  // Contexts as regalloc sends them: some empty, one revisited (ids keep counting).
+  R.Steps = {{"f", Obs(5, 1.5f, -2.0f, 1), bytesOf<float>({0})},
+             {"f", Obs(10, 0.25f, 3.0f, 0), bytesOf<float>({0.75f})},
+             {"g", "", ""},
+             {"h", Obs(0x0a0a, 0, 0, 0x0a), bytesOf<float>({1})},
+             {"f", Obs(-1, -0.0f, 1e30f, 7), bytesOf<float>({-2})},
+             {"", Obs(3, 3, 3, 3), bytesOf<float>({0})}};
+  return R;
+}
+
+TEST(TrainingLog, WriterEqualsLLVMLogger) {
+  for (bool Score : {false, true})
+    for (bool Advice : {false, true}) {
+      Records R = sample(Score, Advice);
+      std::string L = viaLLVM(R), W = viaWorkbench(R);
+      EXPECT_EQ(W, L) << "score " << Score << " advice " << Advice;
+      // and the reader gives the same records back, and rewrites them byte for byte
+      llvm::Expected<features::Log> P = features::parseLog(L, "llvm");
+      ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+      EXPECT_EQ(P->Observations.size(), 5u);
+      EXPECT_EQ(P->Contexts.size(), 5u);
+      EXPECT_EQ(P->Observations[3].Context, "f");
+      EXPECT_EQ(P->Observations[3].Id, 2); // revisited context keeps counting
+      std::string Again;
+      llvm::raw_string_ostream OS(Again);
+      features::writeLog(OS, *P);
+      EXPECT_EQ(Again, L);
+    }
+}
+
+// The 301-byte worked example of the format description, typed in from its hex dump.
+const char *WorkedExampleHex =
+    "7b226665617475726573223a5b7b226e616d65223a2261222c2274797065223a"
+    "22696e7436345f74222c22706f7274223a302c227368617065223a5b315d7d2c"
+    "7b226e616d65223a2262222c2274797065223a22666c6f6174222c22706f7274"
+    "223a302c227368617065223a5b325d7d5d2c2273636f7265223a7b226e616d65"
+    "223a22726577617264222c2274797065223a22666c6f6174222c22706f727422"
+    "3a302c227368617065223a5b315d7d7d0a7b22636f6e74657874223a2266227d"
+    "0a7b226f62736572766174696f6e223a307d0a05000000000000000000c03f00"
+    "0000c00a7b226f7574636f6d65223a307d0a000000000a7b226f627365727661"
+    "74696f6e223a317d0a0a000000000000000000803e000040400a7b226f757463"
+    "6f6d65223a317d0a0000403f0a";
+
+std::string unhex(llvm::StringRef H) {
+  std::string S;
+  for (size_t I = 0; I + 1 < H.size(); I += 2)
+    S.push_back(static_cast<char>(std::stoi(H.substr(I, 2).str(), nullptr, 16)));
+  return S;
+}
+
+TEST(TrainingLog, WorkedExampleFromTheFormatDescription) {
+  std::string Bytes = unhex(WorkedExampleHex);
+  ASSERT_EQ(Bytes.size(), 301u);
+  llvm::Expected<features::Log> L = features::parseLog(Bytes, "example");
+  ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
+  ASSERT_EQ(L->Observations.size(), 2u);
+  EXPECT_EQ(L->Observations[0].Payload, bytesOf<int64_t>({5}) + bytesOf<float>({1.5f, -2.0f}));
+  EXPECT_EQ(L->Observations[1].Payload, bytesOf<int64_t>({10}) + bytesOf<float>({0.25f, 3.0f}));
+  EXPECT_EQ(*L->Observations[0].Score, bytesOf<float>({0.0f}));
+  EXPECT_EQ(*L->Observations[1].Score, bytesOf<float>({0.75f}));
+  EXPECT_EQ(L->Observations[1].Context, "f");
+  // writing the same records gives the same 301 bytes
+  Records R;
+  R.Features = L->Header.Features;
+  R.Score = L->Header.Score;
+  R.Steps = {{"f", L->Observations[0].Payload, *L->Observations[0].Score},
+             {"f", L->Observations[1].Payload, *L->Observations[1].Score}};
+  EXPECT_EQ(viaWorkbench(R), Bytes);
+}
+
+TEST(TrainingLog, TruncatedOrCorruptInputGivesTheByteOffset) {
+  std::string Bytes = unhex(WorkedExampleHex);
+  // every proper prefix that does not end on a record boundary is an error, never a crash
+  // (a log may end after an observation whose outcome never came)
+  std::set<size_t> Boundaries = {0xb1, 0xc1, 0xe4, 0xf7, 0x11a};
+  for (size_t N = 0; N < Bytes.size(); ++N) {
+    llvm::Expected<features::Log> L = features::parseLog(Bytes.substr(0, N), "cut");
+    if (Boundaries.count(N)) {
+      if (!L)
+        ADD_FAILURE() << N << ": " << llvm::toString(L.takeError());
+      continue;
+    }
+    ASSERT_FALSE(bool(L)) << "prefix of " << N << " bytes accepted";
+    EXPECT_THAT(llvm::toString(L.takeError()), testing::MatchesRegex("cut: byte [0-9]+: .*"));
+  }
+  // the '\n' after observation 0's 16 payload bytes (offset 0xe3) replaced
+  std::string Bad = Bytes;
+  Bad[0xe3] = 'x';
+  llvm::Expected<features::Log> L = features::parseLog(Bad, "bad");
+  ASSERT_FALSE(bool(L));
+  EXPECT_THAT(llvm::toString(L.takeError()),
+              testing::HasSubstr("bad: byte 227: expected '\\n' after the 16-byte observation"));
+  // an outcome id that does not match its observation
+  Bad = Bytes;
+  Bad[0xef] = '7'; // {"outcome":0} -> {"outcome":7}
+  L = features::parseLog(Bad, "bad");
+  ASSERT_FALSE(bool(L));
+  EXPECT_THAT(llvm::toString(L.takeError()), testing::HasSubstr("outcome 7"));
+}
+
+TEST(FeatureSets, TablesMatchTheCompilersHeaders) {
+  // The counts and advice as LLVM 22.1.8 sends them (format description §7).
+  const features::TaskInfo &I = features::taskInfo(features::Task::Inline);
+  size_t Compiler = 0;
+  for (const features::FeatureDef &F : I.Features)
+    Compiler += F.From == features::Origin::Compiler;
+  EXPECT_EQ(Compiler, 38u);
+  size_t Bytes = 0;
+  for (const features::FeatureDef &F : features::taskInfo(features::Task::Evict).Features)
+    if (F.From == features::Origin::Compiler)
+      Bytes += features::specOf(F, 0).byteSize();
+  EXPECT_EQ(Bytes, 3436u);
+  EXPECT_EQ(features::taskInfo(features::Task::Priority).Advice.toJSON(),
+            R"({"name":"priority","type":"float","port":0,"shape":[1]})");
+}
+
+std::vector<TensorSpec> inlinerHeader(bool Embeddings, unsigned D = 8) {
+  std::vector<TensorSpec> H;
+  for (const features::FeatureDef &F : features::taskInfo(features::Task::Inline).Features)
+    if (F.From == features::Origin::Compiler ||
+        (Embeddings && F.From == features::Origin::CompilerOptional))
+      H.push_back(features::specOf(F, D));
+  return H;
+}
+
+TEST(FeatureSets, HeaderCheckNamesTheFeature) {
+  using features::checkHeader;
+  const TensorSpec Advice = features::taskInfo(features::Task::Inline).Advice;
+  std::vector<TensorSpec> H = inlinerHeader(true);
+  ASSERT_TRUE(bool(checkHeader(features::Task::Inline, H, Advice)));
+  // a future feature is accepted and reported
+  H.push_back({"future_feature", TensorType::Int64, 0, {1}});
+  llvm::Expected<std::vector<std::string>> U = checkHeader(features::Task::Inline, H, Advice);
+  ASSERT_TRUE(bool(U));
+  EXPECT_THAT(*U, testing::ElementsAre("future_feature"));
+  auto Msg = [&](std::vector<TensorSpec> Hd, std::optional<TensorSpec> A) {
+    llvm::Expected<std::vector<std::string>> R = checkHeader(features::Task::Inline, Hd, A);
+    return R ? std::string() : llvm::toString(R.takeError());
+  };
+  H = inlinerHeader(false);
+  H.erase(H.begin() + 13); // num_loops
+  EXPECT_THAT(Msg(H, Advice), testing::HasSubstr("did not send feature 'num_loops'"));
+  H = inlinerHeader(false);
+  H[3].Type = TensorType::Int32;
+  EXPECT_THAT(Msg(H, Advice), testing::HasSubstr("feature 'call_penalty' is int32_t[1]"));
+  H = inlinerHeader(true);
+  H[39].Shape = {9}; // caller_embedding wider than callee_embedding
+  EXPECT_THAT(Msg(H, Advice), testing::HasSubstr("'caller_embedding' is float[9]"));
+  EXPECT_THAT(Msg(inlinerHeader(false), std::nullopt), testing::HasSubstr("no advice"));
+  TensorSpec Wrong = Advice;
+  Wrong.Type = TensorType::Float;
+  EXPECT_THAT(Msg(inlinerHeader(false), Wrong), testing::HasSubstr("advice is"));
+}
+
+// A policy that records what it was given.
+struct Probe : runners::Policy {
+  std::vector<TensorSpec> In;
+  std::vector<std::vector<double>> *Seen;
+  std::vector<TensorSpec> inputs() const override { return In; }
+  llvm::Expected<std::string> advise(const runners::Inputs &X) override {
+    std::vector<double> V;
+    for (size_t I = 0; I < X.size(); ++I)
+      for (size_t J = 0; J < X.spec(I).elementCount(); ++J)
+        V.push_back(X.at(I, J));
+    Seen->push_back(V);
+    return bytesOf<int64_t>({1});
+  }
+  std::string describe() const override { return "probe"; }
+};
+
+std::string inlinerPayload(const std::vector<TensorSpec> &H) {
+  // feature i holds value i+1 in every element
+  std::string P;
+  for (size_t I = 0; I < H.size(); ++I)
+    for (size_t J = 0; J < H[I].elementCount(); ++J) {
+      if (H[I].Type == TensorType::Float)
+        P += bytesOf<float>({float(I + 1)});
+      else
+        P += bytesOf<int64_t>({int64_t(I + 1)});
+    }
+  return P;
+}
+
+TEST(Versioning, FewerMoreAndMissingFeatures) {
+  const TensorSpec Advice = features::taskInfo(features::Task::Inline).Advice;
+  std::vector<std::vector<double>> Seen;
+  auto Make = [&](std::vector<TensorSpec> In, std::vector<TensorSpec> Avail, bool Zero) {
+    auto P = std::make_unique<Probe>();
+    P->In = std::move(In);
+    P->Seen = &Seen;
+    return runners::ModelRunner::create(std::move(P), features::Task::Inline, Avail, Advice,
+                                        {Zero});
+  };
+  std::vector<TensorSpec> H38 = inlinerHeader(false), H40 = inlinerHeader(true, 4);
+  TensorSpec NumLoops = H38[13], CalleeEmb = H40[38];
+  // fewer: the model knows 2 of 38; the other 36 are ignored
+  llvm::Expected<runners::ModelRunner> R = Make({H38[24], NumLoops}, H38, false);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(R->ignored().size(), 36u);
+  ASSERT_TRUE(bool(R->evaluate(inlinerPayload(H38))));
+  EXPECT_THAT(Seen.back(), testing::ElementsAre(25, 14)); // threshold (idx 24), num_loops (13)
+  // more: a 38-feature model under a 40-feature compiler
+  R = Make(H38, H40, false);
+  ASSERT_TRUE(bool(R));
+  EXPECT_THAT(R->ignored(),
+              testing::ElementsAre("callee_embedding", "caller_embedding", "inlining_default"));
+  ASSERT_TRUE(bool(R->evaluate(inlinerPayload(H40))));
+  EXPECT_EQ(Seen.back().size(), 38u);
+  EXPECT_EQ(Seen.back()[37], 38);
+  // missing: an embedding model under a 38-feature compiler
+  R = Make({NumLoops, CalleeEmb}, H38, false);
+  ASSERT_FALSE(bool(R));
+  EXPECT_THAT(llvm::toString(R.takeError()),
+              testing::HasSubstr("needs feature 'callee_embedding' (float[4])"));
+  R = Make({NumLoops, CalleeEmb}, H38, true);
+  ASSERT_TRUE(bool(R));
+  EXPECT_THAT(R->zeroFilled(), testing::ElementsAre("callee_embedding"));
+  ASSERT_TRUE(bool(R->evaluate(inlinerPayload(H38))));
+  EXPECT_THAT(Seen.back(), testing::ElementsAre(14, 0, 0, 0, 0));
+  // the embedding model under the 40-feature compiler sees the real values
+  R = Make({NumLoops, CalleeEmb}, H40, false);
+  ASSERT_TRUE(bool(R));
+  ASSERT_TRUE(bool(R->evaluate(inlinerPayload(H40))));
+  EXPECT_THAT(Seen.back(), testing::ElementsAre(14, 39, 39, 39, 39));
+  // same name, different shape: always an error
+  TensorSpec Wide = CalleeEmb;
+  Wide.Shape = {75};
+  R = Make({Wide}, H40, true);
+  ASSERT_FALSE(bool(R));
+  EXPECT_THAT(llvm::toString(R.takeError()), testing::HasSubstr("float[75] in the model but float[4]"));
+}
+
+std::string tempPath(const char *Name) {
+  llvm::SmallString<128> P;
+  llvm::sys::fs::createTemporaryFile(Name, "h5", P);
+  return P.str().str();
+}
+
+TEST(Policies, MLPForwardPassByHand) {
+  // inputs: num_loops (x), threshold (y); hidden = relu([1 -1; 2 0] [x y] + [0, -30]);
+  // out = [1 -1] hidden - 0.5
+  runners::ModelFile M;
+  M.ForTask = features::Task::Inline;
+  M.Kind = "mlp";
+  std::vector<TensorSpec> H = inlinerHeader(false);
+  M.Inputs = {H[13], H[24]};
+  M.FeatureSet = H;
+  M.FeatureSetVersion = features::featureSetVersion(features::Task::Inline, H);
+  M.Layers = {{2, 2, {1, -1, 2, 0}, {0, -30}}, {2, 1, {1, -1}, {-0.5}}};
+  std::string Path = tempPath("mlp");
+  ASSERT_FALSE(bool(runners::writeModelFile(Path, M)));
+  runners::PolicyOptions O;
+  O.Name = "mlp";
+  O.ModelPath = Path;
+  auto P = runners::makePolicy(features::Task::Inline, O);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  auto R = runners::ModelRunner::create(std::move(*P), features::Task::Inline, H,
+                                        features::taskInfo(features::Task::Inline).Advice, {});
+  ASSERT_TRUE(bool(R));
+  auto Decide = [&](int64_t X, int64_t Y) {
+    std::string Pl = inlinerPayload(H);
+    std::memcpy(Pl.data() + 13 * 8, &X, 8);
+    std::memcpy(Pl.data() + 24 * 8, &Y, 8);
+    llvm::Expected<std::string> A = R->evaluate(Pl);
+    EXPECT_TRUE(bool(A));
+    int64_t V;
+    std::memcpy(&V, A->data(), 8);
+    return V;
+  };
+  // x=5,y=2: h=relu(3, -20)=(3,0): out 2.5 -> inline
+  EXPECT_EQ(Decide(5, 2), 1);
+  // x=20,y=2: h=relu(18, 10)=(18,10): out 7.5 -> inline; x=20,y=19: h=(1,10): -9.5 -> no
+  EXPECT_EQ(Decide(20, 2), 1);
+  EXPECT_EQ(Decide(20, 19), 0);
+  // x=0,y=0: h=(0,0): -0.5 -> no
+  EXPECT_EQ(Decide(0, 0), 0);
+  runners::ModelFile Back = *runners::readModelFile(Path);
+  EXPECT_EQ(Back.FeatureSetVersion, M.FeatureSetVersion);
+  EXPECT_EQ(Back.Layers[0].Weight, M.Layers[0].Weight);
+  llvm::sys::fs::remove(Path);
+}
+
+TEST(Policies, EvictionAnswersOnlyLegalColumns) {
+  std::vector<TensorSpec> H;
+  for (const features::FeatureDef &F : features::taskInfo(features::Task::Evict).Features)
+    if (F.From == features::Origin::Compiler)
+      H.push_back(features::specOf(F, 0));
+  const TensorSpec Advice = features::taskInfo(features::Task::Evict).Advice;
+  auto Payload = [&](std::vector<int> Legal) {
+    std::string P(3436, '\0');
+    for (int C : Legal) {
+      int64_t One = 1;
+      std::memcpy(P.data() + C * 8, &One, 8);
+    }
+    return P;
+  };
+  auto Answer = [&](runners::ModelRunner &R, std::vector<int> Legal) {
+    int64_t V;
+    std::memcpy(&V, R.evaluate(Payload(Legal))->data(), 8);
+    return V;
+  };
+  runners::PolicyOptions O;
+  O.Name = "no-evict";
+  auto NoEvict = runners::ModelRunner::create(std::move(*runners::makePolicy(features::Task::Evict, O)),
+                                              features::Task::Evict, H, Advice, {});
+  ASSERT_TRUE(bool(NoEvict));
+  EXPECT_EQ(Answer(*NoEvict, {0, 3, 32}), 32);
+  EXPECT_EQ(Answer(*NoEvict, {5, 9}), 5); // "no eviction" illegal: first legal column
+  O.Name = "random";
+  O.Explore = 1;
+  O.Seed = 7;
+  auto Rand = runners::ModelRunner::create(std::move(*runners::makePolicy(features::Task::Evict, O)),
+                                           features::Task::Evict, H, Advice, {});
+  std::set<int64_t> Got;
+  for (int I = 0; I < 200; ++I)
+    Got.insert(Answer(*Rand, {2, 17, 32}));
+  EXPECT_THAT(Got, testing::ElementsAre(2, 17, 32));
+  O.Explore = 0;
+  Rand = runners::ModelRunner::create(std::move(*runners::makePolicy(features::Task::Evict, O)),
+                                      features::Task::Evict, H, Advice, {});
+  for (int I = 0; I < 50; ++I)
+    EXPECT_EQ(Answer(*Rand, {2, 17, 32}), 32);
+}
+
+} // namespace
