@@ -76,10 +76,13 @@ bool isClang(llvm::StringRef Argv0) {
   return llvm::sys::path::filename(Argv0).starts_with("clang");
 }
 
-/// The IR file among the compiler's arguments (the last existing .bc or .ll).
+/// The IR input among the compiler's arguments: the first existing .bc or .ll that is not
+/// an option's value (-o FILE is the output, and may exist from an earlier run).
 std::string findModule(const std::vector<std::string> &Command) {
-  for (size_t I = Command.size(); I-- > 1;) {
-    llvm::StringRef A = Command[I];
+  for (size_t I = 1; I < Command.size(); ++I) {
+    llvm::StringRef A = Command[I], Prev = Command[I - 1];
+    if (Prev == "-o" || A.starts_with("-"))
+      continue;
     if ((A.ends_with(".bc") || A.ends_with(".ll")) && llvm::sys::fs::exists(A))
       return A.str();
   }

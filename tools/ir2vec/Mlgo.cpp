@@ -257,8 +257,9 @@ int runFeatures(const MlgoOptions &O) {
 
 } // namespace
 
-std::function<int()> addMlgoCommands(CLI::App &App) {
+std::function<int()> addMlgoCommands(CLI::App &App, std::vector<std::string> Compiler) {
   auto O = std::make_shared<MlgoOptions>();
+  O->Command = std::move(Compiler);
   CLI::App *M = App.add_subcommand("mlgo", "MLGO runtime: drive opt/llc/clang 22 in interactive "
                                            "mode, collect datasets, read and write logs");
   M->require_subcommand(1);
@@ -322,7 +323,6 @@ std::function<int()> addMlgoCommands(CLI::App &App) {
                   "With --embeddings: the IR file to embed (default: the .bc/.ll argument)")
       ->type_name("FILE");
   Run->add_flag("--stats", O->Stats, "Print a summary of the session on standard error");
-  Run->add_option("command", O->Command, "-- COMPILER ARGS...")->required();
   Run->footer(RunFooter);
   Collect->add_option("-o", O->Output, "Output dataset (HDF5, ir2vec.mlgo-dataset/1)")
       ->type_name("FILE");
@@ -342,8 +342,13 @@ std::function<int()> addMlgoCommands(CLI::App &App) {
   Features->add_option("--dim", O->Dim, "Vocabulary dimension D for the embedding features");
 
   return [=]() -> int {
-    if (Run->parsed())
+    if (Run->parsed()) {
+      if (O->Command.empty())
+        return fail("mlgo run needs the compiler command after '--'", 125);
       return runRun(*O, EmbRun);
+    }
+    if (!O->Command.empty())
+      return fail("unexpected arguments after '--'");
     if (Collect->parsed())
       return runCollect(*O, EmbCollect);
     if (Dump->parsed())

@@ -10,7 +10,8 @@
 namespace wb::tool {
 
 /// Adds the mlgo subcommands to App; the returned function runs the chosen one (call it only
-/// when the mlgo subcommand was given) and gives the exit status.
-std::function<int()> addMlgoCommands(CLI::App &App);
+/// when the mlgo subcommand was given) and gives the exit status. Compiler is what followed
+/// "--" on the command line (the compiler command of `mlgo run`), split off before parsing.
+std::function<int()> addMlgoCommands(CLI::App &App, std::vector<std::string> Compiler);
 
 } // namespace wb::tool

@@ -554,13 +554,10 @@ void longNames(CLI::App &App, std::set<std::string> &Long) {
 
 // llvm-ir2vec (LLVM's cl library) also accepts long options with a single dash, e.g.
 // "-level=bb". CLI11 does not, so rewrite those to "--" when the name is one of ours.
-std::vector<std::string> normaliseArgs(int Argc, char **Argv, CLI::App &App) {
+std::vector<std::string> normaliseArgs(std::vector<std::string> Args, CLI::App &App) {
   std::set<std::string> Long;
   longNames(App, Long);
-  std::vector<std::string> Args(Argv + 1, Argv + Argc);
   for (std::string &A : Args) {
-    if (A == "--")
-      break; // a command line for another program (mlgo run) follows
     if (A.size() < 3 || A[0] != '-' || A[1] == '-')
       continue;
     std::string Name = A.substr(1, A.find('=') - 1);
@@ -714,11 +711,17 @@ int main(int argc, char **argv) {
   Export->add_flag("-q,--quiet", O.Quiet, "No warnings");
   for (CLI::App *Sub : {Entities, Triplets, Embeddings, FromCounts, Train, Eval, Split, Export})
     Sub->footer(ExitCodeHelp);
-  std::function<int()> RunMlgo = wb::tool::addMlgoCommands(App);
+  // Everything after "--" is another program's command line (mlgo run): not ours to parse.
+  std::vector<std::string> Args(argv + 1, argv + argc), Compiler;
+  auto Dash = std::find(Args.begin(), Args.end(), "--");
+  if (!Args.empty() && Args[0] == "mlgo" && Dash != Args.end()) {
+    Compiler.assign(Dash + 1, Args.end());
+    Args.erase(Dash, Args.end());
+  }
+  std::function<int()> RunMlgo = wb::tool::addMlgoCommands(App, std::move(Compiler));
 
   try {
-    std::vector<std::string> Args = normaliseArgs(argc, argv, App);
-    App.parse(Args);
+    App.parse(normaliseArgs(std::move(Args), App));
   } catch (const CLI::ParseError &E) {
     return App.exit(E) == 0 ? ExitOK : ExitError;
   }
