@@ -1,5 +1,6 @@
 #include "runners/Collect.h"
 
+#include "runners/Augment.h"
 #include "vocab/IO.h"
 #include "vocab/OrderedPipeline.h"
 #include "vocab/Progress.h"
@@ -147,8 +148,8 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   S.T = C.T;
   S.Policy = C.Policy;
   S.Bind = C.Bind;
-  S.Embeddings = C.Embeddings;
-  S.ModulePath = Path;
+  if (C.Embeddings)
+    S.Augment = embeddingAugmenter(C.T, *C.Embeddings, Path, {});
   S.TimeoutSeconds = C.TimeoutSeconds;
   S.CancelFd = C.CancelFd;
   llvm::Expected<int64_t> Size = Compile("policy", S);

@@ -1,12 +1,7 @@
 #include "runners/InteractiveHost.h"
 
-#include "ir2vec/ModuleEmbedding.h"
-#include "vocab/IO.h"
-#include "vocab/VocabularyFile.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -76,19 +71,6 @@ bool isClang(llvm::StringRef Argv0) {
   return llvm::sys::path::filename(Argv0).starts_with("clang");
 }
 
-/// The IR input among the compiler's arguments: the first existing .bc or .ll that is not
-/// an option's value (-o FILE is the output, and may exist from an earlier run).
-std::string findModule(const std::vector<std::string> &Command) {
-  for (size_t I = 1; I < Command.size(); ++I) {
-    llvm::StringRef A = Command[I], Prev = Command[I - 1];
-    if (Prev == "-o" || A.starts_with("-"))
-      continue;
-    if ((A.ends_with(".bc") || A.ends_with(".ll")) && llvm::sys::fs::exists(A))
-      return A.str();
-  }
-  return "";
-}
-
 /// Writes all bytes to the non-blocking FIFO (normally they fit in the pipe at once).
 llvm::Error writeAll(int FD, llvm::StringRef Bytes, const Child &C) {
   size_t Done = 0;
@@ -127,71 +109,13 @@ int SessionResult::exitStatus() const {
   return 125;
 }
 
-llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
-                                               llvm::StringRef VocabPath) {
-  llvm::Expected<vocab::LoadedVocabulary> V = vocab::readVocabularyFile(VocabPath, {});
-  if (!V)
-    return V.takeError();
-  llvm::LLVMContext Ctx;
-  llvm::Expected<vocab::ModuleInput> M = vocab::readModule(ModulePath, Ctx);
-  if (!M)
-    return M.takeError();
-  ir2vec::EmbedRequest R;
-  R.InstructionText = false;
-  ir2vec::ModuleEmbedding E = ir2vec::embedModule(*M->M, V->Vocab, R);
-  const unsigned D = E.Dim;
-  Augmentation A;
-  for (const features::FeatureDef &F : features::taskInfo(T).Features)
-    if (F.From == features::Origin::Workbench)
-      A.Specs.push_back(features::specOf(F, D));
-  auto ToBytes = [](const double *Row, unsigned D) {
-    std::string S(D * sizeof(float), '\0');
-    for (unsigned I = 0; I < D; ++I) {
-      float F = static_cast<float>(Row[I]); // as LLVM narrows its embeddings for the tensors
-      std::memcpy(S.data() + I * sizeof(float), &F, sizeof(float));
-    }
-    return S;
-  };
-  switch (T) {
-  case Task::Inline: {
-    std::vector<double> Sum(D, 0.0);
-    for (size_t F = 0; F < E.FunctionNames.size(); ++F)
-      for (unsigned I = 0; I < D; ++I)
-        Sum[I] += E.FunctionVectors[F * D + I];
-    std::string Bytes = ToBytes(Sum.data(), D);
-    A.Bytes = [Bytes](llvm::StringRef) { return Bytes; };
-    break;
-  }
-  case Task::Evict: {
-    auto ByName = std::make_shared<llvm::StringMap<std::string>>();
-    for (size_t F = 0; F < E.FunctionNames.size(); ++F)
-      (*ByName)[E.FunctionNames[F]] = ToBytes(&E.FunctionVectors[F * D], D);
-    std::string Zero(D * sizeof(float), '\0');
-    A.Bytes = [ByName, Zero](llvm::StringRef Ctx) {
-      auto It = ByName->find(Ctx);
-      return It == ByName->end() ? Zero : It->second;
-    };
-    break;
-  }
-  case Task::Priority:
-    A.Bytes = [](llvm::StringRef) { return std::string(); };
-    break;
-  }
-  return A;
-}
-
 std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef ChannelBase,
-                                        llvm::StringRef VocabFile) {
+                                        llvm::ArrayRef<std::string> AugmentFlags) {
   const features::TaskInfo &TI = features::taskInfo(C.T);
   std::vector<std::string> Flags = {TI.EnableFlag, std::string(TI.ChannelFlag) + ChannelBase.str()};
-  if (C.T == Task::Inline) {
-    Flags.push_back("-inliner-interactive-include-default");
-    if (C.Embeddings) {
-      // LLVM 22 needs both: the first only switches the features on, the second is read.
-      Flags.push_back("-ml-inliner-ir2vec-vocab-file=" + VocabFile.str());
-      Flags.push_back("-ir2vec-vocab-path=" + VocabFile.str());
-    }
-  }
+  if (C.T == Task::Inline)
+    Flags.push_back("-inliner-interactive-include-default"); // the default policy needs it
+  Flags.insert(Flags.end(), AugmentFlags.begin(), AugmentFlags.end());
   Flags.insert(Flags.end(), C.ExtraFlags.begin(), C.ExtraFlags.end());
   std::vector<std::string> Cmd = C.Command;
   bool Clang = !Cmd.empty() && isClang(Cmd[0]);
@@ -213,43 +137,17 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   if (!Dir)
     return Dir.takeError();
 
-  // Embedding augmentation: the compiler's own features need a JSON vocabulary file; the
-  // workbench's features are computed here, before the compiler runs.
-  std::string VocabFile;
   std::optional<Augmentation> Extra;
-  if (C.Embeddings) {
-    const std::string &V = *C.Embeddings;
-    if (C.T == Task::Inline) {
-      if (V.empty()) {
-        VocabFile = (*Dir)->file("vocabulary.json");
-        if (llvm::Error E = vocab::writeFileAtomically(
-                VocabFile, [](llvm::raw_ostream &OS) { OS << vocab::defaultVocabularyJSON(); }))
-          return E;
-      } else {
-        llvm::Expected<vocab::EntityVectors> EV = vocab::readEntityVectors(V);
-        if (!EV)
-          return EV.takeError();
-        VocabFile = V;
-        if (!llvm::StringRef(V).ends_with(".json")) { // HDF5: the compiler reads JSON only
-          VocabFile = (*Dir)->file("vocabulary.json");
-          if (llvm::Error E = vocab::writeVocabularyJSON(VocabFile, *EV))
-            return E;
-        }
-      }
-    }
-    std::string Module = C.ModulePath.empty() ? findModule(C.Command) : C.ModulePath;
-    if (Module.empty())
-      return hostError("--embeddings: no .bc or .ll input found in the compiler command; "
-                       "name the IR file with --module");
-    llvm::Expected<Augmentation> A = workbenchFeatures(C.T, Module, V);
+  if (C.Augment) {
+    llvm::Expected<Augmentation> A = C.Augment((*Dir)->Dir);
     if (!A)
       return A.takeError();
-    if (!A->Specs.empty())
-      Extra = std::move(*A);
+    Extra = std::move(*A);
   }
 
   SessionResult R;
-  std::vector<std::string> Cmd = sessionCommand(C, (*Dir)->Base, VocabFile);
+  std::vector<std::string> Cmd =
+      sessionCommand(C, (*Dir)->Base, Extra ? Extra->CompilerFlags : std::vector<std::string>());
   llvm::Expected<Child> Ch = Child::spawn(Cmd, C.StdoutFd, C.StderrFd);
   if (!Ch)
     return Ch.takeError();
@@ -285,7 +183,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         R.UnknownFeatures = *Unknown;
         Advice = *H.Advice;
         Available = H.Features;
-        if (Extra)
+        if (Extra && !Extra->Specs.empty())
           Available.insert(Available.end(), Extra->Specs.begin(), Extra->Specs.end());
         R.FeatureSetVersion = features::featureSetVersion(C.T, Available);
         llvm::Expected<ModelRunner> MR =
@@ -297,7 +195,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         Runner.emplace(std::move(*MR));
         R.SessionLog.Header.Features = Available;
         R.SessionLog.Header.Features.push_back(Advice);
-        if (Extra)
+        if (Extra && Extra->Bytes)
           ExtraBytes = Extra->Bytes("");
         break;
       }
@@ -305,7 +203,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         CurrentContext = E.Context;
         R.SessionLog.Contexts.push_back(E.Context);
         R.SessionLog.ContextAt.push_back(R.SessionLog.Observations.size());
-        if (Extra)
+        if (Extra && Extra->Bytes)
           ExtraBytes = Extra->Bytes(E.Context);
         break;
       case features::LogEvent::Observation: {

@@ -32,27 +32,24 @@ namespace wb::runners {
 /// Removes a flat directory (regular files and FIFOs) and the directory itself.
 void removeTree(const std::string &Dir);
 
-/// Tensors the workbench adds to every observation (embedding augmentation).
+/// Embedding augmentation of a session (runners/Augment.h makes it): compiler flags that
+/// switch on the compiler's own embedding features, and tensors the workbench adds to every
+/// observation.
 struct Augmentation {
+  std::vector<std::string> CompilerFlags;
   std::vector<TensorSpec> Specs;
   /// The extra tensors' bytes for an observation in the given context.
   std::function<std::string(llvm::StringRef Context)> Bytes;
 };
-
-/// Computes the task's workbench features (Origin::Workbench in the table) from the IR file
-/// the compiler gets, with the given vocabulary ("" = the default vocabulary).
-llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
-                                               llvm::StringRef VocabPath);
 
 struct SessionConfig {
   Task T = Task::Inline;
   std::vector<std::string> Command; // compiler and its arguments; channel flags are appended
   PolicyOptions Policy;
   BindOptions Bind;
-  /// --embeddings: the vocabulary path ("" = default); std::nullopt = off.
-  std::optional<std::string> Embeddings;
-  /// The IR file the workbench embeds for its own features; "" = found in Command.
-  std::string ModulePath;
+  /// Called with the session's private directory before the compiler starts (files it
+  /// writes there are removed with it); unset = no augmentation.
+  std::function<llvm::Expected<Augmentation>(llvm::StringRef SessionDir)> Augment;
   double TimeoutSeconds = 0; // 0 = none
   int CancelFd = -1;         // readable = stop (e.g. a signalfd)
   int StdoutFd = -1, StderrFd = -1;
@@ -76,9 +73,9 @@ struct SessionResult {
 };
 
 /// The full compiler command line for a session (flags for the channel, the default decision,
-/// embeddings; -mllvm before each for clang).
+/// augmentation; -mllvm before each for clang).
 std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef ChannelBase,
-                                        llvm::StringRef VocabFile);
+                                        llvm::ArrayRef<std::string> AugmentFlags);
 
 /// Runs one session. Errors before the compiler starts (bad policy, model, vocabulary,
 /// temporary directory) are returned as errors; everything after is in the result.

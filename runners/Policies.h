@@ -13,6 +13,7 @@
 #include "runners/ModelRunner.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -24,29 +25,19 @@ struct PolicyOptions {
   std::string ReplayPath; // replay
   uint64_t Seed = 0;
   double Explore = 0.1; // random
+  /// Loads linear/mlp models (runners/Models.h, loadModelPolicy). Models need HDF5 and
+  /// Armadillo, which the launcher's fast path does not link; unset there.
+  std::function<llvm::Expected<std::unique_ptr<Policy>>(Task, const PolicyOptions &)> LoadModel;
 };
 
 llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &O);
 
-/// A linear or MLP model as stored in its file.
-struct ModelFile {
-  Task ForTask = Task::Inline;
-  std::string Kind;                      // "linear" or "mlp"
-  std::vector<TensorSpec> Inputs;        // what the model reads, in input-vector order
-  std::string FeatureSetVersion;         // of the feature set it was trained on
-  std::vector<TensorSpec> FeatureSet;    // that whole feature set
-  struct Layer {
-    unsigned In = 0, Out = 0;
-    std::vector<double> Weight; // Out x In, row-major
-    std::vector<double> Bias;   // Out
-  };
-  std::vector<Layer> Layers;
-};
-
-llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path);
-/// Atomic (temporary file, then rename).
-llvm::Error writeModelFile(llvm::StringRef Path, const ModelFile &M);
-/// Width of the model's input vector for its task (per column for eviction).
-unsigned modelInputWidth(const ModelFile &M);
+/// Advice bytes and eviction legality, shared by every policy.
+inline constexpr size_t EvictionColumns = 33, NoEviction = 32;
+std::string int64Advice(int64_t V);
+std::string floatAdvice(float V);
+features::TensorSpec evictionMaskSpec();
+/// Columns whose mask (input MaskIdx) is 1.
+std::vector<size_t> legalColumns(const Inputs &In, size_t MaskIdx);
 
 } // namespace wb::runners

@@ -5,6 +5,7 @@
 #include "features/TensorSpec.h"
 #include "features/TrainingLog.h"
 #include "runners/ModelRunner.h"
+#include "runners/Models.h"
 #include "runners/Policies.h"
 
 #include "llvm/Analysis/TensorSpec.h"
@@ -404,6 +405,7 @@ TEST(Policies, MLPForwardPassByHand) {
   runners::PolicyOptions O;
   O.Name = "mlp";
   O.ModelPath = Path;
+  O.LoadModel = runners::loadModelPolicy;
   auto P = runners::makePolicy(features::Task::Inline, O);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   auto R = runners::ModelRunner::create(std::move(*P), features::Task::Inline, H,

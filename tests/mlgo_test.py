@@ -314,7 +314,8 @@ for i in range(a.sessions):
     if k == "opt":
         r = host(["run", "--policy", "random", "--seed", str(i), "--timeout", "60", "--", *OZ, six, "-o", W("r.bc")])
     else:
-        r = fake(k, opts=("--timeout", "0.5"))
+        # hangs are cut short; the others get ample time even on a loaded machine
+        r = fake(k, opts=("--timeout", "0.5" if "hang" in k else "20"))
     if r.returncode != expect_rc[k]:
         wrong.append((i, k, r.returncode, r.stderr_text[-300:]))
 check(f"{a.sessions} sessions with injected failures: expected statuses", not wrong, wrong[:5])
@@ -354,6 +355,12 @@ open(W("cut.out"), "wb").write(data[:len(data) - 20])
 r = subprocess.run([a.ir2vec, "mlgo", "log", "dump", W("cut.out")], capture_output=True, text=True)
 check("truncated log: exit 1, file and byte offset named", r.returncode == 1 and re.search(r"cut.out: byte \d+: truncated", r.stderr), r.stderr)
 clean("logs")
+
+# ---- 7. the feature tables in docs/mlgo.md are the tool's own ------------------------------
+doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "mlgo.md")).read()
+for t in ["inline", "evict", "priority"]:
+    table = subprocess.run([a.ir2vec, "mlgo", "features", "--task", t], capture_output=True, text=True).stdout
+    check(f"docs/mlgo.md has the current {t} table", table and table in doc)
 
 print(f"{passes} checks passed, {len(fails)} failed")
 if not fails:

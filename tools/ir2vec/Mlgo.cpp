@@ -1,9 +1,12 @@
 #include "tools/ir2vec/Mlgo.h"
+#include "tools/ir2vec/MlgoRun.h"
 
 #include "features/Dataset.h"
 #include "features/FeatureSets.h"
 #include "features/TrainingLog.h"
+#include "runners/Augment.h"
 #include "runners/Collect.h"
+#include "runners/Models.h"
 #include "runners/InteractiveHost.h"
 #include "runners/Policies.h"
 #include "vocab/Inputs.h"
@@ -24,28 +27,14 @@ namespace wb::tool {
 
 namespace {
 
-using runners::Task;
-
-constexpr const char *Tool = "ir2vec mlgo";
-
-struct MlgoOptions {
-  std::string TaskName = "inline";
-  runners::PolicyOptions Policy;
-  bool ZeroMissing = false;
-  std::string LogPath, TranscriptPath, ModulePath, Output;
-  std::vector<std::string> Embeddings; // 0 or 1 values when given
-  double Timeout = 0;
-  bool Stats = false, Quiet = false;
-  unsigned Jobs = 0, Dim = 75;
-  std::vector<std::string> Command, Inputs;
-  std::string Opt = "opt-22", Llc = "llc-22";
-};
-
-constexpr const char *RunFooter =
-    "Exit status: the compiler's (128 + N when it was killed by signal N); 124 when --timeout "
-    "expired (the compiler was killed); 125 when the host failed (bad policy, model or "
-    "vocabulary, a protocol error, a policy that cannot answer); 130 when interrupted. The "
-    "FIFOs, temporary files and compiler processes are gone in every case.";
+FullHooks fullHooks() {
+  FullHooks H;
+  H.LoadModel = runners::loadModelPolicy;
+  H.Augmenter = [](Task T, std::string V, std::string M, std::vector<std::string> C) {
+    return runners::embeddingAugmenter(T, std::move(V), std::move(M), std::move(C));
+  };
+  return H;
+}
 
 constexpr const char *CollectFooter =
     "Exit status:\n"
@@ -55,79 +44,6 @@ constexpr const char *CollectFooter =
     "  2  some modules failed (each is reported and listed in modules/error); the dataset "
     "holds the others\n"
     "  130 interrupted (no output file)";
-
-int fail(const llvm::Twine &Msg, int Status = 1) {
-  llvm::WithColor::error(llvm::errs(), Tool) << Msg << "\n";
-  return Status;
-}
-
-/// Blocks the terminating signals in this thread (and the threads it starts) and returns a
-/// signalfd for them: sessions poll it and stop their compiler, nothing is left behind.
-int cancellationFd() {
-  // A compiler that dies while the host writes to it must give EPIPE, not kill the host.
-  signal(SIGPIPE, SIG_IGN);
-  sigset_t S;
-  sigemptyset(&S);
-  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
-    sigaddset(&S, Sig);
-  pthread_sigmask(SIG_BLOCK, &S, nullptr);
-  return signalfd(-1, &S, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
-std::optional<Task> taskOf(const MlgoOptions &O) { return features::taskFromName(O.TaskName); }
-
-std::optional<std::string> embeddingsOf(const MlgoOptions &O, const CLI::Option *Flag) {
-  if (!Flag->count())
-    return std::nullopt;
-  return O.Embeddings.empty() ? std::string() : O.Embeddings.front();
-}
-
-int runRun(const MlgoOptions &O, const CLI::Option *EmbFlag) {
-  runners::SessionConfig C;
-  C.T = *taskOf(O);
-  C.Command = O.Command;
-  C.Policy = O.Policy;
-  C.Bind.ZeroMissing = O.ZeroMissing;
-  C.Embeddings = embeddingsOf(O, EmbFlag);
-  C.ModulePath = O.ModulePath;
-  C.TimeoutSeconds = O.Timeout;
-  C.KeepTranscript = !O.TranscriptPath.empty();
-  C.CancelFd = cancellationFd();
-  llvm::Expected<runners::SessionResult> R = runners::runSession(C);
-  ::close(C.CancelFd);
-  if (!R)
-    return fail(llvm::toString(R.takeError()), 125);
-  if (!O.Quiet)
-    for (const std::string &N : R->ZeroFilled)
-      llvm::WithColor::warning(llvm::errs(), Tool)
-          << "feature '" << N << "' is not sent by the compiler; the policy sees zeros\n";
-  if (!R->Error.empty())
-    fail(R->Error);
-  bool Clean = R->Outcome == runners::SessionResult::Exited && R->Error.empty();
-  // The log of a session that did not finish cleanly is incomplete: not written.
-  if (Clean && R->ChannelOpened) {
-    for (auto [Path, Body] :
-         {std::pair{O.LogPath, std::function<void(llvm::raw_ostream &)>(
-                                   [&](llvm::raw_ostream &OS) { writeLog(OS, R->SessionLog); })},
-          {O.TranscriptPath, [&](llvm::raw_ostream &OS) { OS << R->Transcript; }}})
-      if (!Path.empty())
-        if (llvm::Error E = vocab::writeFileAtomically(Path, Body))
-          return fail(llvm::toString(std::move(E)), 125);
-  } else if (Clean && (!O.LogPath.empty() || !O.TranscriptPath.empty())) {
-    llvm::WithColor::warning(llvm::errs(), Tool)
-        << "the compiler never opened the channel (no ML advisor in this pipeline); no log "
-           "written\n";
-  }
-  if (O.Stats)
-    llvm::errs() << llvm::formatv(
-        "{0}: {1} observations, {2} contexts, feature set {3}, {4}; ignored by the policy: "
-        "{5}\n",
-        Tool, R->SessionLog.Observations.size(), R->SessionLog.Contexts.size(),
-        R->FeatureSetVersion.empty() ? "-" : R->FeatureSetVersion,
-        R->Outcome == runners::SessionResult::Exited ? R->Status.describe() : R->Error,
-        llvm::join(R->Ignored, ","));
-  return R->exitStatus();
-}
 
 int runCollect(const MlgoOptions &O, const CLI::Option *EmbFlag) {
   if (O.Output.empty())
@@ -140,6 +56,7 @@ int runCollect(const MlgoOptions &O, const CLI::Option *EmbFlag) {
   runners::CollectConfig C;
   C.T = *taskOf(O);
   C.Policy = O.Policy;
+  C.Policy.LoadModel = runners::loadModelPolicy;
   C.Bind.ZeroMissing = O.ZeroMissing;
   C.Embeddings = embeddingsOf(O, EmbFlag);
   C.Opt = O.Opt;
@@ -161,10 +78,10 @@ int runCollect(const MlgoOptions &O, const CLI::Option *EmbFlag) {
     llvm::errs() << llvm::formatv(
         "{0}: {1} modules, {2} decisions; .text {3} bytes vs baseline {4} ({5} modules the "
         "same size); reward {6:f4}\n",
-        Tool, S->Modules - S->Failed, S->Rows, S->Text, S->BaselineText, S->SameSize,
+        MlgoToolName, S->Modules - S->Failed, S->Rows, S->Text, S->BaselineText, S->SameSize,
         features::sizeReward(S->Text, S->BaselineText));
   if (S->Failed) {
-    llvm::WithColor::warning(llvm::errs(), Tool)
+    llvm::WithColor::warning(llvm::errs(), MlgoToolName)
         << S->Failed << " of " << S->Modules << " modules failed and were skipped\n";
     return 2;
   }
@@ -236,7 +153,7 @@ int runLogExport(const MlgoOptions &O) {
 int runFeatures(const MlgoOptions &O) {
   const features::TaskInfo &T = features::taskInfo(*taskOf(O));
   llvm::raw_ostream &OS = llvm::outs();
-  OS << "| idx | name | type | shape | origin | meaning |\n|---|---|---|---|---|---|\n";
+  OS << "| row | name | type | shape | origin | meaning |\n|---|---|---|---|---|---|\n";
   size_t I = 0;
   for (const features::FeatureDef &F : T.Features) {
     features::TensorSpec S = features::specOf(F, O.Dim);
@@ -263,9 +180,7 @@ std::function<int()> addMlgoCommands(CLI::App &App, std::vector<std::string> Com
   CLI::App *M = App.add_subcommand("mlgo", "MLGO runtime: drive opt/llc/clang 22 in interactive "
                                            "mode, collect datasets, read and write logs");
   M->require_subcommand(1);
-  CLI::App *Run = M->add_subcommand(
-      "run", "Run a compiler with an interactive channel and answer it with a policy: "
-             "ir2vec mlgo run [options] -- COMPILER ARGS...");
+  auto [Run, EmbRun] = addRunCommand(*M, *O);
   CLI::App *Collect = M->add_subcommand(
       "collect", "Collect a dataset over a corpus: -Oz under the host and with the default "
                  "heuristic, .text sizes, rewards");
@@ -280,50 +195,9 @@ std::function<int()> addMlgoCommands(CLI::App &App, std::vector<std::string> Com
   CLI::App *Features = M->add_subcommand(
       "features", "Print a task's feature table (compiler features and workbench extras)");
 
-  CLI::Option *EmbRun = nullptr, *EmbCollect = nullptr;
-  for (CLI::App *Sub : {Run, Collect, Export, Features})
-    Sub->add_option("--task", O->TaskName, "inline, evict or priority")
-        ->check(CLI::IsMember({"inline", "evict", "priority"}));
-  for (CLI::App *Sub : {Run, Collect}) {
-    Sub->add_option("--policy", O->Policy.Name,
-                    "default (inliner), no-evict (eviction), random, linear, mlp, replay");
-    Sub->add_option("--model", O->Policy.ModelPath,
-                    "Model file for linear/mlp (HDF5, docs/formats/mlgo-model.md)")
-        ->type_name("FILE");
-    Sub->add_option("--replay", O->Policy.ReplayPath, "Session log whose decisions to replay")
-        ->type_name("LOG");
-    Sub->add_option("--seed", O->Policy.Seed, "Seed of the random policy");
-    Sub->add_option("--explore", O->Policy.Explore,
-                    "random: probability of a random answer instead of the base one");
-    Sub->add_flag("--zero-missing", O->ZeroMissing,
-                  "Feed zeros for model features the compiler does not send (ablations) "
-                  "instead of failing");
-    CLI::Option *E =
-        Sub->add_option("--embeddings", O->Embeddings,
-                        "Add embedding features (inliner: the compiler's callee/caller "
-                        "embeddings and the workbench's module_embedding; eviction: the "
-                        "workbench's function_embedding) with VOCAB (JSON or HDF5; default: "
-                        "the built-in default vocabulary)")
-            ->expected(0, 1)
-            ->type_name("[VOCAB]");
-    (Sub == Run ? EmbRun : EmbCollect) = E;
-    Sub->add_option("--timeout", O->Timeout,
-                    "Kill the compiler after S seconds (0: no limit)")
-        ->type_name("S");
-    Sub->add_flag("-q,--quiet", O->Quiet, "No warnings or progress");
-  }
-  Run->add_option("--log", O->LogPath,
-                  "Write the session log: LLVM's training-log format, the compiler's "
-                  "features, workbench extras, then the decision")
-      ->type_name("FILE");
-  Run->add_option("--transcript", O->TranscriptPath,
-                  "Write the compiler's raw stream exactly as received")
-      ->type_name("FILE");
-  Run->add_option("--module", O->ModulePath,
-                  "With --embeddings: the IR file to embed (default: the .bc/.ll argument)")
-      ->type_name("FILE");
-  Run->add_flag("--stats", O->Stats, "Print a summary of the session on standard error");
-  Run->footer(RunFooter);
+  for (CLI::App *Sub : {Collect, Export, Features})
+    addTaskOption(*Sub, *O);
+  CLI::Option *EmbCollect = addPolicyOptions(*Collect, *O);
   Collect->add_option("-o", O->Output, "Output dataset (HDF5, ir2vec.mlgo-dataset/1)")
       ->type_name("FILE");
   Collect->add_option("-j,--jobs", O->Jobs, "Modules in parallel (default: hardware threads)")
@@ -345,7 +219,7 @@ std::function<int()> addMlgoCommands(CLI::App &App, std::vector<std::string> Com
     if (Run->parsed()) {
       if (O->Command.empty())
         return fail("mlgo run needs the compiler command after '--'", 125);
-      return runRun(*O, EmbRun);
+      return runRun(*O, EmbRun, fullHooks());
     }
     if (!O->Command.empty())
       return fail("unexpected arguments after '--'");

@@ -1,0 +1,117 @@
+#include "runners/Augment.h"
+
+#include "ir2vec/ModuleEmbedding.h"
+#include "vocab/IO.h"
+#include "vocab/VocabularyFile.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstring>
+
+namespace wb::runners {
+
+/// The IR input among the compiler's arguments: the first existing .bc or .ll that is not
+/// an option's value (-o FILE is the output, and may exist from an earlier run).
+std::string findModule(const std::vector<std::string> &Command) {
+  for (size_t I = 1; I < Command.size(); ++I) {
+    llvm::StringRef A = Command[I], Prev = Command[I - 1];
+    if (Prev == "-o" || A.starts_with("-"))
+      continue;
+    if ((A.ends_with(".bc") || A.ends_with(".ll")) && llvm::sys::fs::exists(A))
+      return A.str();
+  }
+  return "";
+}
+
+llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
+                                               llvm::StringRef VocabPath) {
+  llvm::Expected<vocab::LoadedVocabulary> V = vocab::readVocabularyFile(VocabPath, {});
+  if (!V)
+    return V.takeError();
+  llvm::LLVMContext Ctx;
+  llvm::Expected<vocab::ModuleInput> M = vocab::readModule(ModulePath, Ctx);
+  if (!M)
+    return M.takeError();
+  ir2vec::EmbedRequest R;
+  R.InstructionText = false;
+  ir2vec::ModuleEmbedding E = ir2vec::embedModule(*M->M, V->Vocab, R);
+  const unsigned D = E.Dim;
+  Augmentation A;
+  for (const features::FeatureDef &F : features::taskInfo(T).Features)
+    if (F.From == features::Origin::Workbench)
+      A.Specs.push_back(features::specOf(F, D));
+  auto ToBytes = [](const double *Row, unsigned D) {
+    std::string S(D * sizeof(float), '\0');
+    for (unsigned I = 0; I < D; ++I) {
+      float F = static_cast<float>(Row[I]); // as LLVM narrows its embeddings for the tensors
+      std::memcpy(S.data() + I * sizeof(float), &F, sizeof(float));
+    }
+    return S;
+  };
+  switch (T) {
+  case Task::Inline: {
+    std::vector<double> Sum(D, 0.0);
+    for (size_t F = 0; F < E.FunctionNames.size(); ++F)
+      for (unsigned I = 0; I < D; ++I)
+        Sum[I] += E.FunctionVectors[F * D + I];
+    std::string Bytes = ToBytes(Sum.data(), D);
+    A.Bytes = [Bytes](llvm::StringRef) { return Bytes; };
+    break;
+  }
+  case Task::Evict: {
+    auto ByName = std::make_shared<llvm::StringMap<std::string>>();
+    for (size_t F = 0; F < E.FunctionNames.size(); ++F)
+      (*ByName)[E.FunctionNames[F]] = ToBytes(&E.FunctionVectors[F * D], D);
+    std::string Zero(D * sizeof(float), '\0');
+    A.Bytes = [ByName, Zero](llvm::StringRef Ctx) {
+      auto It = ByName->find(Ctx);
+      return It == ByName->end() ? Zero : It->second;
+    };
+    break;
+  }
+  case Task::Priority:
+    A.Bytes = [](llvm::StringRef) { return std::string(); };
+    break;
+  }
+  return A;
+}
+
+std::function<llvm::Expected<Augmentation>(llvm::StringRef)>
+embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath,
+                   std::vector<std::string> Command) {
+  return [=](llvm::StringRef SessionDir) -> llvm::Expected<Augmentation> {
+    std::string Module = ModulePath.empty() ? findModule(Command) : ModulePath;
+    if (Module.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--embeddings: no .bc or .ll input found in the compiler "
+                                     "command; name the IR file with --module");
+    llvm::Expected<Augmentation> A = workbenchFeatures(T, Module, Vocab);
+    if (!A)
+      return A.takeError();
+    if (T != Task::Inline)
+      return A;
+    // The compiler reads LLVM's JSON only: the default vocabulary and HDF5 files are written
+    // into the session directory as JSON.
+    std::string File = Vocab;
+    if (Vocab.empty()) {
+      File = (SessionDir + "/vocabulary.json").str();
+      if (llvm::Error E = vocab::writeFileAtomically(
+              File, [](llvm::raw_ostream &OS) { OS << vocab::defaultVocabularyJSON(); }))
+        return std::move(E);
+    } else if (!llvm::StringRef(Vocab).ends_with(".json")) {
+      llvm::Expected<vocab::EntityVectors> EV = vocab::readEntityVectors(Vocab);
+      if (!EV)
+        return EV.takeError();
+      File = (SessionDir + "/vocabulary.json").str();
+      if (llvm::Error E = vocab::writeVocabularyJSON(File, *EV))
+        return std::move(E);
+    }
+    // LLVM 22 needs both: the first only switches the features on, the second is read.
+    A->CompilerFlags = {"-ml-inliner-ir2vec-vocab-file=" + File, "-ir2vec-vocab-path=" + File};
+    return A;
+  };
+}
+
+} // namespace wb::runners
