@@ -165,6 +165,14 @@ dump = subprocess.run([a.ir2vec, "mlgo", "log", "dump", W("s.log")], capture_out
 first = dict(kv.split("=") for kv in next(l for l in dump if l.startswith("observation")).split()[3:])
 check("log dump agrees with the independent reader", all(int(first[k]) == v[0] for k, v in sobs[0][2].items()), first)
 
+# clang-22: flags go after -mllvm; the default policy gives plain clang -Oz's .text
+src = os.path.join(a.data, "mlgo_six.c")
+subprocess.run([CLANG, "-Oz", "-c", src, "-o", W("clang.plain.o")], check=True)
+r = host(["run", "--log", W("clang.log"), "--", CLANG, "-Oz", "-c", src, "-o", W("clang.host.o")])
+ch, cobs = read_log(open(W("clang.log"), "rb").read())
+check("clang-22 session: decisions, same .text as clang -Oz alone",
+      r.returncode == 0 and cobs and text_size(W("clang.host.o")) == text_size(W("clang.plain.o")), r.stderr_text)
+
 # default policy on more modules: .text equal to opt-22 alone
 for ll in ["calls.ll", "phi_cycles.ll", "eh.ll", "predicates.ll", "debug.ll"]:
     src = os.path.join(a.data, ll)

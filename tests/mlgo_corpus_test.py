@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""MLGO host acceptance over a whole corpus built as MLGO corpora are
+(clang -Oz -Xclang -disable-llvm-passes: IR before any pass).
+
+For every module: `ir2vec mlgo run --task inline --policy default -- opt-22
+-passes='default<Oz>'` and opt-22 alone; both outputs compiled by llc-22 -filetype=obj and
+measured with llvm-size-22 -A (.text and .text.*): the sizes must be equal for every module.
+Then `ir2vec mlgo collect --policy default` over the corpus description: every module's
+policy size equals its baseline, every reward is 0, and its sizes equal the ones measured
+here. Timings are not asserted (bench/mlgo_corpus.py measures them).
+"""
+import argparse, concurrent.futures as cf, os, subprocess, sys, tempfile
+
+import h5py
+import numpy as np
+
+p = argparse.ArgumentParser()
+p.add_argument("--ir2vec", required=True)
+p.add_argument("--llvm-bindir", required=True)
+p.add_argument("--corpus", required=True)  # directory with corpus.list and corpus_description.json
+a = p.parse_args()
+B = lambda t: os.path.join(a.llvm_bindir, t)
+mods = [l.strip() for l in open(os.path.join(a.corpus, "corpus.list")) if l.strip()]
+work = tempfile.mkdtemp(prefix="mlgo-corpus-")
+fails = []
+
+
+def text_size(obj):
+    out = subprocess.run([B("llvm-size"), "-A", obj], check=True, capture_output=True, text=True).stdout
+    return sum(int(l.split()[1]) for l in out.splitlines()
+               if l.split() and (l.split()[0] == ".text" or l.split()[0].startswith(".text.")))
+
+
+def one(i):
+    m = mods[i]
+    d = os.path.join(work, str(i))
+    os.makedirs(d)
+    plain, hosted = os.path.join(d, "plain.bc"), os.path.join(d, "host.bc")
+    subprocess.run([B("opt"), "-passes=default<Oz>", m, "-o", plain], check=True)
+    r = subprocess.run([a.ir2vec, "mlgo", "run", "--task", "inline", "--policy", "default", "--stats",
+                        "--", B("opt"), "-passes=default<Oz>", m, "-o", hosted], capture_output=True, text=True)
+    if r.returncode != 0:
+        return m, None, None, r.stderr
+    sizes = []
+    for bc in (plain, hosted):
+        subprocess.run([B("llc"), "-filetype=obj", bc, "-o", bc + ".o"], check=True)
+        sizes.append(text_size(bc + ".o"))
+    obs = int(r.stderr.split(": ", 1)[1].split()[0])
+    return m, sizes, obs, ""
+
+
+sizes, decisions = {}, 0
+with cf.ThreadPoolExecutor(max_workers=2) as ex:
+    for m, s, obs, err in ex.map(one, range(len(mods))):
+        if s is None:
+            fails.append(f"{m}: host failed: {err[-300:]}")
+            continue
+        sizes[m] = s[0]
+        decisions += obs
+        if s[0] != s[1]:
+            fails.append(f"{m}: .text {s[0]} alone, {s[1]} under the host")
+print(f"mlgo run --policy default: {len(sizes)} of {len(mods)} modules, {decisions} decisions, "
+      f"{sum(1 for m in sizes) - sum(1 for f in fails if 'under the host' in f)} with the same .text")
+
+out = os.path.join(work, "data.h5")
+r = subprocess.run([a.ir2vec, "mlgo", "collect", "--task", "inline", "--policy", "default", "-j", "2", "-q",
+                    "-o", out, os.path.join(a.corpus, "corpus_description.json")], capture_output=True, text=True)
+if r.returncode != 0:
+    fails.append(f"collect exit {r.returncode}: {r.stderr[-500:]}")
+else:
+    with h5py.File(out) as f:
+        paths = [x.decode() for x in f["modules/path"][:]]
+        text, base = f["modules/text_size"][:], f["modules/baseline_text_size"][:]
+        if len(paths) != len(mods):
+            fails.append(f"collect: {len(paths)} modules, expected {len(mods)}")
+        for i, pth in enumerate(paths):
+            if text[i] != base[i]:
+                fails.append(f"collect {pth}: policy {text[i]} baseline {base[i]}")
+            if pth in sizes and base[i] != sizes[pth]:
+                fails.append(f"collect {pth}: baseline {base[i]}, llvm-size {sizes[pth]}")
+        if not np.all(f["row/reward"][:] == 0) or not np.all(f["modules/reward"][:] == 0):
+            fails.append("collect: a non-zero reward under the default policy")
+        if f.attrs["rows"] != decisions:
+            fails.append(f"collect: {f.attrs['rows']} rows, the sessions answered {decisions}")
+        print(f"collect: {len(paths)} modules, {f.attrs['rows']} rows, all rewards 0")
+
+for f in fails[:50]:
+    print("FAIL", f)
+if not fails:
+    subprocess.run(["rm", "-rf", work])
+sys.exit(1 if fails else 0)
