@@ -6,6 +6,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -118,7 +119,16 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
   Flags.insert(Flags.end(), AugmentFlags.begin(), AugmentFlags.end());
   Flags.insert(Flags.end(), C.ExtraFlags.begin(), C.ExtraFlags.end());
   std::vector<std::string> Cmd = C.Command;
-  bool Clang = !Cmd.empty() && isClang(Cmd[0]);
+  // Hosts nest (one per channel: `ir2vec mlgo run --task inline -- ir2vec mlgo run --task
+  // evict -- clang-22 ...`): the flags go to the compiler at the end of the chain.
+  size_t Start = 0;
+  while (Start < Cmd.size() && llvm::sys::path::filename(Cmd[Start]).starts_with("ir2vec")) {
+    auto Dash = std::find(Cmd.begin() + Start, Cmd.end(), "--");
+    if (Dash == Cmd.end())
+      break;
+    Start = Dash - Cmd.begin() + 1;
+  }
+  bool Clang = Start < Cmd.size() && isClang(Cmd[Start]);
   for (const std::string &F : Flags) {
     if (Clang)
       Cmd.push_back("-mllvm");

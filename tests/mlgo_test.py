@@ -173,6 +173,16 @@ ch, cobs = read_log(open(W("clang.log"), "rb").read())
 check("clang-22 session: decisions, same .text as clang -Oz alone",
       r.returncode == 0 and cobs and text_size(W("clang.host.o")) == text_size(W("clang.plain.o")), r.stderr_text)
 
+# two channels in one clang-22 -O2, one host each (nested): the inner host forwards the outer
+# host's flags to clang with -mllvm
+both = W("both.c")
+open(both, "w").write(open(src).read() + open(os.path.join(a.data, "mlgo_pressure.c")).read())
+r = host(["run", "--task", "inline", "--log", W("n1.log"), "--", a.ir2vec, "mlgo", "run", "--task", "evict",
+          "--policy", "no-evict", "--log", W("n2.log"), "--", CLANG, "-O2", "-c", both, "-o", W("nested.o")])
+n1 = read_log(open(W("n1.log"), "rb").read())[1] if os.path.exists(W("n1.log")) else []
+n2 = read_log(open(W("n2.log"), "rb").read())[1] if os.path.exists(W("n2.log")) else []
+check("nested hosts: inliner and eviction channels of one clang-22 -O2", r.returncode == 0 and n1 and n2, (r.stderr_text, len(n1), len(n2)))
+
 # default policy on more modules: .text equal to opt-22 alone
 for ll in ["calls.ll", "phi_cycles.ll", "eh.ll", "predicates.ll", "debug.ll"]:
     src = os.path.join(a.data, ll)
