@@ -8,7 +8,10 @@ module, so drift on a shared machine hits both alike); both outputs compiled wit
 workbench's own Object-library reading). Prints the modules whose sizes differ, the sum of
 wall times of each side and their ratio.
 
-usage: bench/mlgo_corpus.py IR2VEC CORPUS_LIST [--rounds N] [--limit K]
+With --python, a Python host in the manner of LLVM's interactive_host.py
+(bench/python_host.py) runs as a third side.
+
+usage: bench/mlgo_corpus.py IR2VEC CORPUS_LIST [--rounds N] [--limit K] [--python]
 """
 import argparse, os, subprocess, sys, tempfile, time
 
@@ -34,11 +37,13 @@ def main():
     ap.add_argument("corpus_list")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--python", action="store_true")
     a = ap.parse_args()
     mods = [l.strip() for l in open(a.corpus_list) if l.strip()]
     if a.limit:
         mods = mods[: a.limit]
-    plain_t = host_t = 0.0
+    plain_t = host_t = py_t = 0.0
+    py_host = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python_host.py"), "--"]
     differ, decisions = [], 0
     with tempfile.TemporaryDirectory() as d:
         pa, pb = os.path.join(d, "plain.bc"), os.path.join(d, "host.bc")
@@ -52,6 +57,8 @@ def main():
                     host_t += timed(host); plain_t += timed(plain)
                 else:
                     plain_t += timed(plain); host_t += timed(host)
+                if a.python:
+                    py_t += timed(py_host + ["opt-22", "-passes=default<Oz>", m, "-o", pb + ".py"])
             sizes = []
             for bc in (pa, pb):
                 subprocess.run(["llc-22", "-filetype=obj", bc, "-o", bc + ".o"], check=True)
@@ -75,6 +82,8 @@ def main():
         print(f"  DIFFERS {m}: plain {s[0]} host {s[1]}")
     print(f"wall time, sum over modules x {a.rounds} rounds: opt-22 alone {plain_t:.2f} s, "
           f"under the host {host_t:.2f} s, ratio {host_t / plain_t:.3f}")
+    if a.python:
+        print(f"under the Python host (bench/python_host.py): {py_t:.2f} s, ratio {py_t / plain_t:.3f}")
     return 1 if differ else 0
 
 
