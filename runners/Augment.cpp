@@ -99,14 +99,14 @@ embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath,
       File = (SessionDir + "/vocabulary.json").str();
       if (llvm::Error E = vocab::writeFileAtomically(
               File, [](llvm::raw_ostream &OS) { OS << vocab::defaultVocabularyJSON(); }))
-        return std::move(E);
+        return E;
     } else if (!llvm::StringRef(Vocab).ends_with(".json")) {
       llvm::Expected<vocab::EntityVectors> EV = vocab::readEntityVectors(Vocab);
       if (!EV)
         return EV.takeError();
       File = (SessionDir + "/vocabulary.json").str();
       if (llvm::Error E = vocab::writeVocabularyJSON(File, *EV))
-        return std::move(E);
+        return E;
     }
     // LLVM 22 needs both: the first only switches the features on, the second is read.
     A->CompilerFlags = {"-ml-inliner-ir2vec-vocab-file=" + File, "-ir2vec-vocab-path=" + File};

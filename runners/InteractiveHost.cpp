@@ -164,6 +164,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
 
   features::LogParser Parser("compiler stream");
   std::optional<ModelRunner> Runner;
+  std::optional<features::LogWriter> Writer;
   std::vector<TensorSpec> Available; // compiler features + workbench extras
   TensorSpec Advice;
   std::string Row; // one observation of the session log
@@ -205,12 +206,16 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         Runner.emplace(std::move(*MR));
         R.SessionLog.Header.Features = Available;
         R.SessionLog.Header.Features.push_back(Advice);
+        if (C.LogStream)
+          Writer.emplace(*C.LogStream, R.SessionLog.Header);
         if (Extra && Extra->Bytes)
           ExtraBytes = Extra->Bytes("");
         break;
       }
       case features::LogEvent::ContextSwitch:
         CurrentContext = E.Context;
+        if (Writer)
+          Writer->switchContext(E.Context);
         R.SessionLog.Contexts.push_back(E.Context);
         R.SessionLog.ContextAt.push_back(R.SessionLog.Observations.size());
         if (Extra && Extra->Bytes)
@@ -226,7 +231,11 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
           return llvm::toString(A.takeError());
         if (llvm::Error Err = writeAll((*Dir)->InFd, *A, *Ch))
           return llvm::toString(std::move(Err));
-        R.SessionLog.Observations.push_back({E.Context, E.Id, Row + *A, std::nullopt});
+        ++R.Observations;
+        if (Writer)
+          Writer->observation(Row + *A);
+        else
+          R.SessionLog.Observations.push_back({E.Context, E.Id, Row + *A, std::nullopt});
         break;
       }
       case features::LogEvent::Outcome:
@@ -244,8 +253,8 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
       if (N > 0) {
         R.ChannelOpened = true;
         Parser.feed(llvm::StringRef(Buf.data(), N));
-        if (C.KeepTranscript)
-          R.Transcript.append(Buf.data(), N);
+        if (C.TranscriptStream)
+          C.TranscriptStream->write(Buf.data(), N);
         continue;
       }
       if (N < 0 && errno == EINTR)

@@ -53,7 +53,11 @@ struct SessionConfig {
   double TimeoutSeconds = 0; // 0 = none
   int CancelFd = -1;         // readable = stop (e.g. a signalfd)
   int StdoutFd = -1, StderrFd = -1;
-  bool KeepTranscript = false; // keep the raw compiler stream
+  /// When set, the session log is written here as the session goes (SessionLog then keeps
+  /// only the header and contexts); otherwise it is kept in SessionLog.
+  llvm::raw_ostream *LogStream = nullptr;
+  /// When set, the compiler's raw stream is copied here as it arrives.
+  llvm::raw_ostream *TranscriptStream = nullptr;
   /// The compiler's extra flags (the same for every session of a run).
   std::vector<std::string> ExtraFlags;
 };
@@ -64,7 +68,7 @@ struct SessionResult {
   bool ChannelOpened = false;
   std::string Error;        // HostError: what went wrong
   features::Log SessionLog; // features + workbench extras + the decision, one row per answer
-  std::string Transcript;   // the compiler's raw stream (KeepTranscript)
+  size_t Observations = 0;  // answered
   std::vector<std::string> UnknownFeatures, Ignored, ZeroFilled;
   std::string FeatureSetVersion;
   /// The status `ir2vec mlgo run` exits with: the compiler's (128 + signal when killed),

@@ -52,6 +52,13 @@ AtomicOutput::AtomicOutput(AtomicOutput &&Other) noexcept
 }
 
 AtomicOutput::~AtomicOutput() {
+  // Flush into the temporary file before it goes: a stream destroyed later would flush into
+  // a closed descriptor, which raw_fd_ostream treats as a fatal error.
+  if (FileOS) {
+    FileOS->flush();
+    FileOS->clear_error();
+    FileOS.reset();
+  }
   if (Temp)
     llvm::consumeError(Temp->discard());
 }

@@ -117,7 +117,19 @@ int runRun(const MlgoOptions &O, const CLI::Option *EmbFlag, const FullHooks &H)
     C.Augment = H.Augmenter(C.T, *E, O.ModulePath, O.Command);
   }
   C.TimeoutSeconds = O.Timeout;
-  C.KeepTranscript = !O.TranscriptPath.empty();
+  // Logs are written as the session goes, to temporary files that are renamed into place
+  // only after a clean session: a file under the requested name is always complete.
+  std::optional<vocab::AtomicOutput> Log, Transcript;
+  for (auto [Path, Out, Stream] : {std::tuple{&O.LogPath, &Log, &C.LogStream},
+                                   {&O.TranscriptPath, &Transcript, &C.TranscriptStream}}) {
+    if (Path->empty())
+      continue;
+    llvm::Expected<vocab::AtomicOutput> A = vocab::AtomicOutput::create(*Path);
+    if (!A)
+      return fail(llvm::toString(A.takeError()), 125);
+    Out->emplace(std::move(*A));
+    *Stream = &(*Out)->os();
+  }
   C.CancelFd = cancellationFd();
   llvm::Expected<runners::SessionResult> R = runners::runSession(C);
   ::close(C.CancelFd);
@@ -129,15 +141,14 @@ int runRun(const MlgoOptions &O, const CLI::Option *EmbFlag, const FullHooks &H)
           << "feature '" << N << "' is not sent by the compiler; the policy sees zeros\n";
   if (!R->Error.empty())
     fail(R->Error);
-  bool Clean = R->Outcome == runners::SessionResult::Exited && R->Error.empty();
+  // A compiler killed by a signal may have died mid-decision: its log would mislead.
+  bool Clean = R->Outcome == runners::SessionResult::Exited && R->Error.empty() &&
+               !R->Status.Signaled;
   // The log of a session that did not finish cleanly is incomplete: not written.
   if (Clean && R->ChannelOpened) {
-    for (auto [Path, Body] :
-         {std::pair{O.LogPath, std::function<void(llvm::raw_ostream &)>(
-                                   [&](llvm::raw_ostream &OS) { writeLog(OS, R->SessionLog); })},
-          {O.TranscriptPath, [&](llvm::raw_ostream &OS) { OS << R->Transcript; }}})
-      if (!Path.empty())
-        if (llvm::Error E = vocab::writeFileAtomically(Path, Body))
+    for (std::optional<vocab::AtomicOutput> *Out : {&Log, &Transcript})
+      if (*Out)
+        if (llvm::Error E = (*Out)->commit())
           return fail(llvm::toString(std::move(E)), 125);
   } else if (Clean && (!O.LogPath.empty() || !O.TranscriptPath.empty())) {
     llvm::WithColor::warning(llvm::errs(), MlgoToolName)
@@ -148,7 +159,7 @@ int runRun(const MlgoOptions &O, const CLI::Option *EmbFlag, const FullHooks &H)
     llvm::errs() << llvm::formatv(
         "{0}: {1} observations, {2} contexts, feature set {3}, {4}; ignored by the policy: "
         "{5}\n",
-        MlgoToolName, R->SessionLog.Observations.size(), R->SessionLog.Contexts.size(),
+        MlgoToolName, R->Observations, R->SessionLog.Contexts.size(),
         R->FeatureSetVersion.empty() ? "-" : R->FeatureSetVersion,
         R->Outcome == runners::SessionResult::Exited ? R->Status.describe() : R->Error,
         llvm::join(R->Ignored, ","));
