@@ -11,56 +11,36 @@ namespace wb::features {
 
 namespace h5 = vocab::h5;
 
-static const H5::PredType &fileType(TensorType T) {
-  switch (T) {
-  case TensorType::Float:
-    return H5::PredType::IEEE_F32LE;
-  case TensorType::Double:
-    return H5::PredType::IEEE_F64LE;
-  case TensorType::Int8:
-    return H5::PredType::STD_I8LE;
-  case TensorType::UInt8:
-    return H5::PredType::STD_U8LE;
-  case TensorType::Int16:
-    return H5::PredType::STD_I16LE;
-  case TensorType::UInt16:
-    return H5::PredType::STD_U16LE;
-  case TensorType::Int32:
-    return H5::PredType::STD_I32LE;
-  case TensorType::UInt32:
-    return H5::PredType::STD_U32LE;
-  case TensorType::Int64:
-    return H5::PredType::STD_I64LE;
-  case TensorType::UInt64:
-    return H5::PredType::STD_U64LE;
-  }
-  return H5::PredType::STD_U8LE;
-}
+/// A tensor element type as stored in the file (little-endian) and as held in memory.
+struct H5Types {
+  const H5::PredType &File, &Mem;
+};
 
-static const H5::PredType &memType(TensorType T) {
+static H5Types h5Types(TensorType T) {
+  using P = H5::PredType;
   switch (T) {
   case TensorType::Float:
-    return H5::PredType::NATIVE_FLOAT;
+    return {P::IEEE_F32LE, P::NATIVE_FLOAT};
   case TensorType::Double:
-    return H5::PredType::NATIVE_DOUBLE;
+    return {P::IEEE_F64LE, P::NATIVE_DOUBLE};
   case TensorType::Int8:
-    return H5::PredType::NATIVE_INT8;
+    return {P::STD_I8LE, P::NATIVE_INT8};
   case TensorType::UInt8:
-    return H5::PredType::NATIVE_UINT8;
+    return {P::STD_U8LE, P::NATIVE_UINT8};
   case TensorType::Int16:
-    return H5::PredType::NATIVE_INT16;
+    return {P::STD_I16LE, P::NATIVE_INT16};
   case TensorType::UInt16:
-    return H5::PredType::NATIVE_UINT16;
+    return {P::STD_U16LE, P::NATIVE_UINT16};
   case TensorType::Int32:
-    return H5::PredType::NATIVE_INT32;
+    return {P::STD_I32LE, P::NATIVE_INT32};
   case TensorType::UInt32:
-    return H5::PredType::NATIVE_UINT32;
+    return {P::STD_U32LE, P::NATIVE_UINT32};
   case TensorType::Int64:
-    return H5::PredType::NATIVE_INT64;
+    return {P::STD_I64LE, P::NATIVE_INT64};
   case TensorType::UInt64:
-    return H5::PredType::NATIVE_UINT64;
+    return {P::STD_U64LE, P::NATIVE_UINT64};
   }
-  return H5::PredType::NATIVE_UINT8;
+  return {P::STD_U8LE, P::NATIVE_UINT8};
 }
 
 llvm::Error DatasetBuilder::add(const DatasetModule &M, const Log &L) {
@@ -91,23 +71,22 @@ llvm::Error DatasetBuilder::add(const DatasetModule &M, const Log &L) {
     RowContext.push_back(It->second);
     RowObservation.push_back(O.Id);
     RowReward.push_back(M.Reward);
-    ++Rows;
   }
   return llvm::Error::success();
 }
 
-static void writeNumbers(H5::Group &G, const char *Name, const H5::PredType &File,
-                         const H5::PredType &Mem, const void *Data, hsize_t Rows,
-                         hsize_t Cols = 0) {
+static void writeNumbers(H5::Group &G, const char *Name, H5Types Ty, const void *Data,
+                         hsize_t Rows, hsize_t Cols = 0) {
   H5::DSetCreatPropList P;
   h5::noTimes(P.getId());
   hsize_t Dims[2] = {Rows, Cols};
-  H5::DataSet DS = G.createDataSet(Name, File, H5::DataSpace(Cols ? 2 : 1, Dims), P);
+  H5::DataSet DS = G.createDataSet(Name, Ty.File, H5::DataSpace(Cols ? 2 : 1, Dims), P);
   if (Rows)
-    DS.write(Data, Mem);
+    DS.write(Data, Ty.Mem);
 }
 
 llvm::Error DatasetBuilder::write(llvm::StringRef Path) const {
+  const size_t Rows = rows();
   return h5::writeFileAtomically(Path, [&](H5::H5File &F) {
     H5::Group Root = F.openGroup("/");
     h5::writeAttr(F, "schema", std::string("ir2vec.mlgo-dataset/1"));
@@ -128,19 +107,19 @@ llvm::Error DatasetBuilder::write(llvm::StringRef Path) const {
     h5::writeAttr(F, "rows", static_cast<int64_t>(Rows));
     H5::Group G = F.createGroup("features");
     for (size_t I = 0; I < Feats.size(); ++I)
-      writeNumbers(G, Feats[I].Name.c_str(), fileType(Feats[I].Type), memType(Feats[I].Type),
-                   Columns[I].data(), Rows, Feats[I].elementCount());
+      writeNumbers(G, Feats[I].Name.c_str(), h5Types(Feats[I].Type), Columns[I].data(), Rows,
+                   Feats[I].elementCount());
     if (Decision)
-      writeNumbers(Root, "decision", fileType(Decision->Type), memType(Decision->Type),
-                   Columns.back().data(), Rows, Decision->elementCount());
+      writeNumbers(Root, "decision", h5Types(Decision->Type), Columns.back().data(), Rows,
+                   Decision->elementCount());
     H5::Group RG = F.createGroup("row");
-    writeNumbers(RG, "module", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64,
+    writeNumbers(RG, "module", h5Types(TensorType::Int64),
                  RowModule.data(), Rows);
-    writeNumbers(RG, "context", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64,
+    writeNumbers(RG, "context", h5Types(TensorType::Int64),
                  RowContext.data(), Rows);
-    writeNumbers(RG, "observation", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64,
+    writeNumbers(RG, "observation", h5Types(TensorType::Int64),
                  RowObservation.data(), Rows);
-    writeNumbers(RG, "reward", H5::PredType::IEEE_F64LE, H5::PredType::NATIVE_DOUBLE,
+    writeNumbers(RG, "reward", h5Types(TensorType::Double),
                  RowReward.data(), Rows);
     h5::writeStrings(Root, "contexts", Contexts);
     H5::Group MG = F.createGroup("modules");
@@ -159,11 +138,11 @@ llvm::Error DatasetBuilder::write(llvm::StringRef Path) const {
     h5::writeStrings(MG, "path", Paths);
     h5::writeStrings(MG, "error", Errors);
     const size_t NM = Modules.size();
-    writeNumbers(MG, "text_size", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64, Text.data(), NM);
-    writeNumbers(MG, "baseline_text_size", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64,
+    writeNumbers(MG, "text_size", h5Types(TensorType::Int64), Text.data(), NM);
+    writeNumbers(MG, "baseline_text_size", h5Types(TensorType::Int64),
                  Base.data(), NM);
-    writeNumbers(MG, "reward", H5::PredType::IEEE_F64LE, H5::PredType::NATIVE_DOUBLE, Reward.data(), NM);
-    writeNumbers(MG, "decisions", H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64, Count.data(), NM);
+    writeNumbers(MG, "reward", h5Types(TensorType::Double), Reward.data(), NM);
+    writeNumbers(MG, "decisions", h5Types(TensorType::Int64), Count.data(), NM);
   });
 }
 

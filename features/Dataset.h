@@ -28,7 +28,7 @@ public:
   llvm::Error add(const DatasetModule &M, const Log &SessionLog);
   /// A module that failed (no rows).
   void addFailed(const DatasetModule &M) { Modules.push_back(M); }
-  size_t rows() const { return Rows; }
+  size_t rows() const { return RowModule.size(); }
   /// Writes the file atomically (temporary file, then rename).
   llvm::Error write(llvm::StringRef Path) const;
 
@@ -42,7 +42,6 @@ private:
   std::vector<double> RowReward;
   std::vector<std::string> Contexts;
   std::vector<DatasetModule> Modules;
-  size_t Rows = 0;
 };
 
 /// Reward as ml-compiler-opt computes it (compilation_runner.calculate_reward).

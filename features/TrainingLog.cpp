@@ -37,10 +37,12 @@ std::string LogHeader::toJSON() const {
       for (const TensorSpec &F : Features)
         F.toJSON(J);
     });
-    if (Score)
-      J.attributeBegin("score"), Score->toJSON(J), J.attributeEnd();
-    if (Advice)
-      J.attributeBegin("advice"), Advice->toJSON(J), J.attributeEnd();
+    for (auto [Key, Spec] : {std::pair{"score", &Score}, {"advice", &Advice}})
+      if (*Spec) {
+        J.attributeBegin(Key);
+        (*Spec)->toJSON(J);
+        J.attributeEnd();
+      }
   });
   return S;
 }

@@ -5,50 +5,36 @@
 #include "vocab/OrderedPipeline.h"
 #include "vocab/Progress.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
 namespace wb::runners {
 
-llvm::Expected<ObjectSizes> objectSizes(llvm::StringRef Path) {
+llvm::Expected<int64_t> textSize(llvm::StringRef Path) {
   auto Bin = llvm::object::ObjectFile::createObjectFile(Path);
   if (!Bin)
     return vocab::fileError(Path, "not an object file: " + llvm::toString(Bin.takeError()));
-  ObjectSizes S;
+  int64_t Text = 0;
   for (const llvm::object::SectionRef &Sec : Bin->getBinary()->sections()) {
     llvm::Expected<llvm::StringRef> Name = Sec.getName();
     if (!Name)
       return vocab::fileError(Path, llvm::toString(Name.takeError()));
     if (*Name == ".text" || Name->starts_with(".text."))
-      S.Text += Sec.getSize();
-    if (Sec.isBerkeleyText())
-      S.BerkeleyText += Sec.getSize();
+      Text += Sec.getSize();
   }
-  return S;
+  return Text;
 }
 
 namespace {
-
-/// A module's scratch directory (outputs and compiler messages), removed afterwards.
-struct ScratchDir {
-  std::string Dir;
-  ScratchDir() {
-    llvm::SmallString<128> P;
-    if (!llvm::sys::fs::createUniqueDirectory("ir2vec-collect", P))
-      Dir = P.str().str();
-  }
-  ~ScratchDir() {
-    if (!Dir.empty())
-      removeTree(Dir);
-  }
-  std::string file(llvm::StringRef N) const { return Dir + "/" + N.str(); }
-};
 
 std::string lastLines(const std::string &Path, size_t Max = 400) {
   auto B = llvm::MemoryBuffer::getFile(Path);
@@ -66,80 +52,80 @@ struct ModuleResult {
   bool Cancelled = false;
 };
 
-/// Runs a plain compiler command, messages to ErrFile; an error describes a failure.
-llvm::Error runTool(const std::vector<std::string> &Cmd, const std::string &ErrFile,
-                    const CollectConfig &C, bool &Cancelled) {
-  int Err = ::open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  llvm::Expected<Child> Ch = Child::spawn(Cmd, -1, Err);
-  if (Err >= 0)
-    ::close(Err);
+/// Why a compiler run failed, with the end of its messages.
+llvm::Error runFailed(llvm::StringRef Tool, const ExitStatus &St, const std::string &ErrFile) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s failed (%s): %s",
+                                 Tool.str().c_str(), St.describe().c_str(),
+                                 lastLines(ErrFile).c_str());
+}
+
+bool cancelled(int CancelFd) {
+  pollfd P{CancelFd, POLLIN, 0};
+  return CancelFd >= 0 && ::poll(&P, 1, 0) > 0;
+}
+
+/// Runs a plain compiler command with its messages going to ErrFd.
+llvm::Error runTool(const std::vector<std::string> &Cmd, int ErrFd, const std::string &ErrFile,
+                    const CollectConfig &C) {
+  llvm::Expected<Child> Ch = Child::spawn(Cmd, -1, ErrFd);
   if (!Ch)
     return Ch.takeError();
   auto [St, TimedOut] = Ch->wait(C.TimeoutSeconds, C.CancelFd);
-  if (C.CancelFd >= 0) {
-    pollfd P{C.CancelFd, POLLIN, 0};
-    Cancelled = ::poll(&P, 1, 0) > 0;
-  }
   if (TimedOut)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s timed out",
                                    Cmd[0].c_str());
   if (St.Signaled || St.Code)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s failed (%s): %s",
-                                   Cmd[0].c_str(), St.describe().c_str(),
-                                   lastLines(ErrFile).c_str());
+    return runFailed(Cmd[0], St, ErrFile);
   return llvm::Error::success();
 }
 
 ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   ModuleResult R;
   R.Info.Path = Path;
-  ScratchDir D;
   auto Fail = [&](llvm::Error E) {
     R.Info.Error = llvm::toString(std::move(E));
+    R.Cancelled = cancelled(C.CancelFd);
     return std::move(R);
   };
-  if (D.Dir.empty())
-    return Fail(vocab::fileError(Path, "cannot create a scratch directory"));
+  llvm::Expected<vocab::TempDir> D = vocab::TempDir::create("ir2vec-collect");
+  if (!D)
+    return Fail(D.takeError());
+  // -Oz (plainly, or under the host), then llc; returns the object's .text bytes.
   auto Compile = [&](llvm::StringRef Tag, const std::optional<SessionConfig> &Host)
       -> llvm::Expected<int64_t> {
-    std::string BC = D.file(Tag.str() + ".bc"), Obj = D.file(Tag.str() + ".o"),
-                ErrFile = D.file(Tag.str() + ".err");
+    std::string BC = D->file(Tag.str() + ".bc"), Obj = D->file(Tag.str() + ".o"),
+                ErrFile = D->file(Tag.str() + ".err");
+    int Err = ::open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (Err < 0)
+      return vocab::fileError(ErrFile, strerror(errno));
+    llvm::scope_exit CloseErr([Err] { ::close(Err); });
     std::vector<std::string> Opt = {C.Opt};
     Opt.insert(Opt.end(), C.OptArgs.begin(), C.OptArgs.end());
     Opt.insert(Opt.end(), {Path, "-o", BC});
     if (Host) {
       SessionConfig S = *Host;
       S.Command = Opt;
-      int Err = ::open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
       S.StderrFd = Err;
       llvm::Expected<SessionResult> SR = runSession(S);
-      if (Err >= 0)
-        ::close(Err);
       if (!SR)
         return SR.takeError();
-      R.Cancelled = SR->Outcome == SessionResult::Cancelled;
-      if (SR->Outcome != SessionResult::Exited || SR->Status.Signaled || SR->Status.Code)
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(), "%s under the host: %s%s%s", C.Opt.c_str(),
-            SR->Outcome == SessionResult::Exited ? SR->Status.describe().c_str()
-                                                 : SR->Error.c_str(),
-            SR->Error.empty() || SR->Outcome != SessionResult::Exited ? "" : ": ",
-            (SR->Outcome == SessionResult::Exited ? lastLines(ErrFile) : std::string()).c_str());
+      if (SR->Outcome != SessionResult::Exited)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s under the host: %s",
+                                       C.Opt.c_str(), SR->Error.c_str());
+      if (SR->Status.Signaled || SR->Status.Code)
+        return runFailed(C.Opt + " under the host", SR->Status, ErrFile);
       if (!SR->Error.empty())
         return llvm::createStringError(llvm::inconvertibleErrorCode(), SR->Error);
       R.Log = std::move(SR->SessionLog);
-    } else if (llvm::Error E = runTool(Opt, ErrFile, C, R.Cancelled)) {
+    } else if (llvm::Error E = runTool(Opt, Err, ErrFile, C)) {
       return E;
     }
     std::vector<std::string> Llc = {C.Llc};
     Llc.insert(Llc.end(), C.LlcArgs.begin(), C.LlcArgs.end());
     Llc.insert(Llc.end(), {"-filetype=obj", BC, "-o", Obj});
-    if (llvm::Error E = runTool(Llc, ErrFile, C, R.Cancelled))
+    if (llvm::Error E = runTool(Llc, Err, ErrFile, C))
       return E;
-    llvm::Expected<ObjectSizes> S = objectSizes(Obj);
-    if (!S)
-      return S.takeError();
-    return S->Text;
+    return textSize(Obj);
   };
   llvm::Expected<int64_t> Base = Compile("baseline", std::nullopt);
   if (!Base)

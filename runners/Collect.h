@@ -14,11 +14,8 @@
 
 namespace wb::runners {
 
-struct ObjectSizes {
-  int64_t Text = 0;         // bytes in sections named .text or .text.*
-  int64_t BerkeleyText = 0; // llvm-size's Berkeley "text" (all read-only allocated bytes)
-};
-llvm::Expected<ObjectSizes> objectSizes(llvm::StringRef Path);
+/// Bytes in the object's sections named .text or .text.*.
+llvm::Expected<int64_t> textSize(llvm::StringRef Path);
 
 struct CollectConfig {
   Task T = Task::Inline;

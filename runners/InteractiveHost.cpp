@@ -1,5 +1,6 @@
 #include "runners/InteractiveHost.h"
 
+#include "vocab/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -17,55 +17,40 @@
 
 namespace wb::runners {
 
-/// Removes a flat directory and its entries. (llvm::sys::fs::remove refuses FIFOs.)
-void removeTree(const std::string &Dir) {
-  std::error_code EC;
-  std::vector<std::string> Entries;
-  for (llvm::sys::fs::directory_iterator I(Dir, EC), E; I != E && !EC; I.increment(EC))
-    Entries.push_back(I->path());
-  for (const std::string &P : Entries)
-    ::unlink(P.c_str());
-  ::rmdir(Dir.c_str());
-}
-
 namespace {
 
 llvm::Error hostError(const llvm::Twine &What) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), What);
 }
 
-/// The session's private directory with the two FIFOs; removed with everything in it.
-class ChannelDir {
-public:
-  static llvm::Expected<std::unique_ptr<ChannelDir>> create() {
-    auto D = std::unique_ptr<ChannelDir>(new ChannelDir);
-    llvm::SmallString<128> Path;
-    if (std::error_code EC = llvm::sys::fs::createUniqueDirectory("ir2vec-mlgo", Path))
-      return hostError("cannot create a temporary directory: " + EC.message());
-    D->Dir = Path.str().str();
-    D->Base = D->Dir + "/channel";
-    for (const char *Suffix : {".in", ".out"}) {
-      std::string P = D->Base + Suffix;
+/// The session's private directory with the two FIFOs, both opened by the host.
+struct Channel {
+  vocab::TempDir Dir;
+  std::string Base;
+  int InFd = -1, OutFd = -1;
+
+  static llvm::Expected<std::unique_ptr<Channel>> create() {
+    llvm::Expected<vocab::TempDir> D = vocab::TempDir::create("ir2vec-mlgo");
+    if (!D)
+      return D.takeError();
+    auto C = std::unique_ptr<Channel>(new Channel{std::move(*D), "", -1, -1});
+    C->Base = C->Dir.file("channel");
+    for (int *FD : {&C->InFd, &C->OutFd}) {
+      std::string P = C->Base + (FD == &C->InFd ? ".in" : ".out");
       if (::mkfifo(P.c_str(), 0600) != 0)
         return hostError("mkfifo " + P + ": " + strerror(errno));
       // O_RDWR: never blocks, whatever the compiler does (see the header).
-      int FD = ::open(P.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
-      if (FD < 0)
+      *FD = ::open(P.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+      if (*FD < 0)
         return hostError("open " + P + ": " + strerror(errno));
-      (Suffix[1] == 'i' ? D->InFd : D->OutFd) = FD;
     }
-    return D;
+    return C;
   }
-  ~ChannelDir() {
+  ~Channel() {
     for (int FD : {InFd, OutFd})
       if (FD >= 0)
         ::close(FD);
-    removeTree(Dir);
   }
-  std::string file(llvm::StringRef Name) const { return Dir + "/" + Name.str(); }
-
-  std::string Dir, Base;
-  int InFd = -1, OutFd = -1;
 };
 
 bool isClang(llvm::StringRef Argv0) {
@@ -143,13 +128,13 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   llvm::Expected<std::unique_ptr<Policy>> P = makePolicy(C.T, C.Policy);
   if (!P)
     return P.takeError();
-  llvm::Expected<std::unique_ptr<ChannelDir>> Dir = ChannelDir::create();
+  llvm::Expected<std::unique_ptr<Channel>> Dir = Channel::create();
   if (!Dir)
     return Dir.takeError();
 
   std::optional<Augmentation> Extra;
   if (C.Augment) {
-    llvm::Expected<Augmentation> A = C.Augment((*Dir)->Dir);
+    llvm::Expected<Augmentation> A = C.Augment((*Dir)->Dir.path());
     if (!A)
       return A.takeError();
     Extra = std::move(*A);
@@ -244,8 +229,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
     }
   };
 
-  auto Deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration<double>(C.TimeoutSeconds > 0 ? C.TimeoutSeconds : 0);
+  Deadline Until(C.TimeoutSeconds);
   std::vector<char> Buf(1 << 16);
   auto Drain = [&]() -> bool { // reads what is buffered; false on a read error
     while (true) {
@@ -264,18 +248,12 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   };
 
   while (true) {
-    int Timeout = -1;
-    if (C.TimeoutSeconds > 0) {
-      long long Left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           Deadline - std::chrono::steady_clock::now())
-                           .count();
-      if (Left <= 0) {
-        Fail(SessionResult::TimedOut,
-             "the compiler did not finish within " + llvm::formatv("{0}", C.TimeoutSeconds).str() +
-                 " s and was killed");
-        return R;
-      }
-      Timeout = static_cast<int>(std::min<long long>(Left + 1, 1 << 30));
+    int Timeout = Until.pollTimeout();
+    if (Timeout == 0) {
+      Fail(SessionResult::TimedOut,
+           "the compiler did not finish within " + llvm::formatv("{0}", C.TimeoutSeconds).str() +
+               " s and was killed");
+      return R;
     }
     pollfd PF[3] = {{(*Dir)->OutFd, POLLIN, 0}, {Ch->pidFd(), POLLIN, 0}, {C.CancelFd, POLLIN, 0}};
     int N = ::poll(PF, C.CancelFd >= 0 ? 3 : 2, Timeout);

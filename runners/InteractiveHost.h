@@ -29,9 +29,6 @@
 
 namespace wb::runners {
 
-/// Removes a flat directory (regular files and FIFOs) and the directory itself.
-void removeTree(const std::string &Dir);
-
 /// Embedding augmentation of a session (runners/Augment.h makes it): compiler flags that
 /// switch on the compiler's own embedding features, and tensors the workbench adds to every
 /// observation.

@@ -1,10 +1,5 @@
 #include "runners/Policies.h"
 
-
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-
-#include <cstring>
 #include <random>
 
 namespace wb::runners {
@@ -33,7 +28,6 @@ size_t noEvictColumn(const std::vector<size_t> &Legal) {
     return NoEviction;
   return Legal.front();
 }
-
 
 using features::TensorType;
 

@@ -1,7 +1,6 @@
 #include "runners/Process.h"
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <csignal>
 #include <fcntl.h>
@@ -14,6 +13,23 @@
 extern char **environ;
 
 namespace wb::runners {
+
+Deadline::Deadline(double Seconds) {
+  if (Seconds > 0)
+    At = std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(Seconds));
+}
+
+int Deadline::pollTimeout() const {
+  if (!At)
+    return -1;
+  auto Left = *At - std::chrono::steady_clock::now();
+  if (Left <= std::chrono::steady_clock::duration::zero())
+    return 0;
+  auto Ms = std::chrono::ceil<std::chrono::milliseconds>(Left).count();
+  return static_cast<int>(std::min<long long>(Ms, 1 << 30));
+}
 
 std::string ExitStatus::describe() const {
   if (Signaled)
@@ -105,18 +121,12 @@ ExitStatus Child::reap() {
 }
 
 std::pair<ExitStatus, bool> Child::wait(double Seconds, int CancelFd) {
-  auto Deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(Seconds);
+  Deadline D(Seconds);
   while (true) {
-    int Timeout = -1;
-    if (Seconds > 0) {
-      auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      Deadline - std::chrono::steady_clock::now())
-                      .count();
-      if (Left <= 0) {
-        killGroup();
-        return {reap(), true};
-      }
-      Timeout = static_cast<int>(std::min<long long>(Left + 1, 1 << 30));
+    int Timeout = D.pollTimeout();
+    if (Timeout == 0) {
+      killGroup();
+      return {reap(), true};
     }
     pollfd P[2] = {{PidFd, POLLIN, 0}, {CancelFd, POLLIN, 0}};
     int N = ::poll(P, CancelFd >= 0 ? 2 : 1, Timeout);

@@ -6,11 +6,27 @@
 
 #include "llvm/Support/Error.h"
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
 
 namespace wb::runners {
+
+/// A time to wait until, or none.
+class Deadline {
+public:
+  /// Seconds <= 0: no deadline.
+  explicit Deadline(double Seconds);
+  bool expired() const { return pollTimeout() == 0; }
+  /// poll()'s timeout: -1 without a deadline, else the milliseconds left, rounded up (0 once
+  /// it has passed).
+  int pollTimeout() const;
+
+private:
+  std::optional<std::chrono::steady_clock::time_point> At;
+};
 
 struct ExitStatus {
   bool Signaled = false;

@@ -14,6 +14,8 @@ import argparse, concurrent.futures as cf, os, subprocess, sys, tempfile
 import h5py
 import numpy as np
 
+import mlgo_oracle
+
 p = argparse.ArgumentParser()
 p.add_argument("--ir2vec", required=True)
 p.add_argument("--llvm-bindir", required=True)
@@ -26,9 +28,7 @@ fails = []
 
 
 def text_size(obj):
-    out = subprocess.run([B("llvm-size"), "-A", obj], check=True, capture_output=True, text=True).stdout
-    return sum(int(l.split()[1]) for l in out.splitlines()
-               if l.split() and (l.split()[0] == ".text" or l.split()[0].startswith(".text.")))
+    return mlgo_oracle.text_size(B("llvm-size"), obj)
 
 
 def one(i):

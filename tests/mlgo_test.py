@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """The MLGO host end to end, with the real opt-22/llc-22 and a misbehaving stand-in compiler.
 
-Oracles: a training-log reader written here from the format description
-(../shared/docs/mlgo-interfaces-llvm22.md §3), the compiler's own echo of every reply it read
+Oracles: a training-log reader written from the format description (tests/mlgo_oracle.py,
+independent of the workbench), the compiler's own echo of every reply it read
 (-interactive-model-runner-echo-reply), opt-22 alone plus llc-22 and llvm-size-22 for .text
 sizes, llvm-ir2vec for embeddings, h5py for the HDF5 files. After every session the private
 TMPDIR must be empty and no process may still carry the session's channel in its command
@@ -12,6 +12,9 @@ import argparse, glob, json, os, random, re, signal, struct, subprocess, sys, te
 
 import h5py
 import numpy as np
+
+import mlgo_oracle
+from mlgo_oracle import read_log
 
 p = argparse.ArgumentParser()
 p.add_argument("--ir2vec", required=True)
@@ -67,60 +70,8 @@ def clean(name):
     check(name + ": nothing left behind", not files and not procs, (files, procs))
 
 
-# ---- an independent reader, from the format description -------------------------------------
-SIZES = {"float": 4, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2,
-         "int32_t": 4, "uint32_t": 4, "int64_t": 8, "uint64_t": 8}
-FMT = {"float": "f", "double": "d", "int8_t": "b", "uint8_t": "B", "int16_t": "h",
-       "uint16_t": "H", "int32_t": "i", "uint32_t": "I", "int64_t": "q", "uint64_t": "Q"}
-
-
-def nbytes(s):
-    n = 1
-    for d in s["shape"]:
-        n *= d
-    return n * SIZES[s["type"]]
-
-
-def values(s, raw):
-    return list(struct.unpack("<%d%s" % (len(raw) // SIZES[s["type"]], FMT[s["type"]]), raw))
-
-
-def read_log(data):
-    """-> header, [(context, id, {name: values}, score)]"""
-    pos = data.index(b"\n")
-    header = json.loads(data[:pos])
-    pos += 1
-    feats, score = header["features"], header.get("score")
-    out, ctx = [], None
-    while pos < len(data):
-        nl = data.index(b"\n", pos)
-        rec = json.loads(data[pos:nl])
-        pos = nl + 1
-        if "context" in rec:
-            ctx = rec["context"]
-            continue
-        n = rec["observation"]
-        row = {}
-        for f in feats:
-            row[f["name"]] = values(f, data[pos:pos + nbytes(f)])
-            pos += nbytes(f)
-        assert data[pos:pos + 1] == b"\n", "newline after the payload"
-        pos += 1
-        sc = None
-        if score:
-            nl = data.index(b"\n", pos)
-            assert json.loads(data[pos:nl])["outcome"] == n
-            pos = nl + 1
-            sc = values(score, data[pos:pos + nbytes(score)])
-            pos += nbytes(score) + 1
-        out.append((ctx, n, row, sc))
-    return header, out
-
-
 def text_size(obj):
-    r = subprocess.run([B("llvm-size"), "-A", obj], capture_output=True, text=True, check=True)
-    return sum(int(l.split()[1]) for l in r.stdout.splitlines()
-               if l.split() and (l.split()[0] == ".text" or l.split()[0].startswith(".text.")))
+    return mlgo_oracle.text_size(B("llvm-size"), obj)
 
 
 def object_text(bc):

@@ -4,6 +4,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 
+#include <unistd.h>
+
 namespace wb::vocab {
 
 llvm::Expected<std::string> sha256OfFile(llvm::StringRef Path) {
@@ -78,6 +80,28 @@ llvm::Error AtomicOutput::commit() {
   if (llvm::Error E = T.keep(Path))
     return fileError(Path, "cannot move output into place: " + llvm::toString(std::move(E)));
   return llvm::Error::success();
+}
+
+llvm::Expected<TempDir> TempDir::create(llvm::StringRef Prefix) {
+  llvm::SmallString<128> Path;
+  if (std::error_code EC = llvm::sys::fs::createUniqueDirectory(Prefix, Path))
+    return llvm::createStringError(EC, "cannot create a temporary directory: " + EC.message());
+  TempDir D;
+  D.Dir = Path.str().str();
+  return D;
+}
+
+TempDir::~TempDir() {
+  if (Dir.empty())
+    return;
+  // ::unlink, because llvm::sys::fs::remove refuses FIFOs.
+  std::error_code EC;
+  std::vector<std::string> Entries;
+  for (llvm::sys::fs::directory_iterator I(Dir, EC), E; I != E && !EC; I.increment(EC))
+    Entries.push_back(I->path());
+  for (const std::string &P : Entries)
+    ::unlink(P.c_str());
+  ::rmdir(Dir.c_str());
 }
 
 } // namespace wb::vocab

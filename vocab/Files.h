@@ -46,4 +46,20 @@ private:
   llvm::raw_fd_ostream *OS = nullptr;
 };
 
+/// A private temporary directory (under $TMPDIR) that is removed with its entries, regular
+/// files and FIFOs alike, when the object goes.
+class TempDir {
+public:
+  static llvm::Expected<TempDir> create(llvm::StringRef Prefix);
+  TempDir(TempDir &&O) noexcept : Dir(std::move(O.Dir)) { O.Dir.clear(); }
+  TempDir &operator=(TempDir &&) = delete;
+  ~TempDir();
+  const std::string &path() const { return Dir; }
+  std::string file(llvm::StringRef Name) const { return Dir + "/" + Name.str(); }
+
+private:
+  TempDir() = default;
+  std::string Dir;
+};
+
 } // namespace wb::vocab

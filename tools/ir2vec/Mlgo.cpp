@@ -156,12 +156,11 @@ int runFeatures(const MlgoOptions &O) {
   OS << "| row | name | type | shape | origin | meaning |\n|---|---|---|---|---|---|\n";
   size_t I = 0;
   for (const features::FeatureDef &F : T.Features) {
-    features::TensorSpec S = features::specOf(F, O.Dim);
-    std::string Shape = features::shapeString(S);
-    Shape = Shape.substr(Shape.find('['));
-    for (int64_t D : F.Shape)
-      if (D == features::DimD)
-        Shape = "[D]";
+    std::string Shape = "[";
+    for (size_t J = 0; J < F.Shape.size(); ++J)
+      Shape += (J ? "," : "") +
+               (F.Shape[J] == features::DimD ? std::string("D") : std::to_string(F.Shape[J]));
+    Shape += "]";
     const char *Origin = F.From == features::Origin::Compiler           ? "compiler"
                          : F.From == features::Origin::CompilerOptional ? "compiler, optional"
                                                                          : "workbench";
@@ -213,7 +212,6 @@ std::function<int()> addMlgoCommands(CLI::App &App, std::vector<std::string> Com
   Rewrite->add_option("-o", O->Output, "Output file (default: standard output)");
   Export->add_option("logs", O->Inputs, "Session logs (ir2vec mlgo run --log)")->required();
   Export->add_option("-o", O->Output, "Output dataset (HDF5)")->type_name("FILE");
-  Features->add_option("--dim", O->Dim, "Vocabulary dimension D for the embedding features");
 
   return [=]() -> int {
     if (Run->parsed()) {

@@ -7,6 +7,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <csignal>
 #include <pthread.h>
 #include <sys/signalfd.h>
@@ -23,6 +24,15 @@ constexpr const char *RunFooter =
     "FIFOs, temporary files and compiler processes are gone in every case.";
 
 } // namespace
+
+std::vector<std::string> splitCompilerCommand(std::vector<std::string> &Args) {
+  auto Dash = std::find(Args.begin(), Args.end(), "--");
+  if (Args.empty() || Args[0] != "mlgo" || Dash == Args.end())
+    return {};
+  std::vector<std::string> Compiler(Dash + 1, Args.end());
+  Args.erase(Dash, Args.end());
+  return Compiler;
+}
 
 int fail(const llvm::Twine &Msg, int Status) {
   llvm::WithColor::error(llvm::errs(), MlgoToolName) << Msg << "\n";

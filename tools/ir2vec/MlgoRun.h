@@ -26,7 +26,7 @@ struct MlgoOptions {
   std::vector<std::string> Embeddings; // 0 or 1 values when given
   double Timeout = 0;
   bool Stats = false, Quiet = false;
-  unsigned Jobs = 0, Dim = 75;
+  unsigned Jobs = 0;
   std::vector<std::string> Command, Inputs;
   std::string Opt = "opt-22", Llc = "llc-22";
 };
@@ -42,6 +42,11 @@ struct FullHooks {
 };
 
 inline constexpr const char *MlgoToolName = "ir2vec mlgo";
+
+/// For `ir2vec mlgo ...` command lines: removes "--" and what follows from Args and returns it
+/// (another program's command line, never parsed as ours). Other command lines are left
+/// alone and give an empty result.
+std::vector<std::string> splitCompilerCommand(std::vector<std::string> &Args);
 
 /// "ir2vec mlgo: error: Msg" on standard error; returns Status.
 int fail(const llvm::Twine &Msg, int Status = 1);

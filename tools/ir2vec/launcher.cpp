@@ -20,14 +20,12 @@ namespace {
 /// Runs `mlgo run` here when this program can; std::nullopt = hand it to the full tool
 /// (which then also prints help and usage errors, identically).
 std::optional<int> fastRun(int Argc, char **Argv) {
-  std::vector<std::string> Args(Argv + 1, Argv + Argc), Compiler;
-  if (Args.size() < 2 || Args[0] != "mlgo" || Args[1] != "run")
+  std::vector<std::string> Args(Argv + 1, Argv + Argc);
+  if (Args.size() < 2 || Args[1] != "run")
     return std::nullopt;
-  auto Dash = std::find(Args.begin(), Args.end(), "--");
-  if (Dash == Args.end())
+  std::vector<std::string> Compiler = wb::tool::splitCompilerCommand(Args);
+  if (Compiler.empty())
     return std::nullopt;
-  Compiler.assign(Dash + 1, Args.end());
-  Args.erase(Dash, Args.end());
   wb::tool::MlgoOptions O;
   O.Command = std::move(Compiler);
   CLI::App App("", "ir2vec");
@@ -39,7 +37,7 @@ std::optional<int> fastRun(int Argc, char **Argv) {
   } catch (const CLI::Error &) {
     return std::nullopt;
   }
-  if (O.Command.empty() || Emb->count() || O.Policy.Name == "linear" || O.Policy.Name == "mlp")
+  if (Emb->count() || O.Policy.Name == "linear" || O.Policy.Name == "mlp")
     return std::nullopt;
   return wb::tool::runRun(O, Emb, {});
 }

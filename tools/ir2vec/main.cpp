@@ -3,6 +3,7 @@
 #include "ir2vec/EmbeddingBatch.h"
 #include "ir2vec/FromCounts.h"
 #include "tools/ir2vec/Mlgo.h"
+#include "tools/ir2vec/MlgoRun.h"
 #include "vocab/IO.h"
 #include "vocab/Inputs.h"
 #include "vocab/TripletCorpus.h"
@@ -712,12 +713,8 @@ int main(int argc, char **argv) {
   for (CLI::App *Sub : {Entities, Triplets, Embeddings, FromCounts, Train, Eval, Split, Export})
     Sub->footer(ExitCodeHelp);
   // Everything after "--" is another program's command line (mlgo run): not ours to parse.
-  std::vector<std::string> Args(argv + 1, argv + argc), Compiler;
-  auto Dash = std::find(Args.begin(), Args.end(), "--");
-  if (!Args.empty() && Args[0] == "mlgo" && Dash != Args.end()) {
-    Compiler.assign(Dash + 1, Args.end());
-    Args.erase(Dash, Args.end());
-  }
+  std::vector<std::string> Args(argv + 1, argv + argc);
+  std::vector<std::string> Compiler = wb::tool::splitCompilerCommand(Args);
   std::function<int()> RunMlgo = wb::tool::addMlgoCommands(App, std::move(Compiler));
 
   try {
