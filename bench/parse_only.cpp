@@ -3,7 +3,7 @@
 // also runs LLVM's debug-info upgrade) and destroyed; no verification, no embedding, no output.
 //   parse_only INPUT...   (inputs as for `ir2vec embeddings`: files, directories, @lists,
 //                          corpus_description.json)
-#include "vocab/Inputs.h"
+#include "support/Inputs.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -13,7 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
-  auto Inputs = wb::vocab::expandInputs(std::vector<std::string>(argv + 1, argv + argc));
+  auto Inputs = wb::support::expandInputs(std::vector<std::string>(argv + 1, argv + argc));
   if (!Inputs) {
     llvm::errs() << "parse_only: " << llvm::toString(Inputs.takeError()) << "\n";
     return 1;

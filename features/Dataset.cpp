@@ -1,46 +1,27 @@
 #include "features/Dataset.h"
 
-#include "vocab/H5.h"
-#include "vocab/IO.h"
-
-#include "llvm/Support/FileSystem.h"
-
-#include <unistd.h>
+#include "corpus/H5.h"
+#include "support/Error.h"
 
 namespace wb::features {
 
-namespace h5 = vocab::h5;
+namespace h5 = corpus::h5;
 
-/// A tensor element type as stored in the file (little-endian) and as held in memory.
+/// A tensor element type as stored in the file (little-endian) and as held in memory, for
+/// every type of TensorSpec's table.
 struct H5Types {
-  const H5::PredType &File, &Mem;
+  H5::AtomType File, Mem;
 };
 
 static H5Types h5Types(TensorType T) {
-  using P = H5::PredType;
   switch (T) {
-  case TensorType::Float:
-    return {P::IEEE_F32LE, P::NATIVE_FLOAT};
-  case TensorType::Double:
-    return {P::IEEE_F64LE, P::NATIVE_DOUBLE};
-  case TensorType::Int8:
-    return {P::STD_I8LE, P::NATIVE_INT8};
-  case TensorType::UInt8:
-    return {P::STD_U8LE, P::NATIVE_UINT8};
-  case TensorType::Int16:
-    return {P::STD_I16LE, P::NATIVE_INT16};
-  case TensorType::UInt16:
-    return {P::STD_U16LE, P::NATIVE_UINT16};
-  case TensorType::Int32:
-    return {P::STD_I32LE, P::NATIVE_INT32};
-  case TensorType::UInt32:
-    return {P::STD_U32LE, P::NATIVE_UINT32};
-  case TensorType::Int64:
-    return {P::STD_I64LE, P::NATIVE_INT64};
-  case TensorType::UInt64:
-    return {P::STD_U64LE, P::NATIVE_UINT64};
+#define WB_CASE(C, E)                                                                            \
+  case TensorType::E:                                                                            \
+    return {h5::fileType<C>(), h5::memoryType<C>()};
+    WB_TENSOR_TYPES(WB_CASE)
+#undef WB_CASE
   }
-  return {P::STD_U8LE, P::NATIVE_UINT8};
+  return {h5::fileType<uint8_t>(), h5::memoryType<uint8_t>()};
 }
 
 llvm::Error DatasetBuilder::add(const DatasetModule &M, const Log &L) {
@@ -49,7 +30,7 @@ llvm::Error DatasetBuilder::add(const DatasetModule &M, const Log &L) {
     Columns.resize(Header.Features.size());
     HaveHeader = true;
   } else if (L.Header.Features != Header.Features) {
-    return vocab::fileError(M.Path, "the compiler sent feature set " +
+    return support::fileError(M.Path, "the compiler sent feature set " +
                                         featureSetVersion(T, L.Header.Features) +
                                         ", the dataset has " +
                                         featureSetVersion(T, Header.Features));
@@ -75,7 +56,7 @@ llvm::Error DatasetBuilder::add(const DatasetModule &M, const Log &L) {
   return llvm::Error::success();
 }
 
-static void writeNumbers(H5::Group &G, const char *Name, H5Types Ty, const void *Data,
+static void writeNumbers(H5::Group &G, const char *Name, const H5Types &Ty, const void *Data,
                          hsize_t Rows, hsize_t Cols = 0) {
   H5::DSetCreatPropList P;
   h5::noTimes(P.getId());
@@ -144,6 +125,26 @@ llvm::Error DatasetBuilder::write(llvm::StringRef Path) const {
     writeNumbers(MG, "reward", h5Types(TensorType::Double), Reward.data(), NM);
     writeNumbers(MG, "decisions", h5Types(TensorType::Int64), Count.data(), NM);
   });
+}
+
+llvm::Error exportLogs(Task T, const std::vector<std::string> &Logs, llvm::StringRef Output) {
+  if (Output.empty())
+    return support::usageError("export needs -o DATA.h5");
+  DatasetBuilder DS(T, "log");
+  const TensorSpec &Advice = taskInfo(T).Advice;
+  for (const std::string &P : Logs) {
+    llvm::Expected<Log> L = readLogFile(P);
+    if (!L)
+      return L.takeError();
+    if (L->Header.Features.empty() || L->Header.Features.back() != Advice)
+      return support::fileError(P, "not a session log: the last feature must be the decision '" +
+                                       Advice.Name + "' " + shapeString(Advice));
+    DatasetModule M;
+    M.Path = P;
+    if (llvm::Error E = DS.add(M, *L))
+      return E;
+  }
+  return DS.write(Output);
 }
 
 } // namespace wb::features

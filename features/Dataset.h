@@ -44,6 +44,10 @@ private:
   std::vector<DatasetModule> Modules;
 };
 
+/// `ir2vec mlgo log export`: session logs of task T (their last feature is the decision) into
+/// one dataset at Output (policy "log", no rewards).
+llvm::Error exportLogs(Task T, const std::vector<std::string> &Logs, llvm::StringRef Output);
+
 /// Reward as ml-compiler-opt computes it (compilation_runner.calculate_reward).
 inline double sizeReward(int64_t Size, int64_t Baseline) {
   return 1.0 - (static_cast<double>(Size) + 0.01) / (static_cast<double>(Baseline) + 0.01);

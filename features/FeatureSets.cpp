@@ -1,7 +1,10 @@
 #include "features/FeatureSets.h"
 
+#include "support/Error.h"
+#include "support/Files.h"
+
+#include "llvm/Analysis/InlineModelFeatureMaps.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -16,54 +19,19 @@ const std::vector<int64_t> Scalar{1};
 const std::vector<int64_t> Row33{1, 33};
 const std::vector<int64_t> VecD{DimD};
 
-// Inliner: MLInlineAdvisor::getInitialFeatureMap() in LLVM 22 (25 InlineCost features, then
-// 13 call-site/function features), then the optional extras in the order LLVM appends them.
+// Inliner: what MLInlineAdvisor::getInitialFeatureMap() sends in LLVM 22, generated from LLVM's
+// own lists (llvm/Analysis/InlineModelFeatureMaps.h: names, types, shapes, doc strings in
+// order): the 25 InlineCost features, then the 13 call-site and function features. Then the
+// optional extras in the order LLVM appends them, and the workbench's own.
 TaskInfo makeInline() {
   TaskInfo T{Task::Inline, "inline", {}, {"inlining_decision", TT::Int64, 0, Scalar},
              "-enable-ml-inliner=release", "-inliner-interactive-channel-base="};
-  auto Cost = [&](const char *N, const char *Doc) {
-    T.Features.push_back({N, TT::Int64, Scalar, Origin::Compiler, Doc});
-  };
-  Cost("sroa_savings", "InlineCost feature: SROA savings");
-  Cost("sroa_losses", "InlineCost feature: SROA losses");
-  Cost("load_elimination", "InlineCost feature: loads eliminated");
-  Cost("call_penalty", "InlineCost feature: call penalty");
-  Cost("call_argument_setup", "InlineCost feature: argument setup cost");
-  Cost("load_relative_intrinsic", "InlineCost feature: load.relative intrinsics");
-  Cost("lowered_call_arg_setup", "InlineCost feature: lowered call argument setup");
-  Cost("indirect_call_penalty", "InlineCost feature: indirect call penalty");
-  Cost("jump_table_penalty", "InlineCost feature: jump table penalty");
-  Cost("case_cluster_penalty", "InlineCost feature: case cluster penalty");
-  Cost("switch_default_dest_penalty", "InlineCost feature: switch default destination penalty");
-  Cost("switch_penalty", "InlineCost feature: switch penalty");
-  Cost("unsimplified_common_instructions", "InlineCost feature: unsimplified instructions");
-  Cost("num_loops", "InlineCost feature: loops in the callee");
-  Cost("dead_blocks", "InlineCost feature: dead blocks");
-  Cost("simplified_instructions", "InlineCost feature: simplified instructions");
-  Cost("constant_args", "InlineCost feature: constant arguments");
-  Cost("constant_offset_ptr_args", "InlineCost feature: constant-offset pointer arguments");
-  Cost("callsite_cost", "InlineCost feature: call-site cost");
-  Cost("cold_cc_penalty", "InlineCost feature: cold calling convention penalty");
-  Cost("last_call_to_static_bonus", "InlineCost feature: last call to a static function");
-  Cost("is_multiple_blocks", "InlineCost feature: callee has several blocks");
-  Cost("nested_inlines", "InlineCost feature: nested inlines");
-  Cost("nested_inline_cost_estimate", "InlineCost feature: nested inline cost estimate");
-  Cost("threshold", "InlineCost feature: threshold");
-  Cost("callee_basic_block_count", "FunctionPropertiesInfo(callee).BasicBlockCount");
-  Cost("callsite_height", "caller's SCC level in the original call graph");
-  Cost("node_count", "defined functions in the module (maintained as inlining goes)");
-  Cost("nr_ctant_params", "constant actual arguments at the call site");
-  Cost("cost_estimate", "getInliningCostEstimate for the call site");
-  Cost("edge_count", "direct calls to defined functions in the module");
-  Cost("caller_users", "FunctionPropertiesInfo(caller).Uses");
-  Cost("caller_conditionally_executed_blocks",
-       "FunctionPropertiesInfo(caller).BlocksReachedFromConditionalInstruction");
-  Cost("caller_basic_block_count", "FunctionPropertiesInfo(caller).BasicBlockCount");
-  Cost("callee_conditionally_executed_blocks",
-       "FunctionPropertiesInfo(callee).BlocksReachedFromConditionalInstruction");
-  Cost("callee_users", "FunctionPropertiesInfo(callee).Uses");
-  Cost("is_callee_avail_external", "callee has available_externally linkage");
-  Cost("is_caller_avail_external", "caller has available_externally linkage");
+#define WB_LLVM_FEATURE(Type, Shape, Name, Doc)                                                  \
+  T.Features.push_back(                                                                          \
+      {#Name, TensorTypeOf<Type>::Value, std::vector<int64_t> Shape, Origin::Compiler, Doc});
+  INLINE_COST_FEATURE_ITERATOR(WB_LLVM_FEATURE)
+  INLINE_FEATURE_ITERATOR(WB_LLVM_FEATURE)
+#undef WB_LLVM_FEATURE
   T.Features.push_back({"callee_embedding", TT::Float, VecD, Origin::CompilerOptional,
                         "symbolic IR2Vec vector of the callee at decision time, computed by "
                         "the compiler (--embeddings)"});
@@ -129,8 +97,19 @@ TaskInfo makePriority() {
 }
 
 llvm::Error featureError(const TaskInfo &T, const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 llvm::Twine("feature set of task '") + T.Name + "': " + What);
+  return support::makeError(llvm::Twine("feature set of task '") + T.Name + "': " + What);
+}
+
+const char *originName(Origin O) {
+  switch (O) {
+  case Origin::Compiler:
+    return "compiler";
+  case Origin::CompilerOptional:
+    return "compiler, optional";
+  case Origin::Workbench:
+    return "workbench";
+  }
+  return "";
 }
 
 } // namespace
@@ -153,6 +132,19 @@ std::optional<Task> taskFromName(llvm::StringRef Name) {
     if (Name == taskInfo(T).Name)
       return T;
   return std::nullopt;
+}
+
+std::vector<std::string> taskNames() {
+  std::vector<std::string> Out;
+  for (Task T : {Task::Inline, Task::Evict, Task::Priority})
+    Out.push_back(taskInfo(T).Name);
+  return Out;
+}
+
+llvm::Expected<Task> parseTask(llvm::StringRef Name) {
+  if (std::optional<Task> T = taskFromName(Name))
+    return *T;
+  return support::usageError("unknown task '" + Name + "' (expected inline, evict or priority)");
 }
 
 TensorSpec specOf(const FeatureDef &D, unsigned Dim) {
@@ -225,12 +217,10 @@ llvm::Expected<std::vector<TensorSpec>> specsFromJSON(llvm::StringRef Text,
                                                       llvm::StringRef Where) {
   llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
   if (!V)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   Where + ": " + llvm::toString(V.takeError()));
+    return support::fileError(Where, llvm::toString(V.takeError()));
   const llvm::json::Array *A = V->getAsArray();
   if (!A)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   Where + ": expected an array of tensor specs");
+    return support::fileError(Where, "expected an array of tensor specs");
   std::vector<TensorSpec> Out;
   for (size_t I = 0; I < A->size(); ++I) {
     llvm::Expected<TensorSpec> S =
@@ -243,10 +233,26 @@ llvm::Expected<std::vector<TensorSpec>> specsFromJSON(llvm::StringRef Text,
 }
 
 std::string featureSetVersion(Task T, llvm::ArrayRef<TensorSpec> Features) {
-  std::string J = specsJSON(Features);
-  std::array<uint8_t, 32> H = llvm::SHA256::hash(llvm::arrayRefFromStringRef(J));
   return std::string(taskInfo(T).Name) + "/" + std::to_string(Features.size()) + "/" +
-         llvm::toHex(llvm::ArrayRef<uint8_t>(H.data(), 6), /*LowerCase=*/true);
+         support::sha256Hex(specsJSON(Features)).substr(0, 12);
+}
+
+std::string featureTableMarkdown(Task Id) {
+  const TaskInfo &T = taskInfo(Id);
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "| row | name | type | shape | origin | meaning |\n|---|---|---|---|---|---|\n";
+  size_t Row = 0;
+  for (const FeatureDef &F : T.Features) {
+    std::string Shape = "[";
+    for (size_t J = 0; J < F.Shape.size(); ++J)
+      Shape += (J ? "," : "") + (F.Shape[J] == DimD ? std::string("D") : std::to_string(F.Shape[J]));
+    Shape += "]";
+    OS << "| " << Row++ << " | `" << F.Name << "` | " << typeName(F.Type) << " | " << Shape
+       << " | " << originName(F.From) << " | " << F.Doc << " |\n";
+  }
+  OS << "\nadvice: `" << T.Advice.Name << "` " << shapeString(T.Advice) << "\n";
+  return Out;
 }
 
 } // namespace wb::features

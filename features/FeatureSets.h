@@ -2,6 +2,8 @@
 // workbench's own additions. One table per task drives the names, types, shapes and docs
 // (docs/mlgo.md is generated from the same table by `ir2vec mlgo features`), the check of
 // the header the compiler sends, the compiler flags a session needs, and the advice spec.
+// The inliner's compiler features are generated from LLVM's own X-macros; a test checks all
+// three tables against libLLVM's specs.
 #pragma once
 
 #include "features/TensorSpec.h"
@@ -46,6 +48,10 @@ struct TaskInfo {
 
 const TaskInfo &taskInfo(Task T);
 std::optional<Task> taskFromName(llvm::StringRef Name);
+/// "inline", "evict", "priority".
+std::vector<std::string> taskNames();
+/// The same, with an error listing the tasks for a name that is none of them.
+llvm::Expected<Task> parseTask(llvm::StringRef Name);
 
 /// The concrete spec of a table entry for vocabulary dimension Dim.
 TensorSpec specOf(const FeatureDef &D, unsigned Dim);
@@ -61,6 +67,11 @@ llvm::Expected<std::vector<std::string>> checkHeader(Task T, llvm::ArrayRef<Tens
 /// The canonical name of a feature set: "<task>/<n>/<12 hex of SHA-256 of the specs' JSON>".
 /// Two sets have the same version exactly when they list the same specs in the same order.
 std::string featureSetVersion(Task T, llvm::ArrayRef<TensorSpec> Features);
+
+/// The task's table as Markdown (`ir2vec mlgo features`; docs/mlgo.md holds the same text,
+/// and a test keeps them equal): row, name, type, shape (D = vocabulary dimension), origin,
+/// meaning, then the advice.
+std::string featureTableMarkdown(Task T);
 
 /// A JSON array of specs, compact, as in LLVM's log headers.
 std::string specsJSON(llvm::ArrayRef<TensorSpec> Specs);

@@ -1,6 +1,11 @@
 #include "features/TensorSpec.h"
 
+#include "support/Error.h"
+
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
 
 namespace wb::features {
 
@@ -35,6 +40,39 @@ std::optional<TensorType> typeFromName(llvm::StringRef Name) {
   return std::nullopt;
 }
 
+template <typename T> static double load(const char *P, size_t J) {
+  T V;
+  std::memcpy(&V, P + J * sizeof(T), sizeof(T));
+  return static_cast<double>(V);
+}
+
+double elementAsDouble(TensorType T, const char *Data, size_t J) {
+  switch (T) {
+#define WB_CASE(C, E)                                                                            \
+  case TensorType::E:                                                                            \
+    return load<C>(Data, J);
+    WB_TENSOR_TYPES(WB_CASE)
+#undef WB_CASE
+  }
+  return 0;
+}
+
+std::string formatTensor(const TensorSpec &S, llvm::StringRef Bytes) {
+  std::string Out;
+  const bool Float = S.Type == TensorType::Float || S.Type == TensorType::Double;
+  const size_t Size = elementSize(S.Type);
+  for (size_t J = 0; J < S.elementCount() && (J + 1) * Size <= Bytes.size(); ++J) {
+    const double V = elementAsDouble(S.Type, Bytes.data(), J);
+    if (J)
+      Out += ',';
+    if (Float)
+      llvm::raw_string_ostream(Out) << llvm::format("%.9g", V);
+    else
+      Out += std::to_string(static_cast<long long>(V));
+  }
+  return Out;
+}
+
 size_t TensorSpec::elementCount() const {
   size_t N = 1;
   for (int64_t D : Shape)
@@ -63,8 +101,7 @@ std::string TensorSpec::toJSON() const {
 }
 
 static llvm::Error specError(llvm::StringRef Where, const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "tensor spec " + Where + ": " + What);
+  return support::makeError("tensor spec " + Where + ": " + What);
 }
 
 llvm::Expected<TensorSpec> tensorSpecFromJSON(const llvm::json::Value &V, llvm::StringRef Where) {

@@ -31,10 +31,21 @@ enum class TensorType {
 #undef WB_ENUM
 };
 
+/// The element type of the C type T (from the same table), e.g. TensorTypeOf<int64_t>::Value.
+template <typename T> struct TensorTypeOf;
+#define WB_TYPE_OF(C, E)                                                                         \
+  template <> struct TensorTypeOf<C> {                                                           \
+    static constexpr TensorType Value = TensorType::E;                                           \
+  };
+WB_TENSOR_TYPES(WB_TYPE_OF)
+#undef WB_TYPE_OF
+
 const char *typeName(TensorType T);
 size_t elementSize(TensorType T);
 /// Parses "float", "int64_t", ... (the C type spelled exactly).
 std::optional<TensorType> typeFromName(llvm::StringRef Name);
+/// Element J of a tensor of type T stored at Data, converted to double.
+double elementAsDouble(TensorType T, const char *Data, size_t J);
 
 struct TensorSpec {
   std::string Name;
@@ -60,5 +71,10 @@ llvm::Expected<TensorSpec> tensorSpecFromJSON(const llvm::json::Value &V, llvm::
 
 /// "int64_t[1]", "float[1,33]": a short form for messages and docs.
 std::string shapeString(const TensorSpec &S);
+
+/// A tensor's values for people, comma-separated ("1", "0.25,3"): integers exactly, floats
+/// with enough digits (%.9g) to read back the same float. Bytes shorter than the spec give
+/// the complete elements only.
+std::string formatTensor(const TensorSpec &S, llvm::StringRef Bytes);
 
 } // namespace wb::features

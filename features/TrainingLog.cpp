@@ -1,5 +1,7 @@
 #include "features/TrainingLog.h"
 
+#include "support/Error.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -80,8 +82,7 @@ void LogWriter::outcome(llvm::StringRef ScoreBytes) {
 // ---------------------------------------------------------------------------------------------
 
 llvm::Error LogParser::error(uint64_t At, const llvm::Twine &What) const {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 Name + ": byte " + llvm::Twine(At) + ": " + What);
+  return support::byteError(Name, At, What);
 }
 
 void LogParser::feed(llvm::StringRef Bytes) {
@@ -217,9 +218,7 @@ llvm::Expected<Log> parseLog(llvm::StringRef Bytes, llvm::StringRef Name) {
       break;
     case LogEvent::Outcome:
       if (L.Observations.empty() || L.Observations.back().Score)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       Name + ": byte " + llvm::Twine((*E)->Offset) +
-                                           ": a second outcome for one observation");
+        return support::byteError(Name, (*E)->Offset, "a second outcome for one observation");
       L.Observations.back().Score = (*E)->Payload.str();
       break;
     }
@@ -233,8 +232,26 @@ llvm::Expected<Log> parseLog(llvm::StringRef Bytes, llvm::StringRef Name) {
 llvm::Expected<Log> readLogFile(llvm::StringRef Path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> B = llvm::MemoryBuffer::getFileOrSTDIN(Path);
   if (!B)
-    return llvm::createStringError(B.getError(), Path + ": " + B.getError().message());
+    return support::fileError(Path, B.getError().message());
   return parseLog((*B)->getBuffer(), Path);
+}
+
+void dumpLog(llvm::raw_ostream &OS, const Log &L) {
+  const LogHeader &H = L.Header;
+  OS << "features " << specsJSON(H.Features) << "\n";
+  if (H.Score)
+    OS << "score " << H.Score->toJSON() << "\n";
+  if (H.Advice)
+    OS << "advice " << H.Advice->toJSON() << "\n";
+  for (const LogObservation &Ob : L.Observations) {
+    OS << "observation \"" << Ob.Context << "\" " << Ob.Id;
+    for (size_t I = 0; I < H.Features.size(); ++I)
+      OS << " " << H.Features[I].Name << "="
+         << formatTensor(H.Features[I], llvm::StringRef(Ob.Payload).substr(H.offsetOf(I)));
+    if (Ob.Score)
+      OS << " score=" << formatTensor(*H.Score, *Ob.Score);
+    OS << "\n";
+  }
 }
 
 void writeLog(llvm::raw_ostream &OS, const Log &L) {

@@ -10,6 +10,7 @@
 // feeds it pipe reads as they come); errors give the byte offset.
 #pragma once
 
+#include "features/FeatureSets.h"
 #include "features/TensorSpec.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -112,6 +113,9 @@ struct Log {
 
 llvm::Expected<Log> parseLog(llvm::StringRef Bytes, llvm::StringRef Name);
 llvm::Expected<Log> readLogFile(llvm::StringRef Path);
+/// L as text for people (`ir2vec mlgo log dump`): the header's specs, then one line per
+/// observation with every feature's values and the score.
+void dumpLog(llvm::raw_ostream &OS, const Log &L);
 /// Writes L so that parseLog(writeLog(L)) == L and a log read from LLVM comes out byte-exact.
 void writeLog(llvm::raw_ostream &OS, const Log &L);
 

@@ -1,5 +1,7 @@
 #include "ir2vec/Embedder.h"
 
+#include "support/Error.h"
+
 #include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Function.h"
@@ -12,16 +14,10 @@
 namespace wb::ir2vec {
 
 llvm::Expected<Kind> parseKind(llvm::StringRef Name) {
-  if (Name == "symbolic")
-    return Kind::Symbolic;
-  if (Name == "flow-aware")
-    return Kind::FlowAware;
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown embedding kind '" + Name.str() +
-                                     "' (expected 'symbolic' or 'flow-aware')");
+  return support::parseNamed<Kind>(KindNames, Name, "embedding kind");
 }
 
-llvm::StringRef kindName(Kind K) { return K == Kind::Symbolic ? "symbolic" : "flow-aware"; }
+llvm::StringRef kindName(Kind K) { return support::nameOf<Kind>(KindNames, K); }
 
 std::unique_ptr<Embedder> Embedder::create(Kind K, const llvm::Function &F,
                                            const vocab::Vocabulary &V, SymbolicMemo *Memo) {

@@ -15,6 +15,7 @@
 // results therefore depend on the order of queries, exactly as in LLVM (llvm#159171).
 #pragma once
 
+#include "support/Names.h"
 #include "vocab/Vocabulary.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -33,6 +34,9 @@ class Instruction;
 namespace wb::ir2vec {
 
 enum class Kind { Symbolic, FlowAware };
+/// The spellings of llvm-ir2vec's --ir2vec-kind.
+inline constexpr support::Named<Kind> KindNames[] = {{Kind::Symbolic, "symbolic"},
+                                                    {Kind::FlowAware, "flow-aware"}};
 
 /// "symbolic" or "flow-aware", the spelling of llvm-ir2vec's --ir2vec-kind.
 llvm::Expected<Kind> parseKind(llvm::StringRef Name);

@@ -1,6 +1,7 @@
 #include "ir2vec/EmbeddingBatch.h"
 
-#include "vocab/IO.h"
+#include "corpus/ModuleReader.h"
+#include "support/Files.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -12,8 +13,8 @@
 
 namespace wb::ir2vec {
 
-vocab::ContextPolicy contextPolicyFor(Level L) {
-  vocab::ContextPolicy P;
+corpus::ContextPolicy contextPolicyFor(Level L) {
+  corpus::ContextPolicy P;
   P.ReuseContext = L == Level::Inst ? 1 : 32;
   P.DiscardValueNames = L == Level::Func;
   return P;
@@ -33,16 +34,16 @@ const vocab::Vocabulary &countingVocabulary() {
 
 namespace {
 
-struct Outcome {
+struct ModuleOutcome {
   std::string Error;
   std::vector<std::string> Warnings;
   ModuleEmbedding E;
 };
 
-Outcome embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text,
+ModuleOutcome embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text,
                  const std::string &Path, llvm::LLVMContext &Ctx) {
-  Outcome O;
-  auto In = vocab::readModule(Path, Ctx);
+  ModuleOutcome O;
+  auto In = corpus::readModule(Path, Ctx);
   if (!In) {
     O.Error = llvm::toString(In.takeError());
     return O;
@@ -103,17 +104,13 @@ llvm::Error writeState(const std::string &Path, const std::string &Fingerprint,
                                  static_cast<int64_t>(C.Rows.Instructions)}},
       {"checksums", std::move(Sums)},
   };
-  auto Out = vocab::AtomicOutput::create(Path);
-  if (!Out)
-    return Out.takeError();
-  Out->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(O))) << "\n";
-  return Out->commit();
+  return support::writeFileAtomically(Path, [&](llvm::raw_ostream &OS) {
+    OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(O))) << "\n";
+  });
 }
 
 llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string &Fingerprint) {
-  auto Bad = [&](const llvm::Twine &Why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), (Path + ": " + Why).str());
-  };
+  auto Bad = [&](const llvm::Twine &Why) { return support::fileError(Path, Why); };
   auto Buf = llvm::MemoryBuffer::getFile(Path);
   if (!Buf)
     return Bad("cannot read: " + Buf.getError().message());
@@ -149,14 +146,36 @@ llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string 
 
 } // namespace
 
+llvm::Expected<OutputFormat> parseOutputFormat(llvm::StringRef Name) {
+  return support::parseNamed<OutputFormat>(OutputFormatNames, Name, "format");
+}
+
+llvm::Error EmbeddingJob::validate() const {
+  using support::usageError;
+  const bool HDF5 = Format == OutputFormat::HDF5;
+  if (Header.Counts && !HDF5)
+    return usageError("--counts needs --format hdf5");
+  if (HDF5 && Output == "-")
+    return usageError("--format hdf5 needs an output file: -o FILE.h5");
+  if (Resume && !HDF5)
+    return usageError("--resume applies to --format hdf5 runs");
+  if (Compress && !HDF5)
+    return usageError("--compress applies to --format hdf5");
+  if (Header.InstructionText && (!HDF5 || Granularity != Level::Inst))
+    return usageError("--inst-text applies to --format hdf5 --level inst (the text format "
+                      "always prints instructions)");
+  return llvm::Error::success();
+}
+
 llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_ostream &OS,
-                                               const vocab::BatchIO &IO) {
+                                               const corpus::BatchIO &IO) {
   const LevelSet Levels = textLevels(J.Granularity);
   std::atomic<bool> Found{false};
-  auto S = vocab::runTextBatch(
-      J.Inputs, OS, IO, [&](const std::string &Path, llvm::LLVMContext &Ctx) {
-        Outcome O = embedOne(J, Levels, /*Text=*/true, Path, Ctx);
-        vocab::ModuleText T{std::move(O.Error), std::move(O.Warnings), {}};
+  auto S = corpus::runTextBatch(
+      J.Inputs, OS, IO, contextPolicyFor(J.Granularity),
+      [&](const std::string &Path, llvm::LLVMContext &Ctx) {
+        ModuleOutcome O = embedOne(J, Levels, /*Text=*/true, Path, Ctx);
+        corpus::ModuleText T{std::move(O.Error), std::move(O.Warnings), {}};
         if (T.Error.empty()) {
           if (!O.E.SelectedNotFound)
             Found = true;
@@ -166,11 +185,17 @@ llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_
       });
   if (!S)
     return S.takeError();
-  return EmbeddingRun{*S, Found.load(), false, 0};
+  EmbeddingRun R;
+  R.Summary = *S;
+  R.FunctionFound = Found.load();
+  return R;
 }
 
-llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const vocab::BatchIO &IO) {
-  const std::string Partial = J.Output + ".partial", StatePath = J.Output + ".resume";
+llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corpus::BatchIO &IO) {
+  // OUT.partial survives an interruption (with OUT.resume describing its last checkpoint) and
+  // becomes OUT when the run is done.
+  support::PendingFile Out = support::PendingFile::resumable(J.Output);
+  const std::string StatePath = J.Output + ".resume";
   const std::string Print = fingerprint(J);
   const LevelSet Levels = J.Header.levels();
   EmbeddingRun Run;
@@ -180,30 +205,33 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const voca
   if (J.Resume && llvm::sys::fs::exists(StatePath)) {
     auto C = readState(StatePath, Print);
     llvm::Expected<EmbeddingFileWriter> R =
-        C ? EmbeddingFileWriter::resume(Partial, J.Header, C->Rows, C->Sums)
+        C ? EmbeddingFileWriter::resume(Out.path(), J.Header, C->Rows, C->Sums)
           : llvm::Expected<EmbeddingFileWriter>(C.takeError());
     if (R) {
       W.emplace(std::move(*R));
       Done = *C;
       Run.Resumed = true;
       Run.ResumedModules = Done.Modules;
+      IO.Report({support::Diagnostic::Note,
+                 "resumed after " + std::to_string(Done.Modules) + " modules"});
     } else {
-      IO.Report({false, "cannot resume (" + llvm::toString(R.takeError()) + "); starting over"});
+      IO.Report({support::Diagnostic::Warning,
+                 "cannot resume (" + llvm::toString(R.takeError()) + "); starting over"});
     }
   } else if (!J.Resume && llvm::sys::fs::exists(StatePath)) {
-    IO.Report({false, StatePath + ": discarding an interrupted run (use --resume to continue "
-                                  "one)"});
+    IO.Report({support::Diagnostic::Warning,
+               StatePath + ": discarding an interrupted run (use --resume to continue one)"});
   }
   if (!W) {
     Done = Checkpoint{};
     llvm::sys::fs::remove(StatePath); // a stale state must not describe the new partial file
-    auto C = EmbeddingFileWriter::create(Partial, J.Header, J.Compress);
+    auto C = EmbeddingFileWriter::create(Out.path(), J.Header, J.Compress);
     if (!C)
       return C.takeError();
     W.emplace(std::move(*C));
   }
 
-  vocab::Progress P("modules", J.Inputs.size(), IO.ShowProgress);
+  support::Progress P("modules", J.Inputs.size(), IO.ShowProgress);
   P.update(Done.Modules);
   Checkpoint Now = Done;
   uint64_t SinceCheckpoint = 0, BytesSinceCheckpoint = 0;
@@ -216,14 +244,13 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const voca
     return writeState(StatePath, Print, Now);
   };
 
-  vocab::OrderedPipeline<Outcome> Pipe(IO.Jobs, vocab::defaultWindow(IO.Jobs), IO.Policy);
-  llvm::Error E = Pipe.run(
-      Done.Modules, J.Inputs.size(),
+  llvm::Error E = corpus::runModules<ModuleOutcome>(
+      IO, contextPolicyFor(J.Granularity), Done.Modules, J.Inputs.size(),
       [&](size_t I, llvm::LLVMContext &Ctx) {
         return embedOne(J, Levels, J.Header.InstructionText, J.Inputs[I], Ctx);
       },
-      [&](size_t I, Outcome &&O) -> llvm::Error {
-        if (vocab::reportModule(IO, P, O.Warnings, O.Error)) {
+      [&](size_t I, ModuleOutcome &&O) -> llvm::Error {
+        if (corpus::reportModule(IO, P, O.Warnings, O.Error)) {
           ++Now.Failed;
         } else if (!O.E.SelectedNotFound) {
           Now.FunctionFound = true;
@@ -242,19 +269,73 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const voca
   if (E)
     return E; // the partial file and state stay for --resume
   P.clear();
+  Run.Rows = W->rows();
   if (llvm::Error X = W->close())
     return X;
-  Run.Summary = vocab::BatchSummary{Now.Modules, Now.Failed};
+  Run.Summary = corpus::BatchSummary{Now.Modules, Now.Failed};
   Run.FunctionFound = Now.FunctionFound;
   llvm::sys::fs::remove(StatePath);
   if (Now.Failed == Now.Modules || (J.FunctionName && !Now.FunctionFound)) {
-    llvm::sys::fs::remove(Partial); // nothing usable: leave no output behind
+    Out.discard(); // nothing usable: leave no output behind
     return Run;
   }
-  if (std::error_code EC = llvm::sys::fs::rename(Partial, J.Output))
-    return llvm::createStringError(EC, J.Output + ": cannot move output into place: " +
-                                           EC.message());
+  if (llvm::Error X = Out.commit())
+    return X;
   return Run;
+}
+
+namespace {
+
+// How a run ended, for the exit status: an unknown --function is an error of its own (when
+// some module could be read to look for it).
+llvm::Expected<support::Outcome> outcomeOf(const EmbeddingJob &J, const EmbeddingRun &R) {
+  if (J.FunctionName && !R.FunctionFound && R.Summary.Failed < R.Summary.Modules)
+    return support::makeError("function '" + *J.FunctionName + "' not found in " +
+                              (J.Inputs.size() == 1
+                                   ? "'" + J.Inputs[0] + "'"
+                                   : "any of the " + std::to_string(J.Inputs.size()) +
+                                         " inputs"));
+  return corpus::outcomeOf(R.Summary);
+}
+
+std::string rowSummary(const EmbeddingJob &J, const EmbeddingRun &R) {
+  std::string S = J.Output + ": " + std::to_string(R.Rows.Modules) + " modules";
+  if (R.Summary.Failed)
+    S += " (" + std::to_string(R.Summary.Failed) + " failed)";
+  S += ", " + std::to_string(R.Rows.Functions) + " functions";
+  if (J.Header.levels().Blocks)
+    S += ", " + std::to_string(R.Rows.Blocks) + " blocks";
+  if (J.Header.levels().Instructions)
+    S += ", " + std::to_string(R.Rows.Instructions) + " instructions";
+  return S + (J.Header.Counts ? " (entity counts)" : "");
+}
+
+} // namespace
+
+llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingJob &J, const corpus::BatchIO &IO) {
+  if (llvm::Error E = J.validate())
+    return E;
+  if (J.Format == OutputFormat::HDF5) {
+    auto R = runEmbeddingsHDF5(J, IO);
+    if (!R)
+      return R.takeError();
+    auto O = outcomeOf(J, *R);
+    if (O)
+      IO.Report({support::Diagnostic::Summary, rowSummary(J, *R)});
+    return O;
+  }
+  auto Out = support::AtomicOutput::create(J.Output);
+  if (!Out)
+    return Out.takeError();
+  auto R = runEmbeddingsText(J, Out->os(), IO);
+  if (!R)
+    return R.takeError();
+  auto O = outcomeOf(J, *R);
+  if (!O)
+    return O.takeError(); // no output under J.Output
+  if (llvm::Error E = Out->commit())
+    return E;
+  return O;
 }
 
 } // namespace wb::ir2vec

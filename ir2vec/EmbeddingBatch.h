@@ -1,4 +1,6 @@
 // Embedding many modules: llvm-ir2vec text or the HDF5 file, in parallel, in input order.
+// One call (runEmbeddings) does a whole `ir2vec embeddings` run: the output appears complete
+// under its name or not at all, and the outcome says whether every module was embedded.
 //
 // HDF5 runs are resumable. While running, data goes to OUT.partial and, every checkpoint
 // (64 modules or 64 MiB of vectors), the file is flushed and OUT.resume records how many
@@ -9,45 +11,64 @@
 // docs/formats/embeddings-hdf5.md.
 #pragma once
 
+#include "corpus/Batch.h"
 #include "ir2vec/EmbeddingFile.h"
-#include "vocab/Batch.h"
+#include "support/Error.h"
 
 #include <string>
 #include <vector>
 
 namespace wb::ir2vec {
 
+enum class OutputFormat { Text, HDF5 };
+inline constexpr support::Named<OutputFormat> OutputFormatNames[] = {
+    {OutputFormat::Text, "text"}, {OutputFormat::HDF5, "hdf5"}};
+llvm::Expected<OutputFormat> parseOutputFormat(llvm::StringRef Name);
+
 struct EmbeddingJob {
   std::vector<std::string> Inputs;
+  OutputFormat Format = OutputFormat::Text;
   const vocab::Vocabulary *Vocab = nullptr; // the identity vocabulary for counts files
   Kind EmbeddingKind = Kind::Symbolic;
   Level Granularity = Level::Func;
   std::optional<std::string> FunctionName;
   // text
   unsigned Precision = 2;
+  std::string Output = "-"; // text: "-" = standard output
   // HDF5
-  std::string Output;
   FileHeader Header;
   unsigned Compress = 0;
   bool Resume = false;
+
+  /// Usage errors: options that do not go together (e.g. --resume with text output).
+  llvm::Error validate() const;
 };
 
 struct EmbeddingRun {
-  vocab::BatchSummary Summary;
+  corpus::BatchSummary Summary;
   bool FunctionFound = false; // meaningful with FunctionName
   bool Resumed = false;       // continued from a checkpoint
   uint64_t ResumedModules = 0;
+  RowCounts Rows;             // HDF5: rows written
 };
 
 /// How contexts are used at a level: reused at func/bb level (faster), fresh per module at
 /// inst level (printed instructions name struct types, which context reuse would rename);
-/// local names are dropped at func level, where nothing prints them.
-vocab::ContextPolicy contextPolicyFor(Level L);
+/// local names are dropped at func level, where nothing prints them. (Timing only: results
+/// are the same under any policy but for instruction text.)
+corpus::ContextPolicy contextPolicyFor(Level L);
+
+/// A whole run: validates J, embeds every input, writes J.Output in J.Format and says how it
+/// went (complete, or partial when some modules failed); an error when nothing usable came
+/// out or --function names no function of any input, and then nothing is left under
+/// J.Output (an interrupted HDF5 run keeps OUT.partial and OUT.resume for --resume).
+/// Per-module problems, where a run resumed and a summary go to IO.Report.
+llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingJob &J, const corpus::BatchIO &IO);
 
 llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_ostream &OS,
-                                               const vocab::BatchIO &IO);
+                                               const corpus::BatchIO &IO);
 /// Writes J.Output (HDF5). Leaves no file under J.Output unless at least one module worked.
-llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const vocab::BatchIO &IO);
+llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corpus::BatchIO &IO);
 
 /// The vocabulary whose rows are the unit vectors: embedding with it yields entity counts.
 const vocab::Vocabulary &countingVocabulary();

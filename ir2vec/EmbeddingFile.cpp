@@ -1,12 +1,12 @@
 #include "ir2vec/EmbeddingFile.h"
 
+#include "corpus/H5.h"
+#include "support/Error.h"
 #include "vocab/EntityLayout.h"
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/FormatVariadic.h"
-
-#include "vocab/H5.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cstring>
@@ -14,7 +14,7 @@
 namespace wb::ir2vec {
 namespace {
 
-using namespace wb::vocab::h5;
+using namespace wb::corpus::h5;
 
 // ---- the schema, as one table ----------------------------------------------------------
 
@@ -107,9 +107,8 @@ llvm::Expected<FileHeader> readHeader(H5::H5File &F, const std::string &Path) {
   FileHeader H;
   const std::string Schema = readStrAttr(F, "schema");
   if (Schema != EmbeddingsSchema && Schema != CountsSchema)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   Path + ": unknown schema '" + Schema + "' (expected " +
-                                       EmbeddingsSchema + " or " + CountsSchema + ")");
+    return support::fileError(Path, "unknown schema '" + Schema + "' (expected " +
+                                        EmbeddingsSchema + " or " + CountsSchema + ")");
   H.Counts = Schema == CountsSchema;
   auto K = parseKind(readStrAttr(F, "kind"));
   if (!K)
@@ -314,8 +313,7 @@ EmbeddingFileWriter::resume(const std::string &Path, const FileHeader &H, const 
   I->Path = Path;
   I->H = H;
   auto Fail = [&](const llvm::Twine &Why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   (Path + ": cannot resume: " + Why).str());
+    return support::fileError(Path, "cannot resume: " + Why);
   };
   try {
     I->File = H5::H5File(Path, H5F_ACC_RDWR);
@@ -535,8 +533,7 @@ llvm::Expected<EmbeddingFileReader::Module> EmbeddingFileReader::module(uint64_t
   } catch (const H5::Exception &X) {
     return h5Error(I.Path, X);
   } catch (const std::out_of_range &) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   I.Path + ": module row " + std::to_string(MI) + " is missing");
+    return support::fileError(I.Path, "module row " + std::to_string(MI) + " is missing");
   }
   return Out;
 }

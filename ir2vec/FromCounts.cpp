@@ -1,6 +1,7 @@
 #include "ir2vec/FromCounts.h"
 
-#include "llvm/Support/FileSystem.h"
+#include "support/Error.h"
+#include "support/Files.h"
 
 #include <armadillo>
 
@@ -21,7 +22,7 @@ std::vector<double> countsTimesVocabulary(const std::vector<double> &Counts,
   return Out;
 }
 
-llvm::Expected<vocab::BatchSummary> embeddingsFromCounts(const std::string &CountsPath,
+llvm::Expected<corpus::BatchSummary> embeddingsFromCounts(const std::string &CountsPath,
                                                          const vocab::Vocabulary &V,
                                                          const std::string &VocabSHA256,
                                                          const std::string &Out,
@@ -31,19 +32,20 @@ llvm::Expected<vocab::BatchSummary> embeddingsFromCounts(const std::string &Coun
     return R.takeError();
   const FileHeader &In = R->header();
   if (!In.Counts)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   CountsPath + ": not an entity-counts file (schema " +
-                                       CountsSchema + "); write one with --counts");
+    return support::fileError(CountsPath, llvm::Twine("not an entity-counts file (schema ") +
+                                              CountsSchema + "); write one with --counts");
   FileHeader H = In;
   H.Counts = false;
   H.Method = "counts";
   H.Dimension = V.dimension();
   H.W = V.weights();
   H.VocabSHA256 = VocabSHA256;
-  const std::string Partial = Out + ".partial";
-  vocab::BatchSummary S;
+  auto File = support::PendingFile::create(Out);
+  if (!File)
+    return File.takeError();
+  corpus::BatchSummary S;
   {
-    auto W = EmbeddingFileWriter::create(Partial, H, Compress);
+    auto W = EmbeddingFileWriter::create(File->path(), H, Compress);
     if (!W)
       return W.takeError();
     for (uint64_t M = 0; M < R->numModules(); ++M) {
@@ -64,9 +66,21 @@ llvm::Expected<vocab::BatchSummary> embeddingsFromCounts(const std::string &Coun
     if (llvm::Error X = W->close())
       return X;
   }
-  if (std::error_code EC = llvm::sys::fs::rename(Partial, Out))
-    return llvm::createStringError(EC, Out + ": cannot move output into place: " + EC.message());
+  if (llvm::Error E = File->commit())
+    return E;
   return S;
+}
+
+llvm::Expected<support::Outcome> runFromCounts(const std::string &CountsPath,
+                                               const vocab::Vocabulary &V,
+                                               const std::string &VocabSHA256,
+                                               const std::string &Out, unsigned Compress) {
+  if (Out.empty() || Out == "-")
+    return support::usageError("from-counts needs an output file: -o FILE.h5");
+  auto S = embeddingsFromCounts(CountsPath, V, VocabSHA256, Out, Compress);
+  if (!S)
+    return S.takeError();
+  return support::Outcome::complete();
 }
 
 } // namespace wb::ir2vec

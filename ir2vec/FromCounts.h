@@ -8,17 +8,24 @@
 // a row is documented (and tested) to stay within 1e-12 for realistic inputs.
 #pragma once
 
+#include "corpus/Batch.h"
 #include "ir2vec/EmbeddingFile.h"
-#include "vocab/Batch.h"
+#include "support/Error.h"
 
 namespace wb::ir2vec {
 
 /// Writes Out (schema ir2vec.embeddings/1, method "counts") from CountsPath.
-llvm::Expected<vocab::BatchSummary> embeddingsFromCounts(const std::string &CountsPath,
+llvm::Expected<corpus::BatchSummary> embeddingsFromCounts(const std::string &CountsPath,
                                                          const vocab::Vocabulary &V,
                                                          const std::string &VocabSHA256,
                                                          const std::string &Out,
                                                          unsigned Compress);
+
+/// `ir2vec from-counts`: Out from CountsPath and V, atomically.
+llvm::Expected<support::Outcome> runFromCounts(const std::string &CountsPath,
+                                               const vocab::Vocabulary &V,
+                                               const std::string &VocabSHA256,
+                                               const std::string &Out, unsigned Compress);
 
 /// Rows [N x 110] of counts times the vocabulary: [N x D], one matrix product.
 std::vector<double> countsTimesVocabulary(const std::vector<double> &Counts,

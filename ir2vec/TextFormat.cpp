@@ -1,30 +1,17 @@
 #include "ir2vec/TextFormat.h"
 
+#include "support/Error.h"
+
 #include <algorithm>
 #include <charconv>
 
 namespace wb::ir2vec {
 
 llvm::Expected<Level> parseLevel(llvm::StringRef Name) {
-  if (Name == "inst")
-    return Level::Inst;
-  if (Name == "bb")
-    return Level::BB;
-  if (Name == "func")
-    return Level::Func;
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown level '" + Name.str() +
-                                     "' (expected 'inst', 'bb' or 'func')");
+  return support::parseNamed<Level>(LevelNames, Name, "level");
 }
 
-llvm::StringRef levelName(Level L) {
-  switch (L) {
-  case Level::Inst: return "inst";
-  case Level::BB: return "bb";
-  case Level::Func: return "func";
-  }
-  return "";
-}
+llvm::StringRef levelName(Level L) { return support::nameOf<Level>(LevelNames, L); }
 
 LevelSet textLevels(Level L) {
   return LevelSet{L == Level::Func, L == Level::BB, L == Level::Inst};

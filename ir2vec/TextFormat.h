@@ -17,6 +17,9 @@
 namespace wb::ir2vec {
 
 enum class Level { Inst, BB, Func };
+/// The spellings of llvm-ir2vec's --level.
+inline constexpr support::Named<Level> LevelNames[] = {
+    {Level::Inst, "inst"}, {Level::BB, "bb"}, {Level::Func, "func"}};
 llvm::Expected<Level> parseLevel(llvm::StringRef Name);
 llvm::StringRef levelName(Level L);
 /// The rows llvm-ir2vec prints at level L: that level only.

@@ -1,6 +1,7 @@
 #include "runners/InteractiveHost.h"
 
-#include "vocab/Files.h"
+#include "support/Error.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -19,18 +20,16 @@ namespace wb::runners {
 
 namespace {
 
-llvm::Error hostError(const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), What);
-}
+using support::makeError;
 
 /// The session's private directory with the two FIFOs, both opened by the host.
 struct Channel {
-  vocab::TempDir Dir;
+  support::TempDir Dir;
   std::string Base;
   int InFd = -1, OutFd = -1;
 
   static llvm::Expected<std::unique_ptr<Channel>> create() {
-    llvm::Expected<vocab::TempDir> D = vocab::TempDir::create("ir2vec-mlgo");
+    llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-mlgo");
     if (!D)
       return D.takeError();
     auto C = std::unique_ptr<Channel>(new Channel{std::move(*D), "", -1, -1});
@@ -38,11 +37,11 @@ struct Channel {
     for (int *FD : {&C->InFd, &C->OutFd}) {
       std::string P = C->Base + (FD == &C->InFd ? ".in" : ".out");
       if (::mkfifo(P.c_str(), 0600) != 0)
-        return hostError("mkfifo " + P + ": " + strerror(errno));
+        return makeError("mkfifo " + P + ": " + strerror(errno));
       // O_RDWR: never blocks, whatever the compiler does (see the header).
       *FD = ::open(P.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
       if (*FD < 0)
-        return hostError("open " + P + ": " + strerror(errno));
+        return makeError("open " + P + ": " + strerror(errno));
     }
     return C;
   }
@@ -58,7 +57,7 @@ bool isClang(llvm::StringRef Argv0) {
 }
 
 /// Writes all bytes to the non-blocking FIFO (normally they fit in the pipe at once).
-llvm::Error writeAll(int FD, llvm::StringRef Bytes, const Child &C) {
+llvm::Error writeAll(int FD, llvm::StringRef Bytes, const support::Child &C) {
   size_t Done = 0;
   while (Done < Bytes.size()) {
     ssize_t N = ::write(FD, Bytes.data() + Done, Bytes.size() - Done);
@@ -69,12 +68,12 @@ llvm::Error writeAll(int FD, llvm::StringRef Bytes, const Child &C) {
     if (N < 0 && errno == EINTR)
       continue;
     if (N < 0 && errno != EAGAIN)
-      return hostError(llvm::Twine("writing the advice: ") + strerror(errno));
+      return makeError(llvm::Twine("writing the advice: ") + strerror(errno));
     // The pipe is full: the compiler is not reading (a desync). Wait for room or its exit.
     pollfd P[2] = {{FD, POLLOUT, 0}, {C.pidFd(), POLLIN, 0}};
     ::poll(P, 2, 1000);
     if (P[1].revents)
-      return hostError("the compiler exited while the host was answering");
+      return makeError("the compiler exited while the host was answering");
   }
   return llvm::Error::success();
 }
@@ -93,6 +92,19 @@ int SessionResult::exitStatus() const {
     return 130;
   }
   return 125;
+}
+
+bool SessionResult::clean() const {
+  return Outcome == Exited && Error.empty() && !Status.Signaled;
+}
+
+std::string SessionResult::summary() const {
+  return llvm::formatv("{0} observations, {1} contexts, feature set {2}, {3}; ignored by the "
+                       "policy: {4}",
+                       Observations, SessionLog.Contexts.size(),
+                       FeatureSetVersion.empty() ? "-" : FeatureSetVersion,
+                       Outcome == Exited ? Status.describe() : Error, llvm::join(Ignored, ","))
+      .str();
 }
 
 std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef ChannelBase,
@@ -124,7 +136,7 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
 
 llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   if (C.Command.empty())
-    return hostError("no compiler command given (after --)");
+    return support::usageError("no compiler command given (after --)");
   llvm::Expected<std::unique_ptr<Policy>> P = makePolicy(C.T, C.Policy);
   if (!P)
     return P.takeError();
@@ -132,9 +144,9 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   if (!Dir)
     return Dir.takeError();
 
-  std::optional<Augmentation> Extra;
+  std::optional<features::Augmentation> Extra;
   if (C.Augment) {
-    llvm::Expected<Augmentation> A = C.Augment((*Dir)->Dir.path());
+    llvm::Expected<features::Augmentation> A = C.Augment((*Dir)->Dir.path());
     if (!A)
       return A.takeError();
     Extra = std::move(*A);
@@ -143,7 +155,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   SessionResult R;
   std::vector<std::string> Cmd =
       sessionCommand(C, (*Dir)->Base, Extra ? Extra->CompilerFlags : std::vector<std::string>());
-  llvm::Expected<Child> Ch = Child::spawn(Cmd, C.StdoutFd, C.StderrFd);
+  llvm::Expected<support::Child> Ch = support::Child::spawn(Cmd, C.StdoutFd, C.StderrFd);
   if (!Ch)
     return Ch.takeError();
 
@@ -229,7 +241,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
     }
   };
 
-  Deadline Until(C.TimeoutSeconds);
+  support::Deadline Until(C.TimeoutSeconds);
   std::vector<char> Buf(1 << 16);
   auto Drain = [&]() -> bool { // reads what is buffered; false on a read error
     while (true) {

@@ -16,11 +16,12 @@
 // Whatever the outcome, the FIFOs and their temporary directory are removed.
 #pragma once
 
+#include "features/Augment.h"
 #include "features/FeatureSets.h"
 #include "features/TrainingLog.h"
 #include "runners/ModelRunner.h"
 #include "runners/Policies.h"
-#include "runners/Process.h"
+#include "support/Process.h"
 
 #include <functional>
 #include <optional>
@@ -29,24 +30,14 @@
 
 namespace wb::runners {
 
-/// Embedding augmentation of a session (runners/Augment.h makes it): compiler flags that
-/// switch on the compiler's own embedding features, and tensors the workbench adds to every
-/// observation.
-struct Augmentation {
-  std::vector<std::string> CompilerFlags;
-  std::vector<TensorSpec> Specs;
-  /// The extra tensors' bytes for an observation in the given context.
-  std::function<std::string(llvm::StringRef Context)> Bytes;
-};
-
 struct SessionConfig {
   Task T = Task::Inline;
   std::vector<std::string> Command; // compiler and its arguments; channel flags are appended
   PolicyOptions Policy;
   BindOptions Bind;
   /// Called with the session's private directory before the compiler starts (files it
-  /// writes there are removed with it); unset = no augmentation.
-  std::function<llvm::Expected<Augmentation>(llvm::StringRef SessionDir)> Augment;
+  /// writes there are removed with it); unset = no augmentation (features/Augment.h).
+  features::Augmenter Augment;
   double TimeoutSeconds = 0; // 0 = none
   int CancelFd = -1;         // readable = stop (e.g. a signalfd)
   int StdoutFd = -1, StderrFd = -1;
@@ -61,7 +52,7 @@ struct SessionConfig {
 
 struct SessionResult {
   enum Kind { Exited, TimedOut, Cancelled, HostError } Outcome = Exited;
-  ExitStatus Status;        // the compiler's
+  support::ExitStatus Status; // the compiler's
   bool ChannelOpened = false;
   std::string Error;        // HostError: what went wrong
   features::Log SessionLog; // features + workbench extras + the decision, one row per answer
@@ -71,6 +62,12 @@ struct SessionResult {
   /// The status `ir2vec mlgo run` exits with: the compiler's (128 + signal when killed),
   /// 124 on a timeout, 125 on a host error, 130 when cancelled.
   int exitStatus() const;
+  /// Whether the compiler exited by itself and the host saw no error: only then is the
+  /// session's log complete (a compiler killed by a signal may have died mid-decision).
+  bool clean() const;
+  /// One line for `--stats`: observations, contexts, feature set, how it ended, features the
+  /// policy ignored.
+  std::string summary() const;
 };
 
 /// The full compiler command line for a session (flags for the channel, the default decision,

@@ -77,7 +77,4 @@ private:
   std::vector<std::string> Ignored, ZeroFilled;
 };
 
-/// A tensor's values for printing, comma-separated ("1", "0.25,3").
-std::string tensorToString(const TensorSpec &Advice, llvm::StringRef Bytes);
-
 } // namespace wb::runners

@@ -1,7 +1,9 @@
 #include "runners/Models.h"
 
-#include "vocab/H5.h"
-#include "vocab/IO.h"
+#include "corpus/H5.h"
+#include "support/Error.h"
+
+#include "llvm/Support/FileSystem.h"
 
 #include <armadillo>
 
@@ -10,11 +12,9 @@ namespace wb::runners {
 namespace {
 
 using features::TensorType;
-namespace h5 = vocab::h5;
-
-llvm::Error policyError(const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), What);
-}
+namespace h5 = corpus::h5;
+using support::fileError;
+using support::makeError;
 
 /// linear and mlp: forward pass with Armadillo. Eviction scores each of the 33 columns with
 /// the same network and answers the best legal one.
@@ -75,7 +75,7 @@ public:
       return int64Advice(static_cast<int64_t>(Best));
     }
     }
-    return policyError("unknown task");
+    return makeError("unknown task");
   }
 
 private:
@@ -101,10 +101,11 @@ llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOpti
   if (!M)
     return M.takeError();
   if (M->ForTask != T)
-    return policyError(O.ModelPath + ": a model for task '" + features::taskInfo(M->ForTask).Name +
-                       "', not '" + features::taskInfo(T).Name + "'");
+    return fileError(O.ModelPath, llvm::Twine("a model for task '") +
+                                      features::taskInfo(M->ForTask).Name + "', not '" +
+                                      features::taskInfo(T).Name + "'");
   if (M->Kind != O.Name)
-    return policyError(O.ModelPath + ": a " + M->Kind + " model, not " + O.Name);
+    return fileError(O.ModelPath, "a " + M->Kind + " model, not " + O.Name);
   return std::make_unique<NetworkPolicy>(std::move(*M));
 }
 
@@ -114,7 +115,7 @@ llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOpti
 static constexpr const char *ModelSchema = "ir2vec.mlgo-model/1";
 
 llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path) {
-  auto Bad = [&](const llvm::Twine &What) { return vocab::fileError(Path, What); };
+  auto Bad = [&](const llvm::Twine &What) { return fileError(Path, What); };
   if (!llvm::sys::fs::exists(Path))
     return Bad("no such file");
   ModelFile M;

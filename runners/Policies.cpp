@@ -1,8 +1,92 @@
 #include "runners/Policies.h"
 
+#include "support/Error.h"
+
+#include "llvm/Support/raw_ostream.h"
+
 #include <random>
 
 namespace wb::runners {
+
+namespace {
+
+constexpr unsigned bit(Task T) { return 1u << static_cast<unsigned>(T); }
+constexpr unsigned AllTasks = bit(Task::Inline) | bit(Task::Evict) | bit(Task::Priority);
+
+constexpr PolicyInfo Policies[] = {
+    {"default", bit(Task::Inline), PolicyNeeds::Nothing,
+     "the compiler's own heuristic decision (`inlining_default`)"},
+    {"no-evict", bit(Task::Evict), PolicyNeeds::Nothing,
+     "column 32 (\"do not evict\"), or the first legal column when the compiler makes \"do "
+     "not evict\" illegal"},
+    {"random", AllTasks, PolicyNeeds::Nothing,
+     "with probability `--explore` (default 0.1) a uniformly random legal answer, otherwise the "
+     "base answer (inline: default; evict: no-evict; priority: `li_size`); seeded by `--seed`"},
+    {"linear", AllTasks, PolicyNeeds::ModelFile,
+     "a linear model read from `--model` ([format](formats/mlgo-model.md)): the inliner inlines "
+     "when the output is > 0; eviction scores each of the 33 columns with the same model and "
+     "answers the best legal one; priority answers the output"},
+    {"mlp", AllTasks, PolicyNeeds::ModelFile,
+     "a multi-layer perceptron with ReLU hidden layers, in the same file format and answering "
+     "as `linear` does"},
+    {"replay", AllTasks, PolicyNeeds::SessionLog,
+     "the decisions of a session log (`--replay`), in order; a compiler that asks for more is "
+     "a host error (status 125), never a spin"},
+};
+
+} // namespace
+
+llvm::ArrayRef<PolicyInfo> policyTable() { return Policies; }
+
+const PolicyInfo *findPolicy(llvm::StringRef Name) {
+  for (const PolicyInfo &P : Policies)
+    if (Name == P.Name)
+      return &P;
+  return nullptr;
+}
+
+std::string policyNames() {
+  std::string Out;
+  for (const PolicyInfo &P : Policies)
+    Out += (Out.empty() ? "" : ", ") + std::string(P.Name);
+  return Out;
+}
+
+llvm::Expected<std::string> defaultPolicyFor(Task T) {
+  switch (T) {
+  case Task::Inline:
+    return std::string("default");
+  case Task::Evict:
+    return std::string("no-evict");
+  case Task::Priority:
+    break;
+  }
+  return support::usageError("task 'priority' has no default policy (the priority advisor "
+                             "sends no default decision): choose one with --policy (random, "
+                             "linear, mlp or replay)");
+}
+
+bool needsFullTool(llvm::StringRef PolicyName) {
+  const PolicyInfo *P = findPolicy(PolicyName);
+  return !P || P->Needs == PolicyNeeds::ModelFile;
+}
+
+std::string policyTableMarkdown() {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "| policy | tasks | answer |\n|---|---|---|\n";
+  for (const PolicyInfo &P : Policies) {
+    std::string Tasks;
+    if (P.Tasks == AllTasks)
+      Tasks = "all";
+    else
+      for (Task T : {Task::Inline, Task::Evict, Task::Priority})
+        if (P.serves(T))
+          Tasks += (Tasks.empty() ? "" : ", ") + std::string(features::taskInfo(T).Name);
+    OS << "| `" << P.Name << "` | " << Tasks << " | " << P.Answer << " |\n";
+  }
+  return Out;
+}
 
 std::string int64Advice(int64_t V) { return std::string(reinterpret_cast<char *>(&V), 8); }
 std::string floatAdvice(float V) { return std::string(reinterpret_cast<char *>(&V), 4); }
@@ -19,9 +103,7 @@ std::vector<size_t> legalColumns(const Inputs &In, size_t MaskIdx) {
 
 namespace {
 
-llvm::Error policyError(const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), What);
-}
+using support::makeError;
 
 size_t noEvictColumn(const std::vector<size_t> &Legal) {
   if (Legal.empty() || Legal.back() == NoEviction)
@@ -70,7 +152,7 @@ public:
       return floatAdvice(static_cast<float>(Size));
     }
     }
-    return policyError("unknown task");
+    return makeError("unknown task");
   }
   std::string describe() const override {
     if (Random)
@@ -92,7 +174,7 @@ public:
   std::vector<TensorSpec> inputs() const override { return {}; }
   llvm::Expected<std::string> advise(const Inputs &) override {
     if (Next == Decisions.size())
-      return policyError("replay: " + Path + " has only " + llvm::Twine(Decisions.size()) +
+      return makeError("replay: " + Path + " has only " + llvm::Twine(Decisions.size()) +
                          " decisions and the compiler asks for more");
     return Decisions[Next++];
   }
@@ -111,9 +193,9 @@ llvm::Expected<std::vector<std::string>> replayDecisions(Task T, llvm::StringRef
   const TensorSpec &Advice = features::taskInfo(T).Advice;
   std::optional<size_t> Idx = L->Header.find(Advice.Name);
   if (!Idx || L->Header.Features[*Idx] != Advice)
-    return policyError(Path + ": not a session log of task '" + features::taskInfo(T).Name +
-                       "': no '" + Advice.Name + "' " + features::shapeString(Advice) +
-                       " feature");
+    return support::fileError(Path, llvm::Twine("not a session log of task '") +
+                                        features::taskInfo(T).Name + "': no '" + Advice.Name +
+                                        "' " + features::shapeString(Advice) + " feature");
   size_t Off = L->Header.offsetOf(*Idx);
   std::vector<std::string> D;
   for (const features::LogObservation &O : L->Observations)
@@ -124,37 +206,45 @@ llvm::Expected<std::vector<std::string>> replayDecisions(Task T, llvm::StringRef
 } // namespace
 
 llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &O) {
-  const std::string &N = O.Name;
-  if (N == "default" || N == "no-evict" || N == "random") {
-    if (N == "default" && T == Task::Evict)
-      return policyError("policy 'default': the eviction advisor sends no default decision; "
-                         "use no-evict");
-    if (N == "default" && T == Task::Priority)
-      return policyError("policy 'default': the priority advisor sends no default decision; "
-                         "use random, linear, mlp or replay");
-    if (N == "no-evict" && T != Task::Evict)
-      return policyError("policy 'no-evict' is for --task evict");
-    if (N == "random" && !(O.Explore >= 0 && O.Explore <= 1))
-      return policyError("--explore must be a probability in [0, 1]");
+  std::string N = O.Name;
+  if (N.empty()) {
+    llvm::Expected<std::string> D = defaultPolicyFor(T);
+    if (!D)
+      return D.takeError();
+    N = *D;
+  }
+  const PolicyInfo *P = findPolicy(N);
+  if (!P)
+    return support::usageError("unknown policy '" + N + "' (" + policyNames() + ")");
+  if (!P->serves(T)) {
+    std::string Tasks;
+    for (Task X : {Task::Inline, Task::Evict, Task::Priority})
+      if (P->serves(X))
+        Tasks += (Tasks.empty() ? "" : " or ") + std::string(features::taskInfo(X).Name);
+    return support::usageError("policy '" + N + "' is for --task " + Tasks + ", not " +
+                               features::taskInfo(T).Name);
+  }
+  if (N == "random" && !(O.Explore >= 0 && O.Explore <= 1))
+    return support::usageError("--explore must be a probability in [0, 1]");
+  switch (P->Needs) {
+  case PolicyNeeds::Nothing:
     return std::make_unique<BasePolicy>(T, N == "random", O.Seed, O.Explore);
-  }
-  if (N == "linear" || N == "mlp") {
+  case PolicyNeeds::ModelFile:
     if (O.ModelPath.empty())
-      return policyError("policy '" + N + "' needs --model FILE");
+      return support::usageError("policy '" + N + "' needs --model FILE");
     if (!O.LoadModel)
-      return policyError("policy '" + N + "' is not available in this program");
+      return makeError("policy '" + N + "' is not available in this program");
     return O.LoadModel(T, O);
-  }
-  if (N == "replay") {
+  case PolicyNeeds::SessionLog: {
     if (O.ReplayPath.empty())
-      return policyError("policy 'replay' needs --replay LOG");
+      return support::usageError("policy '" + N + "' needs --replay LOG");
     llvm::Expected<std::vector<std::string>> D = replayDecisions(T, O.ReplayPath);
     if (!D)
       return D.takeError();
     return std::make_unique<ReplayPolicy>(O.ReplayPath, std::move(*D));
   }
-  return policyError("unknown policy '" + N +
-                     "' (default, no-evict, random, linear, mlp, replay)");
+  }
+  return makeError("unknown policy kind");
 }
 
 } // namespace wb::runners

@@ -1,13 +1,7 @@
-// The policies a session can run:
-//   default   inliner: answers the compiler's own heuristic decision (inlining_default)
-//   no-evict  eviction: never evicts (column 32), or the first legal column when the
-//             compiler marks "no eviction" illegal
-//   random    seeded exploration around the base policy: with probability --explore a
-//             uniformly random legal answer, otherwise the base answer (inliner: default;
-//             eviction: no-evict; priority: li_size)
-//   linear    a linear model, weights in HDF5 (docs/formats/mlgo-model.md)
-//   mlp       a multi-layer perceptron with ReLU hidden layers, same file format
-//   replay    answers the decisions recorded in a session log, in order
+// The policies a session can run, as one table (policyTable()): names, tasks, what each needs
+// and answers. The table drives makePolicy, the task defaults, the --policy help, the table
+// in docs/mlgo.md (`ir2vec mlgo policies`, checked by a test) and the launcher's choice of
+// program (policies that read model files run in the full tool).
 #pragma once
 
 #include "runners/ModelRunner.h"
@@ -19,8 +13,37 @@
 
 namespace wb::runners {
 
+/// What a policy needs besides the observations.
+enum class PolicyNeeds {
+  Nothing,    // built in
+  ModelFile,  // --model: weights in HDF5, evaluated with Armadillo (the full tool only)
+  SessionLog, // --replay: a session log
+};
+
+struct PolicyInfo {
+  const char *Name;
+  unsigned Tasks; // bit (1 << Task) for each task it serves
+  PolicyNeeds Needs;
+  const char *Answer; // what it answers, for help and docs
+  bool serves(Task T) const { return Tasks & (1u << static_cast<unsigned>(T)); }
+};
+
+llvm::ArrayRef<PolicyInfo> policyTable();
+const PolicyInfo *findPolicy(llvm::StringRef Name);
+/// The policy a session of task T runs when none is named: the compiler's own decision where
+/// the compiler sends one (inline: default, evict: no-evict); an error for priority, whose
+/// advisor sends none.
+llvm::Expected<std::string> defaultPolicyFor(Task T);
+/// Whether `mlgo run` with this policy must run in the full tool (models need HDF5 and
+/// Armadillo); unknown names too, so that the full tool reports them.
+bool needsFullTool(llvm::StringRef PolicyName);
+/// The table as Markdown (docs/mlgo.md, "Policies").
+std::string policyTableMarkdown();
+/// "default, no-evict, random, linear, mlp, replay".
+std::string policyNames();
+
 struct PolicyOptions {
-  std::string Name = "default";
+  std::string Name; // "" = the task's default (defaultPolicyFor)
   std::string ModelPath;  // linear, mlp
   std::string ReplayPath; // replay
   uint64_t Seed = 0;

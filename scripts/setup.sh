@@ -6,9 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# zlib1g-dev and libzstd-dev: LLVM's CMake package declares them as dependencies of its
+# Support component, which the launcher links statically (llvm_map_components_to_libnames).
 PKGS=(cmake make g++ llvm-22 llvm-22-dev clang-22 libarmadillo-dev libhdf5-dev libcli11-dev
       libgtest-dev libgmock-dev python3 python3-h5py python3-numpy bsdutils
-      zlib1g-dev libncurses-dev)  # the last two: the launcher links LLVM Support statically
+      zlib1g-dev libzstd-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -9,7 +9,8 @@
 #include "LLVMOracle.h"
 #include "ir2vec/EmbeddingBatch.h"
 #include "ir2vec/FromCounts.h"
-#include "vocab/IO.h"
+#include "corpus/ModuleReader.h"
+#include "support/Files.h"
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
@@ -68,7 +69,7 @@ struct Vocabs {
 };
 
 Vocabs loadSeed() {
-  Vocabs X{test::seedVocabularyPath(), vocab::Weights{}, *vocab::readVocabularyJSON(test::seedVocabularyPath(), {}), *vocab::sha256OfFile(test::seedVocabularyPath())};
+  Vocabs X{test::seedVocabularyPath(), vocab::Weights{}, *vocab::readVocabularyJSON(test::seedVocabularyPath(), {}), *support::sha256OfFile(test::seedVocabularyPath())};
   return X;
 }
 
@@ -89,10 +90,9 @@ ir2vec::EmbeddingJob job(const std::vector<std::string> &Inputs, const Vocabs &V
   return J;
 }
 
-vocab::BatchIO io(unsigned Jobs, Level L) {
-  vocab::BatchIO IO;
+corpus::BatchIO io(unsigned Jobs, Level L) {
+  corpus::BatchIO IO;
   IO.Jobs = Jobs;
-  IO.Policy = ir2vec::contextPolicyFor(L);
   return IO;
 }
 
@@ -121,7 +121,7 @@ void compareFileWithLLVM(const std::string &File, const std::string &VocabPath, 
     auto Mod = R->module(MI);
     ASSERT_TRUE(bool(Mod)) << llvm::toString(Mod.takeError());
     llvm::LLVMContext Ctx;
-    auto In = vocab::readModule(Mod->Path, Ctx);
+    auto In = corpus::readModule(Mod->Path, Ctx);
     if (!In) {
       EXPECT_FALSE(Mod->Error.empty()) << Mod->Path << " failed to read but has no error row";
       llvm::consumeError(In.takeError());

@@ -7,7 +7,7 @@
 // OracleCorpus.* runs over the real corpus listed in $WB_CORPUS_LIST (ctest label "corpus").
 #include "LLVMOracle.h"
 #include "ir2vec/Embedder.h"
-#include "vocab/IO.h"
+#include "corpus/ModuleReader.h"
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LLVMContext.h"
@@ -74,7 +74,7 @@ std::string describe(const Query &Q) {
 void compareModule(const std::string &Path, const std::string &VocabPath, vocab::Weights W,
                    Tally &T) {
   llvm::LLVMContext Ctx;
-  auto In = vocab::readModule(Path, Ctx);
+  auto In = corpus::readModule(Path, Ctx);
   if (!In) {
     T.Failures.push_back(Path + ": " + llvm::toString(In.takeError()));
     return;

@@ -48,7 +48,7 @@ TransEConfig smallConfig() {
   C.Epochs = 1000;
   C.BatchSize = 32;
   C.Margin = 1.0;
-  C.LearningRate = 0.02;
+  C.Optimizer.LearningRate = 0.02;
   // Lattice points are not unit vectors: the planted model needs free entity norms.
   C.NormalizeEntities = false;
   return C;
@@ -74,8 +74,8 @@ TEST(TransE, L2SGDUniformAlsoLearns) {
   KnowledgeGraph G = lattice(5);
   TransEConfig C = smallConfig();
   C.Dist = Distance::L2;
-  C.Opt = Optimizer::SGD;
-  C.LearningRate = 0.1;
+  C.Optimizer.Kind = wb::learn::OptimizerKind::SGD;
+  C.Optimizer.LearningRate = 0.1;
   C.Corrupt = Corruption::Uniform;
   auto R = trainTransE(G, C);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());

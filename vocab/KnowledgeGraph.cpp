@@ -1,6 +1,7 @@
 #include "vocab/KnowledgeGraph.h"
 
-#include "vocab/IO.h"
+#include "support/Error.h"
+#include "support/Files.h"
 #include "vocab/TripletCorpus.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -16,10 +17,7 @@
 namespace wb::vocab {
 namespace {
 
-llvm::Error lineError(llvm::StringRef File, size_t Line, const llvm::Twine &What) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 (File + ":" + llvm::Twine(Line) + ": " + What).str());
-}
+using support::lineError;
 
 struct Lines {
   std::string File;
@@ -29,16 +27,13 @@ struct Lines {
 
 llvm::Expected<std::optional<Lines>> readLines(const std::string &Dir, const char *Name,
                                                bool Required) {
-  llvm::SmallString<256> P(Dir);
-  llvm::sys::path::append(P, Name);
   Lines L;
-  L.File = std::string(P);
-  auto Buf = llvm::MemoryBuffer::getFile(P, /*IsText=*/true);
+  L.File = support::pathIn(Dir, Name);
+  auto Buf = llvm::MemoryBuffer::getFile(L.File, /*IsText=*/true);
   if (!Buf) {
     if (!Required && Buf.getError() == std::errc::no_such_file_or_directory)
       return std::nullopt;
-    return llvm::createStringError(Buf.getError(), L.File + ": cannot read: " +
-                                                       Buf.getError().message());
+    return support::fileError(L.File, "cannot read: " + Buf.getError().message());
   }
   L.Buf = std::move(*Buf);
   llvm::SmallVector<llvm::StringRef, 0> Parts;
@@ -163,13 +158,11 @@ TripletSet tripletSet(const std::vector<Triplet> &A, const std::vector<Triplet> 
 
 llvm::Expected<KnowledgeGraph> readOpenKE(const std::string &Dir, const SplitOptions &Split) {
   if (!llvm::sys::fs::is_directory(Dir))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   Dir + ": not a directory (expected OpenKE files: "
-                                         "train2id.txt, entity2id.txt, relation2id.txt)");
+    return support::fileError(Dir, "not a directory (expected OpenKE files: train2id.txt, "
+                                   "entity2id.txt, relation2id.txt)");
   if (!(Split.Valid >= 0 && Split.Test >= 0 && Split.Valid + Split.Test < 1))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the validation and test fractions must be >= 0 and sum "
-                                   "to less than 1");
+    return support::usageError("the validation and test fractions must be >= 0 and sum to "
+                               "less than 1");
   KnowledgeGraph G;
   for (auto [Name, Dest] : {std::pair{"entity2id.txt", &G.EntityNames},
                             std::pair{"relation2id.txt", &G.RelationNames}}) {
@@ -269,12 +262,10 @@ llvm::Expected<KnowledgeGraph> readOpenKE(const std::string &Dir, const SplitOpt
 }
 
 llvm::Error writeOpenKESplit(const std::string &Dir, const KnowledgeGraph &G) {
-  if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
-    return llvm::createStringError(EC, Dir + ": cannot create output directory: " + EC.message());
+  if (llvm::Error E = support::prepareOutputDirectory(Dir))
+    return E;
   auto Write = [&](const char *Name, const std::function<void(llvm::raw_ostream &)> &Body) {
-    llvm::SmallString<256> P(Dir);
-    llvm::sys::path::append(P, Name);
-    return writeFileAtomically(P, Body);
+    return support::writeFileAtomically(support::pathIn(Dir, Name), Body);
   };
   auto Triplets = [](const std::vector<Triplet> &V) {
     return [&V](llvm::raw_ostream &OS) {

@@ -1,5 +1,7 @@
 #include "vocab/LinkEval.h"
 
+#include "support/Error.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -145,8 +147,7 @@ llvm::Expected<AnalogyReport> evaluateAnalogies(const arma::mat &Entities,
   auto IdOf = [&](std::string_view N) -> llvm::Expected<arma::uword> {
     auto It = std::find(Names.begin(), Names.end(), N);
     if (It == Names.end())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "analogy entity '" + std::string(N) + "' is unknown");
+      return support::makeError("analogy entity '" + std::string(N) + "' is unknown");
     return arma::uword(It - Names.begin());
   };
   AnalogyReport Rep;

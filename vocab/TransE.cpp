@@ -1,5 +1,7 @@
 #include "vocab/TransE.h"
 
+#include "learn/Random.h"
+#include "support/Error.h"
 #include "vocab/LinkEval.h"
 
 #include "llvm/Support/ThreadPool.h"
@@ -12,44 +14,15 @@
 namespace wb::vocab {
 namespace {
 
-llvm::Error bad(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
-
-// xoshiro256** (Blackman and Vigna), seeded through SplitMix64: small, fast to seed (one
-// generator per batch costs nothing, unlike mt19937's 312-word state) and the same on every
-// platform, which std::uniform_*_distribution is not.
-class Rng {
-public:
-  explicit Rng(uint64_t Seed) {
-    for (uint64_t &W : S) {
-      Seed += 0x9E3779B97F4A7C15ull;
-      uint64_t Z = Seed;
-      Z = (Z ^ (Z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      Z = (Z ^ (Z >> 27)) * 0x94D049BB133111EBull;
-      W = Z ^ (Z >> 31);
-    }
-  }
-  uint64_t operator()() {
-    const uint64_t R = rotl(S[1] * 5, 7) * 9, T = S[1] << 17;
-    S[2] ^= S[0], S[3] ^= S[1], S[1] ^= S[2], S[0] ^= S[3], S[2] ^= T, S[3] = rotl(S[3], 45);
-    return R;
-  }
-
-private:
-  static uint64_t rotl(uint64_t X, int K) { return (X << K) | (X >> (64 - K)); }
-  uint64_t S[4];
-};
+using learn::below;
+using learn::Rng;
+using learn::unit;
 
 // One generator per (seed, epoch, batch): a batch draws the same numbers whichever thread
 // runs it, so a single-threaded run is reproducible and Hogwild only races on updates.
 Rng generatorFor(uint64_t Seed, uint64_t Epoch, uint64_t Batch) {
   return Rng(Seed ^ (Epoch * 0xD1B54A32D192ED03ull) ^ (Batch * 0x8CB92BA72F3D8DD7ull));
 }
-
-// Uniform integer in [0, N) (Lemire's multiply-shift; bias below 2^-32 for N <= 2^32).
-uint32_t below(Rng &G, uint32_t N) { return uint32_t(((G() >> 32) * N) >> 32); }
-double unit(Rng &G) { return double(G() >> 11) * 0x1.0p-53; }
 
 void normalizeColumn(arma::mat &M, arma::uword C) {
   const double N = arma::norm(M.col(C), 2);
@@ -84,7 +57,9 @@ struct Workspace {
 
 class Trainer {
 public:
-  Trainer(const KnowledgeGraph &G, const TransEConfig &C) : G(G), C(C) {
+  Trainer(const KnowledgeGraph &G, const TransEConfig &C)
+      : G(G), C(C),
+        Opt(C.Optimizer, {arma::size(C.Dim, G.numEntities()), arma::size(C.Dim, G.numRelations())}) {
     const uint32_t NE = G.numEntities(), NR = G.numRelations();
     Rng Gen(C.Seed);
     const double Bound = 6.0 / std::sqrt(double(C.Dim));
@@ -98,10 +73,6 @@ public:
     if (C.NormalizeEntities)
       for (arma::uword E = 0; E < NE; ++E)
         normalizeColumn(M.Entities, E);
-    if (C.Opt == Optimizer::Adam) {
-      AdamM = {arma::mat(C.Dim, NE, arma::fill::zeros), arma::mat(C.Dim, NR, arma::fill::zeros)};
-      AdamV = AdamM;
-    }
     // The known training triplets as a dense bit set: the graph is tiny (entities^2 x
     // relations bits, ~150 KB for LLVM 22) and the lookup is on the hot path.
     KnownBits.assign((size_t(NE) * NE * NR + 63) / 64, 0);
@@ -158,8 +129,8 @@ public:
       const double Loss = epoch(Epoch, Pool ? &*Pool : nullptr, WS);
       Seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
       if (!std::isfinite(Loss))
-        return bad("training diverged at epoch " + llvm::Twine(Epoch) +
-                   " (loss is not finite); lower --lr");
+        return support::makeError("training diverged at epoch " + llvm::Twine(Epoch) +
+                                  " (loss is not finite); lower --lr");
       EpochReport Rep{Epoch, Loss};
       Res.Epochs = Epoch;
       Res.FinalLoss = Loss;
@@ -268,8 +239,10 @@ private:
     }
     if (C.NormalizeEntities)
       projectEntityGradient(TouchedE, WS);
-    step(TouchedE, GE, M.Entities, 0);
-    step(TouchedR, GR, M.Relations, 1);
+    // Sparse steps: only the columns this batch touched (dense Adam, as PyTorch's, measured
+    // no better on IR2Vec graphs and costs ~1.5x).
+    Opt.stepColumns(EntityBlock, M.Entities, GE, TouchedE);
+    Opt.stepColumns(RelationBlock, M.Relations, GR, TouchedR);
     return Loss;
   }
 
@@ -342,35 +315,6 @@ private:
     return F;
   }
 
-  // Applies and clears the accumulated gradient of the touched columns: a sparse ("lazy")
-  // update. Dense Adam, as PyTorch's, measured no better on IR2Vec graphs and costs ~1.5x.
-  void step(std::vector<arma::uword> &Touched, arma::mat &Grad, arma::mat &P, int Which) {
-    std::sort(Touched.begin(), Touched.end());
-    Touched.erase(std::unique(Touched.begin(), Touched.end()), Touched.end());
-    if (C.Opt == Optimizer::SGD) {
-      for (arma::uword Col : Touched) {
-        P.col(Col) -= C.LearningRate * Grad.col(Col);
-        Grad.col(Col).zeros();
-      }
-      return;
-    }
-    constexpr double B1 = 0.9, B2 = 0.999, Eps = 1e-8;
-    const uint64_t T = ++AdamStep[Which];
-    const double LR = C.LearningRate * std::sqrt(1 - std::pow(B2, double(T))) /
-                      (1 - std::pow(B1, double(T)));
-    arma::mat &Mo = AdamM[Which], &Ve = AdamV[Which];
-    for (arma::uword Col : Touched) {
-      double *G = Grad.colptr(Col), *Pp = P.colptr(Col), *Mp = Mo.colptr(Col),
-             *Vp = Ve.colptr(Col);
-      for (unsigned K = 0; K < C.Dim; ++K) {
-        Mp[K] = B1 * Mp[K] + (1 - B1) * G[K];
-        Vp[K] = B2 * Vp[K] + (1 - B2) * G[K] * G[K];
-        Pp[K] -= LR * Mp[K] / (std::sqrt(Vp[K]) + Eps);
-        G[K] = 0;
-      }
-    }
-  }
-
   size_t bitOf(const Triplet &T) const {
     return (size_t(T.Head) * G.numEntities() + T.Tail) * G.numRelations() + T.Relation;
   }
@@ -379,11 +323,11 @@ private:
     return (KnownBits[B / 64] >> (B % 64)) & 1;
   }
 
+  static constexpr size_t EntityBlock = 0, RelationBlock = 1;
   const KnowledgeGraph &G;
   const TransEConfig &C;
   TransEModel M;
-  std::array<arma::mat, 2> AdamM, AdamV; // entities, relations
-  std::array<std::atomic<uint64_t>, 2> AdamStep{};
+  learn::Optimizer Opt;
   std::vector<uint64_t> KnownBits;
   std::vector<double> Weight, HeadProb;
 };
@@ -391,19 +335,18 @@ private:
 } // namespace
 
 llvm::Error TransEConfig::validate() const {
+  using support::makeError;
   if (Dim == 0)
-    return bad("--dim must be at least 1");
+    return makeError("--dim must be at least 1");
   if (Epochs == 0)
-    return bad("--epochs must be at least 1");
+    return makeError("--epochs must be at least 1");
   if (BatchSize == 0)
-    return bad("--batch-size must be at least 1");
+    return makeError("--batch-size must be at least 1");
   if (Negatives == 0)
-    return bad("--negatives must be at least 1");
+    return makeError("--negatives must be at least 1");
   if (!(Margin > 0) || !std::isfinite(Margin))
-    return bad("--margin must be a positive number");
-  if (!(LearningRate > 0) || !std::isfinite(LearningRate))
-    return bad("--lr must be a positive number");
-  return llvm::Error::success();
+    return makeError("--margin must be a positive number");
+  return Optimizer.validate();
 }
 
 double transEDistance(const double *H, const double *R, const double *T, unsigned Dim,
@@ -422,7 +365,7 @@ trainTransE(const KnowledgeGraph &G, const TransEConfig &C,
   if (llvm::Error E = C.validate())
     return E;
   if (G.Train.empty())
-    return bad("no training triplets");
+    return support::makeError("no training triplets");
   Trainer T(G, C);
   return T.run(OnEpoch);
 }

@@ -6,6 +6,8 @@
 // (the same memory as our row-major NumEntities x Dim vocabulary), relations likewise.
 #pragma once
 
+#include "learn/Optimizer.h"
+#include "support/Names.h"
 #include "vocab/KnowledgeGraph.h"
 
 #include "llvm/Support/Error.h"
@@ -19,12 +21,20 @@
 namespace wb::vocab {
 
 enum class Distance { L1, L2 };
-enum class Optimizer { SGD, Adam };
 enum class Corruption { Uniform, Bernoulli };
 /// How each training triplet counts in the loss: once (deduplicated), in proportion to
 /// how often it occurs in the corpus, or in proportion to log(1 + occurrences). Weights are
 /// normalised to mean 1, so the learning rate means the same in every mode.
 enum class TripletWeights { Unique, Frequency, Log };
+
+inline constexpr support::Named<Distance> DistanceNames[] = {{Distance::L1, "l1"},
+                                                            {Distance::L2, "l2"}};
+inline constexpr support::Named<Corruption> CorruptionNames[] = {
+    {Corruption::Uniform, "uniform"}, {Corruption::Bernoulli, "bernoulli"}};
+inline constexpr support::Named<TripletWeights> TripletWeightsNames[] = {
+    {TripletWeights::Unique, "unique"},
+    {TripletWeights::Frequency, "frequency"},
+    {TripletWeights::Log, "log"}};
 
 struct TransEConfig {
   unsigned Dim = 75;
@@ -32,9 +42,8 @@ struct TransEConfig {
   unsigned BatchSize = 256;
   unsigned Negatives = 1; // corrupted triplets per true one
   double Margin = 1.0;
-  double LearningRate = 0.01;
+  learn::OptimizerConfig Optimizer; // Adam, learning rate 0.01; sparse (touched columns)
   Distance Dist = Distance::L1;
-  Optimizer Opt = Optimizer::Adam;
   Corruption Corrupt = Corruption::Bernoulli;
   bool FilterNegatives = true; // never use a known training triplet as a negative
   bool NormalizeEntities = true; // entity vectors kept at unit L2 norm

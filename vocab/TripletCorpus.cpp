@@ -1,14 +1,13 @@
 #include "vocab/TripletCorpus.h"
 
-#include "vocab/IO.h"
+#include "corpus/ModuleReader.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
@@ -28,7 +27,7 @@ struct ModuleTriplets {
 ModuleTriplets extract(const TripletCorpusJob &J, size_t Index, llvm::LLVMContext &Ctx) {
   ModuleTriplets R;
   const std::string &Path = J.Inputs[Index];
-  auto In = readModule(Path, Ctx);
+  auto In = corpus::readModule(Path, Ctx);
   if (!In) {
     R.Error = llvm::toString(In.takeError());
     return R;
@@ -42,7 +41,7 @@ ModuleTriplets extract(const TripletCorpusJob &J, size_t Index, llvm::LLVMContex
       ++Counts[tripletKey(T)];
     ++R.Runs;
   };
-  const std::vector<OptLevel> Levels = levelsForModule(J, Index);
+  const std::vector<corpus::OptLevel> Levels = levelsForModule(J, Index);
   if (Levels.empty())
     Count(*In->M);
   for (size_t I = 0; I < Levels.size(); ++I) {
@@ -53,8 +52,8 @@ ModuleTriplets extract(const TripletCorpusJob &J, size_t Index, llvm::LLVMContex
       Copy = llvm::CloneModule(*In->M);
       M = Copy.get();
     }
-    if (llvm::Error E = runDefaultPipeline(*M, Levels[I])) {
-      R.Error = Path + ": " + optLevelName(Levels[I]).str() + ": " + llvm::toString(std::move(E));
+    if (llvm::Error E = corpus::runDefaultPipeline(*M, Levels[I])) {
+      R.Error = Path + ": " + corpus::optLevelName(Levels[I]).str() + ": " + llvm::toString(std::move(E));
       return R;
     }
     Count(*M);
@@ -65,6 +64,16 @@ ModuleTriplets extract(const TripletCorpusJob &J, size_t Index, llvm::LLVMContex
 
 } // namespace
 
+llvm::Error TripletCorpusJob::validate() const {
+  if (Sample && Levels.empty())
+    return support::usageError("--opt-sample needs --opt-levels");
+  return llvm::Error::success();
+}
+
+corpus::ContextPolicy TripletCorpusJob::contextPolicy() const {
+  return corpus::ContextPolicy{Levels.empty() ? 32u : 1u, /*DiscardValueNames=*/true};
+}
+
 std::array<uint64_t, NumEntities> TripletCorpus::entityOccurrences() const {
   std::array<uint64_t, NumEntities> N{};
   for (const TripletCount &C : Unique) {
@@ -74,29 +83,29 @@ std::array<uint64_t, NumEntities> TripletCorpus::entityOccurrences() const {
   return N;
 }
 
-std::vector<OptLevel> levelsForModule(const TripletCorpusJob &J, size_t ModuleIndex) {
+std::vector<corpus::OptLevel> levelsForModule(const TripletCorpusJob &J, size_t ModuleIndex) {
   if (J.Sample == 0 || J.Sample >= J.Levels.size())
     return J.Levels;
   std::mt19937_64 Gen(J.Seed * 0x9E3779B97F4A7C15ull + ModuleIndex);
-  std::vector<OptLevel> L = J.Levels;
+  std::vector<corpus::OptLevel> L = J.Levels;
   for (size_t I = 0; I < J.Sample; ++I) // partial Fisher-Yates
     std::swap(L[I], L[I + Gen() % (L.size() - I)]);
   L.resize(J.Sample);
   return L;
 }
 
-llvm::Expected<TripletCorpus> collectTripletCorpus(const TripletCorpusJob &J, const BatchIO &IO) {
+llvm::Expected<TripletCorpus> collectTripletCorpus(const TripletCorpusJob &J,
+                                                   const corpus::BatchIO &IO) {
   TripletCorpus C;
   C.Extended = J.Opts.Extended;
   llvm::DenseMap<uint64_t, uint64_t> Counts;
-  Progress P("modules", J.Inputs.size(), IO.ShowProgress);
-  OrderedPipeline<ModuleTriplets> Pipe(IO.Jobs, defaultWindow(IO.Jobs), IO.Policy);
-  llvm::Error E = Pipe.run(
-      0, J.Inputs.size(),
+  support::Progress P("modules", J.Inputs.size(), IO.ShowProgress);
+  llvm::Error E = corpus::runModules<ModuleTriplets>(
+      IO, J.contextPolicy(), 0, J.Inputs.size(),
       [&](size_t I, llvm::LLVMContext &Ctx) { return extract(J, I, Ctx); },
       [&](size_t I, ModuleTriplets &&R) {
         ++C.Modules;
-        if (reportModule(IO, P, R.Warnings, R.Error)) {
+        if (corpus::reportModule(IO, P, R.Warnings, R.Error)) {
           ++C.Failed;
           C.FailedModules.push_back(J.Inputs[I]);
         } else {
@@ -124,41 +133,35 @@ llvm::Expected<TripletCorpus> collectTripletCorpus(const TripletCorpusJob &J, co
 }
 
 std::string inputListSHA256(const std::vector<std::string> &Inputs) {
-  llvm::SHA256 H;
-  for (const std::string &P : Inputs) {
-    H.update(P);
-    H.update("\n");
-  }
-  return llvm::toHex(H.final(), /*LowerCase=*/true);
+  std::string List;
+  for (const std::string &P : Inputs)
+    List += P + "\n";
+  return support::sha256Hex(List);
 }
 
 llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
-                        const OpenKEWriteOptions &W) {
-  if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
-    return llvm::createStringError(EC, Dir + ": cannot create output directory: " + EC.message());
-  auto In = [&](const char *Name) {
-    llvm::SmallString<256> P(Dir);
-    llvm::sys::path::append(P, Name);
-    return std::string(P);
-  };
-  const bool Frequency = W.Weighting == TripletWeighting::Frequency;
+                        const TripletCorpusJob &Job) {
+  if (llvm::Error E = support::prepareOutputDirectory(Dir))
+    return E;
+  auto In = [&](const char *Name) { return support::pathIn(Dir, Name); };
+  const bool Frequency = Job.Weighting == TripletWeighting::Frequency;
   // generateTriplets.py: first line is the number of triplet lines that follow.
-  if (llvm::Error E = writeFileAtomically(In("train2id.txt"), [&](llvm::raw_ostream &OS) {
+  if (llvm::Error E = support::writeFileAtomically(In("train2id.txt"), [&](llvm::raw_ostream &OS) {
         OS << (Frequency ? C.Total : C.Unique.size()) << '\n';
         for (const TripletCount &X : C.Unique)
           for (uint64_t I = 0, N = Frequency ? X.Count : 1; I < N; ++I)
             OS << X.T.Head << '\t' << X.T.Tail << '\t' << X.T.Relation << '\n';
       }))
     return E;
-  if (llvm::Error E = writeFileAtomically(In("entity2id.txt"), writeEntitiesText))
+  if (llvm::Error E = support::writeFileAtomically(In("entity2id.txt"), writeEntitiesText))
     return E;
-  if (llvm::Error E = writeFileAtomically(In("relation2id.txt"), [&](llvm::raw_ostream &OS) {
+  if (llvm::Error E = support::writeFileAtomically(In("relation2id.txt"), [&](llvm::raw_ostream &OS) {
         OS << C.numRelations() << '\n';
         for (uint32_t R = 0; R < C.numRelations(); ++R)
           OS << relationName(R, C.MaxRelation) << '\t' << R << '\n';
       }))
     return E;
-  if (llvm::Error E = writeFileAtomically(In("triplet_counts.txt"), [&](llvm::raw_ostream &OS) {
+  if (llvm::Error E = support::writeFileAtomically(In("triplet_counts.txt"), [&](llvm::raw_ostream &OS) {
         OS << "# " << TripletCountsSchema << " unique=" << C.Unique.size()
            << " total=" << C.Total << '\n';
         for (const TripletCount &X : C.Unique)
@@ -166,7 +169,7 @@ llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
       }))
     return E;
   const auto Occ = C.entityOccurrences();
-  return writeFileAtomically(In("manifest.json"), [&](llvm::raw_ostream &OS) {
+  return support::writeFileAtomically(In("manifest.json"), [&](llvm::raw_ostream &OS) {
     llvm::json::OStream J(OS, 2);
     J.object([&] {
       J.attribute("schema", TripletManifestSchema);
@@ -178,16 +181,17 @@ llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
         for (const std::string &F : C.FailedModules)
           J.value(F);
       });
-      J.attribute("input_list_sha256", W.CorpusListSHA256);
+      J.attribute("input_list_sha256", inputListSHA256(Job.Inputs));
       J.attributeArray("opt_levels", [&] {
-        for (const std::string &L : W.LevelNames)
-          J.value(L);
+        for (corpus::OptLevel L : Job.Levels)
+          J.value(corpus::optLevelName(L));
       });
-      J.attribute("opt_sample", int64_t(W.Sample));
-      J.attribute("seed", int64_t(W.Seed));
+      J.attribute("opt_sample", int64_t(Job.Sample));
+      J.attribute("seed", int64_t(Job.Seed));
       J.attribute("extractions", int64_t(C.Runs));
       J.attribute("extended_relations", C.Extended);
-      J.attribute("weighting", Frequency ? "frequency" : "unique");
+      J.attribute("weighting",
+                  support::nameOf<TripletWeighting>(TripletWeightingNames, Job.Weighting));
       J.attribute("unique_triplets", int64_t(C.Unique.size()));
       J.attribute("total_triplets", int64_t(C.Total));
       J.attribute("max_relation", int64_t(C.MaxRelation));
@@ -203,6 +207,83 @@ llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
     });
     OS << '\n';
   });
+}
+
+std::string coverageSummary(const TripletCorpus &C) {
+  const auto Occ = C.entityOccurrences();
+  std::string Never;
+  unsigned Seen = 0;
+  for (EntityId Id = 0; Id < NumEntities; ++Id) {
+    if (Occ[Id]) {
+      ++Seen;
+      continue;
+    }
+    Never += Never.empty() ? " " : ", ";
+    Never += entityName(Id);
+  }
+  std::string S = std::to_string(C.Unique.size()) + " unique triplets (" +
+                  std::to_string(C.Total) + " in all) from " + std::to_string(C.Runs) +
+                  " extractions; " + std::to_string(Seen) + " of " +
+                  std::to_string(NumEntities) + " entities occur";
+  if (!Never.empty())
+    S += "; never:" + Never;
+  return S;
+}
+
+llvm::Expected<support::Outcome> runTripletCorpus(const TripletCorpusJob &J,
+                                                  const std::string &Dir,
+                                                  const corpus::BatchIO &IO) {
+  if (llvm::Error E = J.validate())
+    return E;
+  if (Dir == "-")
+    return support::usageError("--format openke needs an output directory: -o DIR");
+  // Checked before the work: a long extraction must not end in a missing directory.
+  if (llvm::Error E = support::prepareOutputDirectory(Dir))
+    return E;
+  auto C = collectTripletCorpus(J, IO);
+  if (!C)
+    return C.takeError();
+  auto O = corpus::outcomeOf(corpus::BatchSummary{C->Modules, C->Failed});
+  if (!O)
+    return O.takeError();
+  if (llvm::Error E = writeOpenKE(Dir, *C, J))
+    return E;
+  IO.Report({support::Diagnostic::Note, coverageSummary(*C)});
+  return O;
+}
+
+llvm::Expected<support::Outcome> runTripletsText(const TripletCorpusJob &J,
+                                                 const std::string &Output,
+                                                 const corpus::BatchIO &IO) {
+  if (!J.Levels.empty() || J.Sample || J.Weighting != TripletWeighting::Unique)
+    return support::usageError(
+        "--opt-levels, --opt-sample and --weighting apply to --format openke");
+  auto Out = support::AtomicOutput::create(Output);
+  if (!Out)
+    return Out.takeError();
+  const TripletOptions Opts = J.Opts;
+  auto S = corpus::runTextBatch(
+      J.Inputs, Out->os(), IO, J.contextPolicy(),
+      [Opts](const std::string &Path, llvm::LLVMContext &Ctx) {
+        corpus::ModuleText T;
+        auto In = corpus::readModule(Path, Ctx);
+        if (!In) {
+          T.Error = llvm::toString(In.takeError());
+          return T;
+        }
+        T.Warnings = std::move(In->Warnings);
+        llvm::raw_string_ostream OS(T.Text);
+        writeTripletsText(OS, collectTriplets(*In->M, Opts));
+        return T;
+      });
+  if (!S)
+    return S.takeError();
+  auto O = corpus::outcomeOf(*S);
+  if (!O)
+    return O.takeError(); // nothing usable: no output under Output
+  if (llvm::Error E = Out->commit())
+    return E;
+  return O;
 }
 
 } // namespace wb::vocab

@@ -4,8 +4,10 @@
 // generateTriplets.py, plus our counts file and manifest (docs/formats/triplets-openke.md).
 #pragma once
 
-#include "vocab/Batch.h"
-#include "vocab/OptPipeline.h"
+#include "corpus/Batch.h"
+#include "corpus/OptPipeline.h"
+#include "support/Error.h"
+#include "support/Names.h"
 #include "vocab/Triplets.h"
 
 #include "llvm/Support/Error.h"
@@ -44,34 +46,56 @@ struct TripletCorpus {
   std::array<uint64_t, NumEntities> entityOccurrences() const;
 };
 
+/// How often train2id.txt lists a triplet: once (as generateTriplets.py), or as often as it
+/// occurs.
+enum class TripletWeighting { Unique, Frequency };
+inline constexpr support::Named<TripletWeighting> TripletWeightingNames[] = {
+    {TripletWeighting::Unique, "unique"}, {TripletWeighting::Frequency, "frequency"}};
+
 struct TripletCorpusJob {
   std::vector<std::string> Inputs;
   TripletOptions Opts;
-  std::vector<OptLevel> Levels; // empty: the modules as they are
+  std::vector<corpus::OptLevel> Levels; // empty: the modules as they are
   unsigned Sample = 0;          // >0: that many of Levels per module, chosen with Seed
   uint64_t Seed = 0;
+  TripletWeighting Weighting = TripletWeighting::Unique; // of train2id.txt
+
+  /// Usage errors (e.g. a sample without levels).
+  llvm::Error validate() const;
+  /// How extraction uses contexts: shared by up to 32 modules, without local names; a fresh
+  /// context per module when pipelines run (they must see each module as opt would, alone in
+  /// its context: a shared one carries types and constants over from earlier modules).
+  corpus::ContextPolicy contextPolicy() const;
 };
 
 /// The levels one module is optimised at: all of Levels, or Sample of them drawn with a
 /// generator seeded by Seed and the module's index (reproducible for any -j).
-std::vector<OptLevel> levelsForModule(const TripletCorpusJob &J, size_t ModuleIndex);
+std::vector<corpus::OptLevel> levelsForModule(const TripletCorpusJob &J, size_t ModuleIndex);
 
-llvm::Expected<TripletCorpus> collectTripletCorpus(const TripletCorpusJob &J, const BatchIO &IO);
-
-enum class TripletWeighting { Unique, Frequency };
-
-struct OpenKEWriteOptions {
-  TripletWeighting Weighting = TripletWeighting::Unique;
-  std::string CorpusListSHA256; // of the input list, for the manifest
-  std::vector<std::string> LevelNames;
-  unsigned Sample = 0;
-  uint64_t Seed = 0;
-};
+llvm::Expected<TripletCorpus> collectTripletCorpus(const TripletCorpusJob &J,
+                                                   const corpus::BatchIO &IO);
 
 /// Writes train2id.txt, entity2id.txt, relation2id.txt, triplet_counts.txt and
-/// manifest.json into Dir (created if needed). Each file appears complete or not at all.
+/// manifest.json (which records J's inputs, levels, sample and seed) into Dir (created when
+/// its parent exists). Each file appears complete or not at all.
 llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
-                        const OpenKEWriteOptions &W);
+                        const TripletCorpusJob &J);
+
+/// "N unique triplets (T in all) from R extractions; S of 110 entities occur; never: ...".
+std::string coverageSummary(const TripletCorpus &C);
+
+/// `ir2vec triplets --format openke -o Dir`: collects J's corpus and writes it; the
+/// coverage summary goes to IO.Report as a note. Partial when some modules failed.
+llvm::Expected<support::Outcome> runTripletCorpus(const TripletCorpusJob &J,
+                                                  const std::string &Dir,
+                                                  const corpus::BatchIO &IO);
+
+/// `ir2vec triplets` in llvm-ir2vec's text format: each input's triplets in input order
+/// ("Module: <path>" before each when there are several) into Output ("-" = standard
+/// output), atomically. J's levels, sample and weighting do not apply (a usage error).
+llvm::Expected<support::Outcome> runTripletsText(const TripletCorpusJob &J,
+                                                 const std::string &Output,
+                                                 const corpus::BatchIO &IO);
 
 /// SHA-256 of the input list ("path\n" per module), naming a corpus in provenance records.
 std::string inputListSHA256(const std::vector<std::string> &Inputs);

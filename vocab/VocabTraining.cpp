@@ -1,6 +1,8 @@
 #include "vocab/VocabTraining.h"
 
-#include "vocab/IO.h"
+#include "support/Error.h"
+#include "support/Files.h"
+#include "support/Progress.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -31,17 +33,10 @@ std::string jsonText(llvm::json::Value V) {
   return S;
 }
 
-const char *name(Distance D) { return D == Distance::L1 ? "L1" : "L2"; }
-const char *name(Optimizer O) { return O == Optimizer::SGD ? "sgd" : "adam"; }
-const char *name(Corruption C) { return C == Corruption::Uniform ? "uniform" : "bernoulli"; }
-const char *name(TripletWeights W) {
-  switch (W) {
-  case TripletWeights::Unique: return "unique";
-  case TripletWeights::Frequency: return "frequency";
-  case TripletWeights::Log: return "log";
-  }
-  return "";
-}
+// Provenance spells the distance in capitals ("L1"), as the TransE literature does.
+std::string name(Distance D) { return llvm::StringRef(support::nameOf<Distance>(DistanceNames, D)).upper(); }
+llvm::StringRef name(Corruption C) { return support::nameOf<Corruption>(CorruptionNames, C); }
+llvm::StringRef name(TripletWeights W) { return support::nameOf<TripletWeights>(TripletWeightsNames, W); }
 
 } // namespace
 
@@ -69,16 +64,15 @@ llvm::json::Object evaluationJSON(std::string Vocabulary, const VocabEvaluation 
 llvm::Expected<VocabEvaluation> evaluateVocabulary(const KnowledgeGraph &G,
                                                    const EntityVectors &V, Distance D) {
   if (G.numEntities() != NumEntities)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the triplets use " + llvm::Twine(G.numEntities()) +
-                                       " entities; vocabularies have the " +
-                                       llvm::Twine(NumEntities) + " of LLVM 22");
+    return support::makeError("the triplets use " + llvm::Twine(G.numEntities()) +
+                              " entities; vocabularies have the " + llvm::Twine(NumEntities) +
+                              " of LLVM 22");
   for (EntityId Id = 0; Id < NumEntities; ++Id)
     if (G.EntityNames[Id] != entityName(Id))
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "entity2id.txt: entity " + llvm::Twine(Id) + " is '" + G.EntityNames[Id] +
-              "', expected '" + std::string(entityName(Id)) + "' (the LLVM 22 layout)");
+      return support::fileError("entity2id.txt", "entity " + llvm::Twine(Id) + " is '" +
+                                                     G.EntityNames[Id] + "', expected '" +
+                                                     std::string(entityName(Id)) +
+                                                     "' (the LLVM 22 layout)");
   VocabEvaluation E;
   E.TestTriplets = G.Test.size();
   const TripletSet Known = tripletSet(G.Train, G.Valid, G.Test);
@@ -100,8 +94,7 @@ trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransECon
                 const SplitOptions &Split,
                 const std::function<void(const EpochReport &)> &OnEpoch) {
   if (G.numEntities() != NumEntities)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   Dir + ": entity2id.txt has " + llvm::Twine(G.numEntities()) +
+    return support::fileError(Dir, "entity2id.txt has " + llvm::Twine(G.numEntities()) +
                                        " entities; a vocabulary needs the " +
                                        llvm::Twine(NumEntities) + " of LLVM 22");
   auto R = trainTransE(G, C, OnEpoch);
@@ -122,7 +115,7 @@ trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransECon
   // Provenance.
   llvm::SmallString<256> Path(Dir);
   llvm::sys::path::append(Path, "train2id.txt");
-  auto TrainSHA = sha256OfFile(Path);
+  auto TrainSHA = support::sha256OfFile(Path);
   if (!TrainSHA)
     return TrainSHA.takeError();
   std::string InputList;
@@ -142,9 +135,9 @@ trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransECon
       {"batch_size", int64_t(C.BatchSize)},
       {"negatives", int64_t(C.Negatives)},
       {"margin", C.Margin},
-      {"learning_rate", C.LearningRate},
+      {"learning_rate", C.Optimizer.LearningRate},
       {"distance", name(C.Dist)},
-      {"optimizer", name(C.Opt)},
+      {"optimizer", learn::optimizerName(C.Optimizer.Kind)},
       {"corruption", name(C.Corrupt)},
       {"filtered_negatives", C.FilterNegatives},
       {"normalize_entities", C.NormalizeEntities},
@@ -177,6 +170,144 @@ trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransECon
                   {"hyperparameters", jsonText(std::move(Hyper))},
                   {"metrics", jsonText(std::move(Metrics))}};
   return T;
+}
+
+namespace {
+
+llvm::Expected<KnowledgeGraph> readGraph(const std::string &Dir, const SplitOptions &Split) {
+  if (Dir.empty())
+    return support::usageError("expected one OpenKE directory (as written by `ir2vec triplets "
+                               "--format openke -o DIR`)");
+  return readOpenKE(Dir, Split);
+}
+
+using support::Diagnostic;
+
+} // namespace
+
+llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, bool ShowProgress,
+                                                  const support::DiagnosticHandler &Report) {
+  if (J.Outputs.empty())
+    return support::usageError("vocab train needs an output: -o OUT.json (or OUT.h5, or - for "
+                               "JSON on standard output)");
+  if (llvm::Error E = J.Config.validate())
+    return support::usageError(llvm::toString(std::move(E)));
+  auto G = readGraph(J.Dir, J.Split);
+  if (!G)
+    return G.takeError();
+  const TransEConfig &C = J.Config;
+  if (C.Weights != TripletWeights::Unique && !G->HasCounts)
+    Report({Diagnostic::Warning, J.Dir + ": no triplet_counts.txt and no repeated triplets: "
+                                         "every triplet counts once"});
+  Report({Diagnostic::Note,
+          llvm::formatv("training on {0} triplets ({1} validation, {2} test), {3} entities, "
+                        "{4} relations",
+                        G->Train.size(), G->Valid.size(), G->Test.size(), G->numEntities(),
+                        G->numRelations())});
+  support::Progress P("epochs", C.Epochs, ShowProgress);
+  auto T = trainVocabulary(J.Dir, *G, C, J.Split, [&](const EpochReport &R) {
+    std::string Extra = llvm::formatv("loss {0:f5}", R.Loss).str();
+    if (R.ValidMRR >= 0)
+      Extra += llvm::formatv("  valid MRR {0:f4}{1}", R.ValidMRR, R.Best ? " *" : "").str();
+    P.update(R.Epoch, Extra);
+  });
+  P.clear();
+  if (!T)
+    return T.takeError();
+  for (const std::string &Out : J.Outputs)
+    if (llvm::Error E = writeVocabularyFile(Out, T->Vocab))
+      return E;
+  const TrainingResult &R = T->Result;
+  std::string Line = llvm::formatv("{0} epochs ({1:f6} s/epoch), final loss {2:f5}", R.Epochs,
+                                   R.SecondsPerEpoch, R.FinalLoss);
+  if (R.BestValidMRR >= 0)
+    Line += llvm::formatv(", best validation MRR {0:f4} at epoch {1}", R.BestValidMRR,
+                          R.BestEpoch)
+                .str();
+  Report({Diagnostic::Note, Line});
+  const LinkReport &L = T->Eval.Own ? *T->Eval.Own : T->Eval.Fitted;
+  Report({Diagnostic::Note, "test filtered " + formatLinkMetrics(L.Filtered)});
+  return support::Outcome::complete();
+}
+
+llvm::Expected<support::Outcome> runVocabEvaluation(const std::string &Dir,
+                                                    const SplitOptions &Split,
+                                                    const std::vector<std::string> &Vocabularies,
+                                                    Distance D, bool JSON, llvm::raw_ostream &OS) {
+  auto G = readGraph(Dir, Split);
+  if (!G)
+    return G.takeError();
+  const llvm::StringRef DistanceName = support::nameOf<Distance>(DistanceNames, D);
+  std::vector<std::string> Files = Vocabularies.empty() ? std::vector<std::string>{""}
+                                                        : Vocabularies;
+  // Evaluate everything first: a failure leaves no half-written report.
+  std::vector<std::pair<std::string, VocabEvaluation>> Results;
+  for (const std::string &F : Files) {
+    const std::string Name = vocabularySource(F).str();
+    auto V = readEntityVectors(F);
+    if (!V)
+      return V.takeError();
+    auto E = evaluateVocabulary(*G, *V, D);
+    if (!E)
+      return support::prefixError(Name, E.takeError());
+    Results.emplace_back(Name, std::move(*E));
+  }
+  if (JSON) {
+    llvm::json::Array Report;
+    for (auto &[Name, E] : Results)
+      Report.push_back(evaluationJSON(Name, E));
+    OS << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"schema", "ir2vec.vocab-eval/1"},
+                                     {"test_triplets", int64_t(G->Test.size())},
+                                     {"distance", DistanceName},
+                                     {"results", std::move(Report)}}))
+       << "\n";
+    return support::Outcome::complete();
+  }
+  OS << "# " << G->Test.size() << " test triplets (" << G->Train.size() << " train, "
+     << G->Valid.size() << " validation), " << DistanceName << " distance, ranks over "
+     << G->numEntities() << " entities\n";
+  for (auto &[Name, E] : Results) {
+    OS << Name << "\n";
+    auto Lines = [&](const char *What, const LinkReport &L) {
+      OS << "  " << What << " raw       " << formatLinkMetrics(L.Raw) << "\n"
+         << "  " << What << " filtered  " << formatLinkMetrics(L.Filtered) << "\n";
+    };
+    if (E.Own)
+      Lines("own relations   ", *E.Own);
+    Lines("fitted relations", E.Fitted);
+    OS << "  analogies: " << E.Analogies.Questions << " questions, top-1 "
+       << llvm::formatv("{0:f4}", E.Analogies.Top1) << ", top-5 "
+       << llvm::formatv("{0:f4}", E.Analogies.Top5) << "\n";
+  }
+  return support::Outcome::complete();
+}
+
+llvm::Expected<support::Outcome> runVocabSplit(const std::string &Dir, const SplitOptions &Split,
+                                               const std::string &Output) {
+  if (Output.empty())
+    return support::usageError("vocab split needs an output directory: -o DIR");
+  auto G = readGraph(Dir, Split);
+  if (!G)
+    return G.takeError();
+  if (llvm::Error E = writeOpenKESplit(Output, *G))
+    return E;
+  return support::Outcome::complete();
+}
+
+llvm::Expected<support::Outcome> exportVocabulary(const std::string &In, const std::string &Output,
+                                                  const support::DiagnosticHandler &Report) {
+  if (Output.empty())
+    return support::usageError("vocab export needs an output: -o FILE.json (or FILE.h5, or - "
+                               "for JSON on standard output)");
+  auto V = readEntityVectors(In);
+  if (!V)
+    return V.takeError();
+  for (std::string &W : V->warnings(vocabularySource(In)))
+    Report({Diagnostic::Warning, std::move(W)});
+  if (llvm::Error E = writeVocabularyFile(Output, *V))
+    return E;
+  return support::Outcome::complete();
 }
 
 } // namespace wb::vocab

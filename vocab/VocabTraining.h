@@ -1,10 +1,16 @@
 // The vocabulary workflow over one OpenKE directory: train TransE and package the result as
-// a vocabulary with provenance; evaluate any vocabulary file on the same held-out split.
+// a vocabulary with provenance; evaluate any vocabulary file on the same held-out split; write
+// the split out; export vocabularies. Each `ir2vec vocab` subcommand is one run*() call here,
+// reports included.
 #pragma once
 
+#include "support/Diagnostics.h"
+#include "support/Error.h"
 #include "vocab/LinkEval.h"
 #include "vocab/TransE.h"
 #include "vocab/VocabularyFile.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -44,5 +50,33 @@ llvm::json::Object evaluationJSON(std::string Vocabulary, const VocabEvaluation 
 
 /// One line per metric group, for terminals and logs.
 std::string formatLinkMetrics(const LinkMetrics &M);
+
+/// `ir2vec vocab train`: trains on Dir's graph and writes the vocabulary to every path of
+/// Outputs (.h5/.hdf5: HDF5, anything else JSON; "-": JSON on standard output). The training
+/// set, the epochs (progress line: loss, validation MRR) and the result are reported.
+struct VocabTrainingJob {
+  std::string Dir;
+  SplitOptions Split;
+  TransEConfig Config;
+  std::vector<std::string> Outputs;
+};
+llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, bool ShowProgress,
+                                                  const support::DiagnosticHandler &Report);
+
+/// `ir2vec vocab eval`: every vocabulary file ("" = the default vocabulary) on Dir's held-out
+/// split, as text or as JSON (schema ir2vec.vocab-eval/1) on OS.
+llvm::Expected<support::Outcome> runVocabEvaluation(const std::string &Dir,
+                                                    const SplitOptions &Split,
+                                                    const std::vector<std::string> &Vocabularies,
+                                                    Distance D, bool JSON, llvm::raw_ostream &OS);
+
+/// `ir2vec vocab split`: Dir's graph with its split made explicit, in Output (a directory).
+llvm::Expected<support::Outcome> runVocabSplit(const std::string &Dir, const SplitOptions &Split,
+                                               const std::string &Output);
+
+/// `ir2vec vocab export`: the vocabulary In ("" = the default) written as Output (.json or
+/// .h5; "-": JSON on standard output); missing or unknown keys are reported as warnings.
+llvm::Expected<support::Outcome> exportVocabulary(const std::string &In, const std::string &Output,
+                                                  const support::DiagnosticHandler &Report);
 
 } // namespace wb::vocab

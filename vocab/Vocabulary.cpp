@@ -1,6 +1,6 @@
 #include "vocab/Vocabulary.h"
 
-#include "vocab/IO.h"
+#include "support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -12,6 +12,10 @@
 #include <map>
 
 namespace wb::vocab {
+
+using support::fileError;
+using support::makeError;
+
 namespace {
 
 const char *kindName(const llvm::json::Value &V) {
@@ -116,18 +120,13 @@ llvm::Expected<Vocabulary> Vocabulary::fromUnweightedRows(std::vector<double> Ro
                                                           Weights W,
                                                           const std::vector<bool> &Present) {
   if (Dim == 0)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "vocabulary dimension must be at least 1");
+    return makeError("vocabulary dimension must be at least 1");
   if (Rows.size() != size_t(NumEntities) * Dim)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        llvm::formatv("vocabulary matrix has {0} values, expected {1} entities x {2}",
-                      Rows.size(), NumEntities, Dim)
-            .str());
+    return makeError(llvm::formatv("vocabulary matrix has {0} values, expected {1} entities x {2}",
+                                   Rows.size(), NumEntities, Dim));
   for (float F : {W.Opcode, W.Type, W.Arg})
     if (!std::isfinite(F))
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "vocabulary weights must be finite");
+      return makeError("vocabulary weights must be finite");
   for (EntityId Id = 0; Id < NumEntities; ++Id) {
     if (!Present.empty() && !Present[Id])
       continue;
@@ -136,17 +135,31 @@ llvm::Expected<Vocabulary> Vocabulary::fromUnweightedRows(std::vector<double> Ro
       double &X = Rows[size_t(Id) * Dim + D];
       X = X * Factor;
       if (!std::isfinite(X))
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            llvm::formatv("entity \"{0}\", element {1}: weighted value is not finite",
-                          entityName(Id), D)
-                .str());
+        return makeError(llvm::formatv("entity \"{0}\", element {1}: weighted value is not finite",
+                                       entityName(Id), D));
     }
   }
   return Vocabulary(std::move(Rows), Dim, W);
 }
 
-std::vector<std::string> LoadedVocabulary::warnings(llvm::StringRef Source) const {
+llvm::Expected<Weights> Weights::parse(llvm::StringRef Opcode, llvm::StringRef Type,
+                                       llvm::StringRef Arg) {
+  Weights W;
+  for (auto [Name, Text, Dest] : {std::tuple{"ir2vec-opc-weight", Opcode, &W.Opcode},
+                                  std::tuple{"ir2vec-type-weight", Type, &W.Type},
+                                  std::tuple{"ir2vec-arg-weight", Arg, &W.Arg}}) {
+    double D;
+    if (!llvm::to_float(Text, D))
+      return support::usageError(llvm::Twine("--") + Name + ": '" + Text +
+                                 "' is not a number");
+    *Dest = static_cast<float>(D);
+  }
+  return W;
+}
+
+std::vector<std::string> keyWarnings(llvm::StringRef Source,
+                                     const std::vector<std::string> &MissingKeys,
+                                     const std::vector<std::string> &UnknownKeys) {
   std::vector<std::string> Out;
   if (!MissingKeys.empty()) {
     std::string S = llvm::formatv("{0}: {1} of {2} entities have no key and are zero vectors "
@@ -169,8 +182,7 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
                                                      Weights W) {
   llvm::Expected<llvm::json::Value> Parsed = llvm::json::parse(Text);
   if (!Parsed)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   describeJSONError(Source, Parsed.takeError()));
+    return makeError(describeJSONError(Source, Parsed.takeError()));
   const llvm::json::Object *Root = Parsed->getAsObject();
   if (!Root)
     return fileError(Source, llvm::formatv("top-level JSON value is {0}, expected an object with "

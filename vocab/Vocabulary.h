@@ -19,6 +19,12 @@ namespace wb::vocab {
 /// scales the vocabulary, so they are floats here too: (double)0.2f != 0.2, and the
 /// difference shows in the last bits of every embedding.
 struct Weights {
+  /// Parses the three weights as llvm-ir2vec's --ir2vec-*-weight options: cl::opt<float>
+  /// reads the text as a double (strtod) and narrows it to float; parsing straight to float
+  /// can round differently.
+  static llvm::Expected<Weights> parse(llvm::StringRef Opcode, llvm::StringRef Type,
+                                       llvm::StringRef Arg);
+
   float Opcode = 1.0f;
   float Type = 0.5f;
   float Arg = 0.2f;
@@ -61,6 +67,12 @@ private:
   Weights W;
 };
 
+/// One warning line per non-empty list of "Section.Key" names (missing: rows left zero as in
+/// LLVM; unknown: keys LLVM 22 never looks up), naming the source and every key.
+std::vector<std::string> keyWarnings(llvm::StringRef Source,
+                                     const std::vector<std::string> &MissingKeys,
+                                     const std::vector<std::string> &UnknownKeys);
+
 /// A loaded vocabulary plus what the file did not say: keys LLVM 22 looks up that are absent
 /// (their rows are zero, as in LLVM) and keys it never looks up. Both as "Section.Key".
 struct LoadedVocabulary {
@@ -68,8 +80,9 @@ struct LoadedVocabulary {
   std::vector<std::string> MissingKeys;
   std::vector<std::string> UnknownKeys;
 
-  /// One warning line per non-empty list, naming the source and every key.
-  std::vector<std::string> warnings(llvm::StringRef Source) const;
+  std::vector<std::string> warnings(llvm::StringRef Source) const {
+    return keyWarnings(Source, MissingKeys, UnknownKeys);
+  }
 };
 
 /// Reads LLVM's vocabulary JSON: an object with sections "Opcodes", "Types", "Arguments",

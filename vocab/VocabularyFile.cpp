@@ -1,7 +1,8 @@
 #include "vocab/VocabularyFile.h"
 
-#include "vocab/H5.h"
-#include "vocab/IO.h"
+#include "corpus/H5.h"
+#include "support/Error.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -11,6 +12,9 @@
 #include "llvm/Support/SHA256.h"
 
 namespace wb::vocab {
+
+using support::fileError;
+
 namespace {
 
 constexpr llvm::StringLiteral HDF5Signature("\x89HDF\r\n\x1a\n");
@@ -32,7 +36,7 @@ EntityVectors fromLoaded(LoadedVocabulary &&L) {
 constexpr Weights Unit{1.0f, 1.0f, 1.0f}; // x * 1.0 is exact: the file's own values
 
 llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
-  using namespace h5;
+  using namespace corpus::h5;
   const std::string P = Path.str();
   try {
     H5::Exception::dontPrint();
@@ -83,7 +87,7 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
         return fileError(Path, "/entities holds a value that is not finite");
     return V;
   } catch (const H5::Exception &E) {
-    return h5::h5Error(P, E);
+    return h5Error(P, E);
   }
 }
 
@@ -120,13 +124,23 @@ llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weight
 
 llvm::Expected<std::string> vocabularySHA256(llvm::StringRef Path) {
   if (!Path.empty())
-    return sha256OfFile(Path);
-  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(defaultVocabularyJSON())),
-                     /*LowerCase=*/true);
+    return support::sha256OfFile(Path);
+  return support::sha256Hex(defaultVocabularyJSON());
+}
+
+llvm::Expected<EmbeddingVocabulary> loadEmbeddingVocabulary(llvm::StringRef Path, Weights W) {
+  auto V = readVocabularyFile(Path, W);
+  if (!V)
+    return V.takeError();
+  auto SHA = vocabularySHA256(Path);
+  if (!SHA)
+    return SHA.takeError();
+  std::vector<std::string> Warnings = V->warnings(vocabularySource(Path));
+  return EmbeddingVocabulary{std::move(*V), std::move(*SHA), std::move(Warnings)};
 }
 
 llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V) {
-  return writeFileAtomically(Path, [&](llvm::raw_ostream &OS) {
+  return support::writeFileAtomically(Path, [&](llvm::raw_ostream &OS) {
     llvm::json::OStream J(OS, 1);
     J.object([&] {
       for (llvm::StringRef Section : {"Opcodes", "Types", "Arguments"})
@@ -147,8 +161,8 @@ llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V) {
 }
 
 llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V) {
-  using namespace h5;
-  return h5::writeFileAtomically(Path, [&](H5::H5File &F) {
+  using namespace corpus::h5;
+  return corpus::h5::writeFileAtomically(Path, [&](H5::H5File &F) {
     writeAttr(F, "schema", std::string(VocabularyHDF5Schema));
     writeAttr(F, "dimension", int64_t(V.Dim));
     for (const auto &[K, Val] : V.Provenance)

@@ -32,10 +32,17 @@ struct EntityVectors {
   std::vector<std::string> MissingKeys, UnknownKeys;
 
   const double *row(EntityId Id) const { return Rows.data() + size_t(Id) * Dim; }
+  std::vector<std::string> warnings(llvm::StringRef Source) const {
+    return keyWarnings(Source, MissingKeys, UnknownKeys);
+  }
 };
 
 /// The name the default vocabulary goes by in messages and output headers.
 inline constexpr const char *DefaultVocabularyName = "<default vocabulary>";
+/// How messages name the vocabulary file Path ("" = the default vocabulary).
+inline llvm::StringRef vocabularySource(llvm::StringRef Path) {
+  return Path.empty() ? llvm::StringRef(DefaultVocabularyName) : Path;
+}
 /// The vocabulary the project trains and ships (vocab/default/), built into the library.
 llvm::StringRef defaultVocabularyJSON();
 
@@ -45,6 +52,15 @@ llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path);
 llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weights W);
 /// SHA-256 of the vocabulary's bytes (of the built-in JSON for an empty Path).
 llvm::Expected<std::string> vocabularySHA256(llvm::StringRef Path);
+
+/// A vocabulary chosen on the command line, ready to embed with.
+struct EmbeddingVocabulary {
+  LoadedVocabulary Loaded;
+  std::string SHA256;                // of the file (provenance in output files)
+  std::vector<std::string> Warnings; // keys the file lacks or has in excess
+};
+/// Reads Path ("" = the default vocabulary) and applies W.
+llvm::Expected<EmbeddingVocabulary> loadEmbeddingVocabulary(llvm::StringRef Path, Weights W);
 
 /// LLVM 22 vocabulary JSON: "Opcodes", "Types", "Arguments" with every entity's key, values
 /// printed so that they read back as the same doubles. Atomic (temporary file + rename).

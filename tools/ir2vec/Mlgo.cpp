@@ -1,236 +1,199 @@
-#include "tools/ir2vec/Mlgo.h"
+// `ir2vec mlgo ...`: the MLGO runtime (interactive host, collection, logs, feature and policy
+// tables). `run` is shared with the launcher (tools/ir2vec/MlgoRun.h).
+#include "tools/ir2vec/Groups.h"
 #include "tools/ir2vec/MlgoRun.h"
 
+#include "features/Augment.h"
 #include "features/Dataset.h"
-#include "features/FeatureSets.h"
 #include "features/TrainingLog.h"
-#include "runners/Augment.h"
-#include "runners/Collect.h"
+#include "mlgo/Collect.h"
 #include "runners/Models.h"
-#include "runners/InteractiveHost.h"
-#include "runners/Policies.h"
-#include "vocab/Inputs.h"
-#include "vocab/IO.h"
+#include "support/Files.h"
+#include "support/Inputs.h"
+#include "support/Process.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Threading.h"
-#include "llvm/Support/WithColor.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <csignal>
-#include <pthread.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 namespace wb::tool {
 
 namespace {
 
+struct CollectOptions {
+  PolicyCLI Session;
+  std::string Output, Opt = "opt-22", Llc = "llc-22";
+  std::vector<std::string> Inputs;
+  unsigned Jobs = 0;
+};
+
+struct LogOptions {
+  std::string Task = "inline", Output;
+  std::vector<std::string> Logs;
+};
+
 FullHooks fullHooks() {
   FullHooks H;
   H.LoadModel = runners::loadModelPolicy;
-  H.Augmenter = [](Task T, std::string V, std::string M, std::vector<std::string> C) {
-    return runners::embeddingAugmenter(T, std::move(V), std::move(M), std::move(C));
-  };
+  H.Augmenter = features::embeddingAugmenter;
   return H;
 }
 
-constexpr const char *CollectFooter =
-    "Exit status:\n"
-    "  0  every module was collected\n"
-    "  1  nothing usable (bad usage, policy or model, no input, every module failed; no "
-    "output file is left behind)\n"
-    "  2  some modules failed (each is reported and listed in modules/error); the dataset "
-    "holds the others\n"
-    "  130 interrupted (no output file)";
-
-int runCollect(const MlgoOptions &O, const CLI::Option *EmbFlag) {
-  if (O.Output.empty())
-    return fail("collect needs -o DATA.h5");
-  llvm::Expected<std::vector<std::string>> Inputs = vocab::expandInputs(O.Inputs);
+llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
+                                            const support::Reporter &R) {
+  auto Task = features::parseTask(O.Session.Task);
+  if (!Task)
+    return Task.takeError();
+  auto Inputs = support::expandInputs(O.Inputs);
   if (!Inputs)
-    return fail(llvm::toString(Inputs.takeError()));
-  if (Inputs->empty())
-    return fail("no input modules");
-  runners::CollectConfig C;
-  C.T = *taskOf(O);
-  C.Policy = O.Policy;
+    return Inputs.takeError();
+  mlgo::CollectConfig C;
+  C.T = *Task;
+  C.Policy = O.Session.Policy;
   C.Policy.LoadModel = runners::loadModelPolicy;
-  C.Bind.ZeroMissing = O.ZeroMissing;
-  C.Embeddings = embeddingsOf(O, EmbFlag);
+  C.Bind.ZeroMissing = O.Session.ZeroMissing;
+  C.Embeddings = O.Session.embeddings();
   C.Opt = O.Opt;
   C.Llc = O.Llc;
-  C.Jobs = O.Jobs ? O.Jobs : llvm::hardware_concurrency().compute_thread_count();
-  C.TimeoutSeconds = O.Timeout;
-  C.ShowProgress = !O.Quiet;
-  C.Report = [](const std::string &M) { fail(M); };
-  C.CancelFd = cancellationFd();
-  llvm::Expected<runners::CollectSummary> S = runners::collect(*Inputs, O.Output, C);
+  C.Jobs = jobsOrHardware(O.Jobs);
+  C.TimeoutSeconds = O.Session.Timeout;
+  C.ShowProgress = !O.Session.Quiet;
+  C.Report = R.handler();
+  llvm::Expected<int> Cancel = support::cancellationFd();
+  if (!Cancel)
+    return Cancel.takeError();
+  C.CancelFd = *Cancel;
+  auto Result = mlgo::collectDataset(*Inputs, O.Output, C);
   ::close(C.CancelFd);
-  if (!S)
-    return fail(llvm::toString(S.takeError()));
-  if (S->Cancelled)
-    return fail("interrupted; no output written", 130);
-  if (S->Failed == S->Modules)
-    return fail("none of the " + llvm::Twine(S->Modules) + " modules could be collected");
-  if (!O.Quiet)
-    llvm::errs() << llvm::formatv(
-        "{0}: {1} modules, {2} decisions; .text {3} bytes vs baseline {4} ({5} modules the "
-        "same size); reward {6:f4}\n",
-        MlgoToolName, S->Modules - S->Failed, S->Rows, S->Text, S->BaselineText, S->SameSize,
-        features::sizeReward(S->Text, S->BaselineText));
-  if (S->Failed) {
-    llvm::WithColor::warning(llvm::errs(), MlgoToolName)
-        << S->Failed << " of " << S->Modules << " modules failed and were skipped\n";
-    return 2;
-  }
-  return 0;
+  return Result;
 }
 
-void printValues(llvm::raw_ostream &OS, const features::TensorSpec &S, const char *P) {
-  OS << runners::tensorToString(S, llvm::StringRef(P, S.byteSize()));
-}
-
-int runLogDump(const MlgoOptions &O) {
-  llvm::Expected<features::Log> L = features::readLogFile(O.Inputs.front());
+llvm::Expected<support::Outcome> printLog(const std::string &Path, bool Dump,
+                                          const std::string &Output) {
+  llvm::Expected<features::Log> L = features::readLogFile(Path);
   if (!L)
-    return fail(llvm::toString(L.takeError()));
-  llvm::raw_ostream &OS = llvm::outs();
-  OS << "features " << features::specsJSON(L->Header.Features) << "\n";
-  if (L->Header.Score)
-    OS << "score " << L->Header.Score->toJSON() << "\n";
-  if (L->Header.Advice)
-    OS << "advice " << L->Header.Advice->toJSON() << "\n";
-  for (const features::LogObservation &Ob : L->Observations) {
-    OS << "observation \"" << Ob.Context << "\" " << Ob.Id;
-    for (size_t I = 0; I < L->Header.Features.size(); ++I) {
-      OS << " " << L->Header.Features[I].Name << "=";
-      printValues(OS, L->Header.Features[I], Ob.Payload.data() + L->Header.offsetOf(I));
-    }
-    if (Ob.Score) {
-      OS << " score=";
-      printValues(OS, *L->Header.Score, Ob.Score->data());
-    }
-    OS << "\n";
-  }
-  return 0;
+    return L.takeError();
+  return outcomeOf(support::writeFileAtomically(Output, [&](llvm::raw_ostream &OS) {
+    if (Dump)
+      features::dumpLog(OS, *L);
+    else
+      features::writeLog(OS, *L);
+  }));
 }
 
-int runLogRewrite(const MlgoOptions &O) {
-  llvm::Expected<features::Log> L = features::readLogFile(O.Inputs.front());
-  if (!L)
-    return fail(llvm::toString(L.takeError()));
-  if (llvm::Error E = vocab::writeFileAtomically(
-          O.Output.empty() ? "-" : O.Output,
-          [&](llvm::raw_ostream &OS) { features::writeLog(OS, *L); }))
-    return fail(llvm::toString(std::move(E)));
-  return 0;
-}
-
-int runLogExport(const MlgoOptions &O) {
-  if (O.Output.empty())
-    return fail("export needs -o DATA.h5");
-  features::DatasetBuilder DS(*taskOf(O), "log");
-  const features::TensorSpec &Advice = features::taskInfo(*taskOf(O)).Advice;
-  for (const std::string &P : O.Inputs) {
-    llvm::Expected<features::Log> L = features::readLogFile(P);
-    if (!L)
-      return fail(llvm::toString(L.takeError()));
-    if (L->Header.Features.empty() || L->Header.Features.back() != Advice)
-      return fail(P + ": not a session log: the last feature must be the decision '" +
-                  Advice.Name + "' " + features::shapeString(Advice));
-    features::DatasetModule M;
-    M.Path = P;
-    if (llvm::Error E = DS.add(M, *L))
-      return fail(llvm::toString(std::move(E)));
-  }
-  if (llvm::Error E = DS.write(O.Output))
-    return fail(llvm::toString(std::move(E)));
-  return 0;
-}
-
-int runFeatures(const MlgoOptions &O) {
-  const features::TaskInfo &T = features::taskInfo(*taskOf(O));
-  llvm::raw_ostream &OS = llvm::outs();
-  OS << "| row | name | type | shape | origin | meaning |\n|---|---|---|---|---|---|\n";
-  size_t I = 0;
-  for (const features::FeatureDef &F : T.Features) {
-    std::string Shape = "[";
-    for (size_t J = 0; J < F.Shape.size(); ++J)
-      Shape += (J ? "," : "") +
-               (F.Shape[J] == features::DimD ? std::string("D") : std::to_string(F.Shape[J]));
-    Shape += "]";
-    const char *Origin = F.From == features::Origin::Compiler           ? "compiler"
-                         : F.From == features::Origin::CompilerOptional ? "compiler, optional"
-                                                                         : "workbench";
-    OS << "| " << I++ << " | `" << F.Name << "` | " << features::typeName(F.Type) << " | "
-       << Shape << " | " << Origin << " | " << F.Doc << " |\n";
-  }
-  OS << "\nadvice: `" << T.Advice.Name << "` " << features::shapeString(T.Advice) << "\n";
-  return 0;
+/// Prints a table the library renders (feature tables, the policy table).
+llvm::Expected<support::Outcome> printTable(const std::string &Table) {
+  llvm::outs() << Table;
+  return support::Outcome::complete();
 }
 
 } // namespace
 
-std::function<int()> addMlgoCommands(CLI::App &App, std::vector<std::string> Compiler) {
-  auto O = std::make_shared<MlgoOptions>();
-  O->Command = std::move(Compiler);
+void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler) {
   CLI::App *M = App.add_subcommand("mlgo", "MLGO runtime: drive opt/llc/clang 22 in interactive "
                                            "mode, collect datasets, read and write logs");
   M->require_subcommand(1);
-  auto [Run, EmbRun] = addRunCommand(*M, *O);
-  CLI::App *Collect = M->add_subcommand(
-      "collect", "Collect a dataset over a corpus: -Oz under the host and with the default "
-                 "heuristic, .text sizes, rewards");
+  auto Run = std::make_shared<RunOptions>();
+  Run->Command = Compiler;
+  addRunCommand(*M, Cmds, Run, fullHooks());
+  // Only `run` takes a compiler command.
+  auto Checked = [HasCompiler = !Compiler.empty()](
+                     std::function<llvm::Expected<support::Outcome>()> Do)
+      -> llvm::Expected<support::Outcome> {
+    if (HasCompiler)
+      return support::usageError("unexpected arguments after '--' (only mlgo run takes a "
+                                 "compiler command)");
+    return Do();
+  };
+
+  auto C = std::make_shared<CollectOptions>();
+  ExitTable CollectExits = batchExits();
+  CollectExits.Rows = {
+      {"0", "every module was collected"},
+      {"1", "nothing usable (bad usage, policy or model, no input, every module failed); no "
+            "output file is left behind"},
+      {"2", "some modules failed (each is reported and listed in modules/error); the dataset "
+            "holds the others"},
+      {"130", "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers were killed, no output "
+              "file"}};
+  CLI::App *Collect = addCommand(
+      *M, Cmds, "collect",
+      "Collect a dataset over a corpus: -Oz under the host and with the default heuristic, "
+      ".text sizes, rewards",
+      CollectExits);
+  // The reward is a module's .text size, which only the inliner's decisions determine alone.
+  addPolicyOptions(*Collect, C->Session, {"inline"});
+  addOutput(*Collect, C->Output, "Output dataset (HDF5, ir2vec.mlgo-dataset/1)",
+            /*Stdout=*/false)
+      ->required();
+  addJobs(*Collect, C->Jobs, "Modules in parallel");
+  Collect->add_option("--opt", C->Opt, "The opt that runs -Oz");
+  Collect->add_option("--llc", C->Llc, "The llc that compiles to an object");
+  addInputs(*Collect, C->Inputs)->required();
+  setRun(Cmds, Collect, [C, CollectExits, Checked] {
+    support::Reporter R(MlgoToolName, C->Session.Quiet);
+    return finish(R, CollectExits, Checked([&] { return runCollect(*C, R); }));
+  });
+
   CLI::App *Log = M->add_subcommand("log", "Training logs: dump, rewrite, export to HDF5");
   Log->require_subcommand(1);
-  CLI::App *Dump = Log->add_subcommand("dump", "Print a log's records as text");
-  CLI::App *Rewrite = Log->add_subcommand(
-      "rewrite", "Parse a log and write it again (byte-identical for a valid log)");
-  CLI::App *Export =
-      Log->add_subcommand("export", "Turn session logs into an HDF5 dataset "
-                                    "(ir2vec.mlgo-dataset/1, without rewards)");
-  CLI::App *Features = M->add_subcommand(
-      "features", "Print a task's feature table (compiler features and workbench extras)");
-
-  for (CLI::App *Sub : {Collect, Export, Features})
-    addTaskOption(*Sub, *O);
-  CLI::Option *EmbCollect = addPolicyOptions(*Collect, *O);
-  Collect->add_option("-o", O->Output, "Output dataset (HDF5, ir2vec.mlgo-dataset/1)")
-      ->type_name("FILE");
-  Collect->add_option("-j,--jobs", O->Jobs, "Modules in parallel (default: hardware threads)")
-      ->check(CLI::Range(1u, 1024u));
-  Collect->add_option("--opt", O->Opt, "The opt to run (default opt-22)");
-  Collect->add_option("--llc", O->Llc, "The llc that compiles to an object (default llc-22)");
-  Collect->add_option("inputs", O->Inputs,
-                      "Modules: files, directories, @LIST files, corpus_description.json")
-      ->required();
-  Collect->footer(CollectFooter);
+  auto L = std::make_shared<LogOptions>();
+  CLI::App *Dump = addCommand(*Log, Cmds, "dump", "Print a log's records as text", simpleExits());
+  CLI::App *Rewrite =
+      addCommand(*Log, Cmds, "rewrite",
+                 "Parse a log and write it again (byte-identical for a valid log)", simpleExits());
   for (CLI::App *Sub : {Dump, Rewrite})
-    Sub->add_option("log", O->Inputs, "Log file ('-' = standard input)")->required()->expected(1);
-  Rewrite->add_option("-o", O->Output, "Output file (default: standard output)");
-  Export->add_option("logs", O->Inputs, "Session logs (ir2vec mlgo run --log)")->required();
-  Export->add_option("-o", O->Output, "Output dataset (HDF5)")->type_name("FILE");
+    Sub->add_option("log", L->Logs, "Log file ('-' = standard input)")->required()->expected(1);
+  L->Output = "-";
+  addOutput(*Rewrite, L->Output, "Output file", /*Stdout=*/true);
+  for (auto [Sub, IsDump] : {std::pair{Dump, true}, std::pair{Rewrite, false}})
+    setRun(Cmds, Sub, [L, IsDump = IsDump, Checked] {
+      return finish(support::Reporter(MlgoToolName, false), simpleExits(), Checked([&] {
+                      return printLog(L->Logs.front(), IsDump, IsDump ? "-" : L->Output);
+                    }));
+    });
 
-  return [=]() -> int {
-    if (Run->parsed()) {
-      if (O->Command.empty())
-        return fail("mlgo run needs the compiler command after '--'", 125);
-      return runRun(*O, EmbRun, fullHooks());
-    }
-    if (!O->Command.empty())
-      return fail("unexpected arguments after '--'");
-    if (Collect->parsed())
-      return runCollect(*O, EmbCollect);
-    if (Dump->parsed())
-      return runLogDump(*O);
-    if (Rewrite->parsed())
-      return runLogRewrite(*O);
-    if (Export->parsed())
-      return runLogExport(*O);
-    return runFeatures(*O);
-  };
+  auto X = std::make_shared<LogOptions>();
+  CLI::App *Export =
+      addCommand(*Log, Cmds, "export",
+                 "Turn session logs into an HDF5 dataset (ir2vec.mlgo-dataset/1, without "
+                 "rewards)",
+                 simpleExits());
+  Export->add_option("--task", X->Task, "The logs' task")
+      ->check(CLI::IsMember(features::taskNames()));
+  Export->add_option("logs", X->Logs, "Session logs (ir2vec mlgo run --log)")->required();
+  addOutput(*Export, X->Output, "Output dataset (HDF5)", /*Stdout=*/false)->required();
+  setRun(Cmds, Export, [X, Checked] {
+    return finish(support::Reporter(MlgoToolName, false), simpleExits(),
+                  Checked([&]() -> llvm::Expected<support::Outcome> {
+                    auto T = features::parseTask(X->Task);
+                    if (!T)
+                      return T.takeError();
+                    return outcomeOf(features::exportLogs(*T, X->Logs, X->Output));
+                  }));
+  });
+
+  auto F = std::make_shared<std::string>("inline");
+  CLI::App *Features = addCommand(
+      *M, Cmds, "features",
+      "Print a task's feature table (compiler features and workbench extras) as Markdown",
+      simpleExits());
+  Features->add_option("--task", *F, "The task")->check(CLI::IsMember(features::taskNames()));
+  setRun(Cmds, Features, [F, Checked] {
+    return finish(support::Reporter(MlgoToolName, false), simpleExits(),
+                  Checked([&]() -> llvm::Expected<support::Outcome> {
+                    auto T = features::parseTask(*F);
+                    if (!T)
+                      return T.takeError();
+                    return printTable(features::featureTableMarkdown(*T));
+                  }));
+  });
+
+  CLI::App *Policies = addCommand(*M, Cmds, "policies",
+                                  "Print the policy table (names, tasks, answers) as Markdown",
+                                  simpleExits());
+  setRun(Cmds, Policies, [Checked] {
+    return finish(support::Reporter(MlgoToolName, false), simpleExits(),
+                  Checked([] { return printTable(runners::policyTableMarkdown()); }));
+  });
 }
 
 } // namespace wb::tool

@@ -1,73 +1,98 @@
 #include "tools/ir2vec/MlgoRun.h"
 
-#include "vocab/Files.h"
+#include "runners/InteractiveHost.h"
+#include "support/Files.h"
+#include "support/Process.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/WithColor.h"
-#include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
-#include <csignal>
-#include <pthread.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 namespace wb::tool {
 
 namespace {
 
-constexpr const char *RunFooter =
-    "Exit status: the compiler's (128 + N when it was killed by signal N); 124 when --timeout "
-    "expired (the compiler was killed); 125 when the host failed (bad policy, model or "
-    "vocabulary, a protocol error, a policy that cannot answer); 130 when interrupted. The "
-    "FIFOs, temporary files and compiler processes are gone in every case.";
+constexpr const char *RunSyntax = "ir2vec mlgo run [options] -- COMPILER ARGS...";
+
+llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks &H,
+                                            const support::Reporter &R) {
+  if (!O.Stray.empty())
+    return support::usageError("unexpected arguments '" + llvm::join(O.Stray, " ") +
+                               "': the compiler command goes after '--': " + RunSyntax);
+  if (O.Command.empty())
+    return support::usageError(llvm::Twine("mlgo run needs the compiler command after '--': ") +
+                               RunSyntax);
+  const PolicyCLI &P = O.Session;
+  auto Task = features::parseTask(P.Task);
+  if (!Task)
+    return Task.takeError();
+  runners::SessionConfig C;
+  C.T = *Task;
+  C.Command = O.Command;
+  C.Policy = P.Policy;
+  C.Policy.LoadModel = H.LoadModel;
+  C.Bind.ZeroMissing = P.ZeroMissing;
+  if (std::optional<std::string> E = P.embeddings()) {
+    if (!H.Augmenter)
+      return support::makeError("--embeddings is not available in this program");
+    C.Augment = H.Augmenter(C.T, *E, O.ModulePath, O.Command);
+  }
+  C.TimeoutSeconds = P.Timeout;
+  // Logs are written as the session goes, to temporary files that are moved into place only
+  // after a clean session: a file under the requested name is always complete.
+  std::optional<support::AtomicOutput> Log, Transcript;
+  for (auto [Path, Out, Stream] : {std::tuple{&O.LogPath, &Log, &C.LogStream},
+                                   {&O.TranscriptPath, &Transcript, &C.TranscriptStream}}) {
+    if (Path->empty())
+      continue;
+    llvm::Expected<support::AtomicOutput> A = support::AtomicOutput::create(*Path);
+    if (!A)
+      return A.takeError();
+    Out->emplace(std::move(*A));
+    *Stream = &(*Out)->os();
+  }
+  llvm::Expected<int> Cancel = support::cancellationFd();
+  if (!Cancel)
+    return Cancel.takeError();
+  C.CancelFd = *Cancel;
+  llvm::Expected<runners::SessionResult> S = runners::runSession(C);
+  ::close(C.CancelFd);
+  if (!S)
+    return S.takeError();
+  for (const std::string &N : S->ZeroFilled)
+    R.warning("feature '" + N + "' is not sent by the compiler; the policy sees zeros");
+  if (!S->Error.empty())
+    R.error(S->Error);
+  if (S->clean() && S->ChannelOpened) {
+    for (std::optional<support::AtomicOutput> *Out : {&Log, &Transcript})
+      if (*Out)
+        if (llvm::Error E = (*Out)->commit())
+          return E;
+  } else if (S->clean() && (Log || Transcript)) {
+    R.warning("the compiler never opened the channel (no ML advisor in this pipeline); no log "
+              "written");
+  }
+  if (O.Stats)
+    llvm::errs() << MlgoToolName << ": " << S->summary() << "\n";
+  return support::Outcome::status(S->exitStatus());
+}
 
 } // namespace
 
-std::vector<std::string> splitCompilerCommand(std::vector<std::string> &Args) {
-  auto Dash = std::find(Args.begin(), Args.end(), "--");
-  if (Args.empty() || Args[0] != "mlgo" || Dash == Args.end())
-    return {};
-  std::vector<std::string> Compiler(Dash + 1, Args.end());
-  Args.erase(Dash, Args.end());
-  return Compiler;
-}
-
-int fail(const llvm::Twine &Msg, int Status) {
-  llvm::WithColor::error(llvm::errs(), MlgoToolName) << Msg << "\n";
-  return Status;
-}
-
-/// Blocks the terminating signals in this thread (and the threads it starts) and returns a
-/// signalfd for them: sessions poll it and stop their compiler, nothing is left behind.
-int cancellationFd() {
-  // A compiler that dies while the host writes to it must give EPIPE, not kill the host.
-  signal(SIGPIPE, SIG_IGN);
-  sigset_t S;
-  sigemptyset(&S);
-  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
-    sigaddset(&S, Sig);
-  pthread_sigmask(SIG_BLOCK, &S, nullptr);
-  return signalfd(-1, &S, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
-std::optional<Task> taskOf(const MlgoOptions &O) { return features::taskFromName(O.TaskName); }
-
-std::optional<std::string> embeddingsOf(const MlgoOptions &O, const CLI::Option *Flag) {
-  if (!Flag->count())
+std::optional<std::string> PolicyCLI::embeddings() const {
+  if (!EmbeddingsFlag || !EmbeddingsFlag->count())
     return std::nullopt;
-  return O.Embeddings.empty() ? std::string() : O.Embeddings.front();
+  return Embeddings.empty() ? std::string() : Embeddings.front();
 }
 
-void addTaskOption(CLI::App &Sub, MlgoOptions &O) {
-  Sub.add_option("--task", O.TaskName, "inline, evict or priority")
-      ->check(CLI::IsMember({"inline", "evict", "priority"}));
-}
-
-CLI::Option *addPolicyOptions(CLI::App &Sub, MlgoOptions &O) {
+void addPolicyOptions(CLI::App &Sub, PolicyCLI &O, const std::vector<std::string> &Tasks) {
+  Sub.add_option("--task", O.Task, "The advisor: " + llvm::join(Tasks, ", "))
+      ->check(CLI::IsMember(Tasks));
   Sub.add_option("--policy", O.Policy.Name,
-                 "default (inliner), no-evict (eviction), random, linear, mlp, replay");
+                 "One of " + runners::policyNames() +
+                     " (docs/mlgo.md, Policies; default: the task's own decision, default for "
+                     "inline and no-evict for evict)")
+      ->type_name("NAME");
   Sub.add_option("--model", O.Policy.ModelPath,
                  "Model file for linear/mlp (HDF5, docs/formats/mlgo-model.md)")
       ->type_name("FILE");
@@ -79,101 +104,70 @@ CLI::Option *addPolicyOptions(CLI::App &Sub, MlgoOptions &O) {
   Sub.add_flag("--zero-missing", O.ZeroMissing,
                "Feed zeros for model features the compiler does not send (ablations) instead "
                "of failing");
-  CLI::Option *E =
+  O.EmbeddingsFlag =
       Sub.add_option("--embeddings", O.Embeddings,
                      "Add embedding features (inliner: the compiler's callee/caller "
                      "embeddings and the workbench's module_embedding; eviction: the "
-                     "workbench's function_embedding) with VOCAB (JSON or HDF5; default: the "
-                     "built-in default vocabulary)")
+                     "workbench's function_embedding) with VOCAB (LLVM JSON or the "
+                     "workbench's HDF5; default: the default vocabulary, built into the tool)")
           ->expected(0, 1)
+          // Given without a value it means the default vocabulary ("" below); a captured
+          // default ("[]") would make CLI11 2.1 count it as absent.
+          ->default_str("")
           ->type_name("[VOCAB]");
-  Sub.add_option("--timeout", O.Timeout, "Kill the compiler after S seconds (0: no limit)")
+  Sub.add_option("--timeout", O.Timeout, "Kill a compiler after S seconds (0: no limit)")
       ->type_name("S");
   Sub.add_flag("-q,--quiet", O.Quiet, "No warnings or progress");
-  return E;
 }
 
-std::pair<CLI::App *, CLI::Option *> addRunCommand(CLI::App &Mlgo, MlgoOptions &O) {
-  CLI::App *Run = Mlgo.add_subcommand(
-      "run", "Run a compiler with an interactive channel and answer it with a policy: "
-             "ir2vec mlgo run [options] -- COMPILER ARGS...");
-  addTaskOption(*Run, O);
-  CLI::Option *E = addPolicyOptions(*Run, O);
-  Run->add_option("--log", O.LogPath,
+ExitTable runExits() {
+  return {64, 125, 0, 130,
+          {{"the compiler's", "the session ran: the compiler's own status (128 + N when it was "
+                              "killed by signal N)"},
+           {"64", "usage error (EX_USAGE): an unknown option, task or policy, a policy that "
+                  "does not serve the task, no compiler command after '--'; nothing was run"},
+           {"124", "--timeout expired: the compiler (its whole process group) was killed"},
+           {"125", "the host failed: a model or vocabulary that cannot be read, a header that "
+                   "does not match the feature table, a protocol error (the byte offset is "
+                   "named), a policy that cannot answer, a compiler that cannot be started"},
+           {"130", "interrupted (SIGINT, SIGTERM, SIGHUP): the compiler was killed"}},
+          "In every case the FIFOs, temporary files and compiler processes are gone, and "
+          "--log/--transcript exist only after a compiler that exited by itself."};
+}
+
+CLI::App *addRunCommand(CLI::App &Mlgo, Commands &Cmds, std::shared_ptr<RunOptions> O,
+                        FullHooks H) {
+  CLI::App *Run = addCommand(Mlgo, Cmds, "run",
+                             std::string("Run a compiler with an interactive channel and answer "
+                                         "it with a policy: ") +
+                                 RunSyntax,
+                             runExits());
+  addPolicyOptions(*Run, O->Session, features::taskNames());
+  Run->add_option("--log", O->LogPath,
                   "Write the session log: LLVM's training-log format, the compiler's "
                   "features, workbench extras, then the decision")
       ->type_name("FILE");
-  Run->add_option("--transcript", O.TranscriptPath,
+  Run->add_option("--transcript", O->TranscriptPath,
                   "Write the compiler's raw stream exactly as received")
       ->type_name("FILE");
-  Run->add_option("--module", O.ModulePath,
+  Run->add_option("--module", O->ModulePath,
                   "With --embeddings: the IR file to embed (default: the .bc/.ll argument)")
       ->type_name("FILE");
-  Run->add_flag("--stats", O.Stats, "Print a summary of the session on standard error");
-  Run->footer(RunFooter);
-  return {Run, E};
+  Run->add_flag("--stats", O->Stats, "Print a summary of the session on standard error");
+  // Arguments that are not options belong after "--"; collected to say so.
+  Run->add_option("compiler", O->Stray, "(the compiler command goes after '--')")
+      ->type_name("");
+  setRun(Cmds, Run, [O, H] {
+    support::Reporter R(MlgoToolName, O->Session.Quiet);
+    return finish(R, runExits(), runSession(*O, H, R));
+  });
+  return Run;
 }
 
-int runRun(const MlgoOptions &O, const CLI::Option *EmbFlag, const FullHooks &H) {
-  runners::SessionConfig C;
-  C.T = *taskOf(O);
-  C.Command = O.Command;
-  C.Policy = O.Policy;
-  C.Policy.LoadModel = H.LoadModel;
-  C.Bind.ZeroMissing = O.ZeroMissing;
-  if (std::optional<std::string> E = embeddingsOf(O, EmbFlag)) {
-    if (!H.Augmenter)
-      return fail("--embeddings is not available in this program", 125);
-    C.Augment = H.Augmenter(C.T, *E, O.ModulePath, O.Command);
-  }
-  C.TimeoutSeconds = O.Timeout;
-  // Logs are written as the session goes, to temporary files that are renamed into place
-  // only after a clean session: a file under the requested name is always complete.
-  std::optional<vocab::AtomicOutput> Log, Transcript;
-  for (auto [Path, Out, Stream] : {std::tuple{&O.LogPath, &Log, &C.LogStream},
-                                   {&O.TranscriptPath, &Transcript, &C.TranscriptStream}}) {
-    if (Path->empty())
-      continue;
-    llvm::Expected<vocab::AtomicOutput> A = vocab::AtomicOutput::create(*Path);
-    if (!A)
-      return fail(llvm::toString(A.takeError()), 125);
-    Out->emplace(std::move(*A));
-    *Stream = &(*Out)->os();
-  }
-  C.CancelFd = cancellationFd();
-  llvm::Expected<runners::SessionResult> R = runners::runSession(C);
-  ::close(C.CancelFd);
-  if (!R)
-    return fail(llvm::toString(R.takeError()), 125);
-  if (!O.Quiet)
-    for (const std::string &N : R->ZeroFilled)
-      llvm::WithColor::warning(llvm::errs(), MlgoToolName)
-          << "feature '" << N << "' is not sent by the compiler; the policy sees zeros\n";
-  if (!R->Error.empty())
-    fail(R->Error);
-  // A compiler killed by a signal may have died mid-decision: its log would mislead.
-  bool Clean = R->Outcome == runners::SessionResult::Exited && R->Error.empty() &&
-               !R->Status.Signaled;
-  // The log of a session that did not finish cleanly is incomplete: not written.
-  if (Clean && R->ChannelOpened) {
-    for (std::optional<vocab::AtomicOutput> *Out : {&Log, &Transcript})
-      if (*Out)
-        if (llvm::Error E = (*Out)->commit())
-          return fail(llvm::toString(std::move(E)), 125);
-  } else if (Clean && (!O.LogPath.empty() || !O.TranscriptPath.empty())) {
-    llvm::WithColor::warning(llvm::errs(), MlgoToolName)
-        << "the compiler never opened the channel (no ML advisor in this pipeline); no log "
-           "written\n";
-  }
-  if (O.Stats)
-    llvm::errs() << llvm::formatv(
-        "{0}: {1} observations, {2} contexts, feature set {3}, {4}; ignored by the policy: "
-        "{5}\n",
-        MlgoToolName, R->Observations, R->SessionLog.Contexts.size(),
-        R->FeatureSetVersion.empty() ? "-" : R->FeatureSetVersion,
-        R->Outcome == runners::SessionResult::Exited ? R->Status.describe() : R->Error,
-        llvm::join(R->Ignored, ","));
-  return R->exitStatus();
+bool servedByLauncher(const RunOptions &O) {
+  // A task's default policy is always built in.
+  const std::string &Name = O.Session.Policy.Name;
+  return !O.Session.embeddings() && (Name.empty() || !runners::needsFullTool(Name));
 }
 
 } // namespace wb::tool

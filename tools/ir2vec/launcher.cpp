@@ -1,11 +1,11 @@
-// ir2vec: the command users run. MLGO hosts are started once per compilation, so the
-// common `ir2vec mlgo run` (policies default, no-evict, random, replay; no embeddings) is
-// served right here, by a program that links only LLVM's Support library statically and
-// starts in about 3 ms. Every other command, and any `mlgo run` that needs models (HDF5,
-// Armadillo) or embeddings (the IR reader and the engine), is handed to the full tool
-// `ir2vec-full` next to this program, with the same arguments. (The full tool loads libLLVM,
-// HDF5 and Armadillo: about 30 ms before main, which would be the host's whole overhead on a
-// small module; see docs/mlgo.md, "Measured".)
+// ir2vec: the command users run. MLGO hosts are started once per compilation, so the common
+// `ir2vec mlgo run` is served right here, by a program that links LLVM's Support library
+// statically and starts in about 3 ms, whenever the policy table says the policy needs
+// nothing more (no model file) and no embeddings are asked for. Every other command, and any
+// run this program cannot serve, is handed to the full tool `ir2vec-full` next to this
+// program, with the same arguments. (The full tool loads libLLVM, HDF5 and Armadillo: about
+// 30 ms before main, which would be the host's whole overhead on a small module; see
+// docs/mlgo.md, "Measured".)
 #include "tools/ir2vec/MlgoRun.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -21,25 +21,22 @@ namespace {
 /// (which then also prints help and usage errors, identically).
 std::optional<int> fastRun(int Argc, char **Argv) {
   std::vector<std::string> Args(Argv + 1, Argv + Argc);
-  if (Args.size() < 2 || Args[1] != "run")
+  if (Args.size() < 2 || Args[0] != "mlgo" || Args[1] != "run")
     return std::nullopt;
-  std::vector<std::string> Compiler = wb::tool::splitCompilerCommand(Args);
-  if (Compiler.empty())
-    return std::nullopt;
-  wb::tool::MlgoOptions O;
-  O.Command = std::move(Compiler);
-  CLI::App App("", "ir2vec");
+  auto O = std::make_shared<wb::tool::RunOptions>();
+  O->Command = wb::tool::splitCompilerCommand(Args);
+  CLI::App App("", wb::tool::ToolName);
   CLI::App *Mlgo = App.add_subcommand("mlgo");
-  auto [Run, Emb] = wb::tool::addRunCommand(*Mlgo, O);
+  wb::tool::Commands Cmds;
+  wb::tool::addRunCommand(*Mlgo, Cmds, O, wb::tool::FullHooks{});
   try {
-    std::reverse(Args.begin(), Args.end());
-    App.parse(Args);
+    App.parse(wb::tool::normaliseArgs(Args, App));
   } catch (const CLI::Error &) {
     return std::nullopt;
   }
-  if (Emb->count() || O.Policy.Name == "linear" || O.Policy.Name == "mlp")
+  if (!wb::tool::servedByLauncher(*O))
     return std::nullopt;
-  return wb::tool::runRun(O, Emb, {});
+  return Cmds.front().Run();
 }
 
 } // namespace

@@ -1,13 +1,15 @@
-#include "runners/Collect.h"
+#include "mlgo/Collect.h"
 
-#include "runners/Augment.h"
-#include "vocab/IO.h"
-#include "vocab/OrderedPipeline.h"
-#include "vocab/Progress.h"
+#include "corpus/OrderedPipeline.h"
+#include "features/Augment.h"
+#include "support/Files.h"
+#include "support/Process.h"
+#include "support/Progress.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -17,17 +19,20 @@
 #include <poll.h>
 #include <unistd.h>
 
-namespace wb::runners {
+namespace wb::mlgo {
+
+using namespace runners;
+using support::makeError;
 
 llvm::Expected<int64_t> textSize(llvm::StringRef Path) {
   auto Bin = llvm::object::ObjectFile::createObjectFile(Path);
   if (!Bin)
-    return vocab::fileError(Path, "not an object file: " + llvm::toString(Bin.takeError()));
+    return support::fileError(Path, "not an object file: " + llvm::toString(Bin.takeError()));
   int64_t Text = 0;
   for (const llvm::object::SectionRef &Sec : Bin->getBinary()->sections()) {
     llvm::Expected<llvm::StringRef> Name = Sec.getName();
     if (!Name)
-      return vocab::fileError(Path, llvm::toString(Name.takeError()));
+      return support::fileError(Path, llvm::toString(Name.takeError()));
     if (*Name == ".text" || Name->starts_with(".text."))
       Text += Sec.getSize();
   }
@@ -53,27 +58,20 @@ struct ModuleResult {
 };
 
 /// Why a compiler run failed, with the end of its messages.
-llvm::Error runFailed(llvm::StringRef Tool, const ExitStatus &St, const std::string &ErrFile) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s failed (%s): %s",
-                                 Tool.str().c_str(), St.describe().c_str(),
-                                 lastLines(ErrFile).c_str());
-}
-
-bool cancelled(int CancelFd) {
-  pollfd P{CancelFd, POLLIN, 0};
-  return CancelFd >= 0 && ::poll(&P, 1, 0) > 0;
+llvm::Error runFailed(llvm::StringRef Tool, const support::ExitStatus &St,
+                      const std::string &ErrFile) {
+  return makeError(Tool + " failed (" + St.describe() + "): " + lastLines(ErrFile));
 }
 
 /// Runs a plain compiler command with its messages going to ErrFd.
 llvm::Error runTool(const std::vector<std::string> &Cmd, int ErrFd, const std::string &ErrFile,
                     const CollectConfig &C) {
-  llvm::Expected<Child> Ch = Child::spawn(Cmd, -1, ErrFd);
+  llvm::Expected<support::Child> Ch = support::Child::spawn(Cmd, -1, ErrFd);
   if (!Ch)
     return Ch.takeError();
   auto [St, TimedOut] = Ch->wait(C.TimeoutSeconds, C.CancelFd);
   if (TimedOut)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s timed out",
-                                   Cmd[0].c_str());
+    return makeError(Cmd[0] + " timed out");
   if (St.Signaled || St.Code)
     return runFailed(Cmd[0], St, ErrFile);
   return llvm::Error::success();
@@ -84,10 +82,10 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   R.Info.Path = Path;
   auto Fail = [&](llvm::Error E) {
     R.Info.Error = llvm::toString(std::move(E));
-    R.Cancelled = cancelled(C.CancelFd);
+    R.Cancelled = support::cancelled(C.CancelFd);
     return std::move(R);
   };
-  llvm::Expected<vocab::TempDir> D = vocab::TempDir::create("ir2vec-collect");
+  llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-collect");
   if (!D)
     return Fail(D.takeError());
   // -Oz (plainly, or under the host), then llc; returns the object's .text bytes.
@@ -97,7 +95,7 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
                 ErrFile = D->file(Tag.str() + ".err");
     int Err = ::open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (Err < 0)
-      return vocab::fileError(ErrFile, strerror(errno));
+      return support::fileError(ErrFile, strerror(errno));
     llvm::scope_exit CloseErr([Err] { ::close(Err); });
     std::vector<std::string> Opt = {C.Opt};
     Opt.insert(Opt.end(), C.OptArgs.begin(), C.OptArgs.end());
@@ -110,12 +108,11 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
       if (!SR)
         return SR.takeError();
       if (SR->Outcome != SessionResult::Exited)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s under the host: %s",
-                                       C.Opt.c_str(), SR->Error.c_str());
+        return makeError(C.Opt + " under the host: " + SR->Error);
       if (SR->Status.Signaled || SR->Status.Code)
         return runFailed(C.Opt + " under the host", SR->Status, ErrFile);
       if (!SR->Error.empty())
-        return llvm::createStringError(llvm::inconvertibleErrorCode(), SR->Error);
+        return makeError(SR->Error);
       R.Log = std::move(SR->SessionLog);
     } else if (llvm::Error E = runTool(Opt, Err, ErrFile, C)) {
       return E;
@@ -135,7 +132,7 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   S.Policy = C.Policy;
   S.Bind = C.Bind;
   if (C.Embeddings)
-    S.Augment = embeddingAugmenter(C.T, *C.Embeddings, Path, {});
+    S.Augment = features::embeddingAugmenter(C.T, *C.Embeddings, Path, {});
   S.TimeoutSeconds = C.TimeoutSeconds;
   S.CancelFd = C.CancelFd;
   llvm::Expected<int64_t> Size = Compile("policy", S);
@@ -152,9 +149,8 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
 llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
                                        llvm::StringRef Output, const CollectConfig &C) {
   if (C.T != Task::Inline)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "collect: only --task inline is supported (the reward is the "
-                                   "module's .text size)");
+    return support::usageError("collect: only --task inline is supported (the reward is the "
+                               "module's .text size)");
   {
     // Fail early on a bad policy or model rather than once per module.
     llvm::Expected<std::unique_ptr<Policy>> P = makePolicy(C.T, C.Policy);
@@ -163,16 +159,16 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
   }
   features::DatasetBuilder DS(C.T, C.Policy.Name);
   CollectSummary Sum;
-  vocab::Progress Bar("modules", Inputs.size(), C.ShowProgress);
-  vocab::OrderedPipeline<ModuleResult> Pipe(C.Jobs, 2 * C.Jobs, vocab::ContextPolicy{});
+  support::Progress Bar("modules", Inputs.size(), C.ShowProgress);
+  // Workers need no state: every module is compiled by other processes.
+  corpus::OrderedPipeline<ModuleResult> Pipe(C.Jobs, 2 * C.Jobs);
   llvm::Error E = Pipe.run(
-      0, Inputs.size(),
-      [&](size_t I, llvm::LLVMContext &) { return collectOne(Inputs[I], C); },
+      0, Inputs.size(), [&](size_t I) { return collectOne(Inputs[I], C); },
       [&](size_t I, ModuleResult &&R) -> llvm::Error {
         ++Sum.Modules;
         if (R.Cancelled) {
           Sum.Cancelled = true;
-          return llvm::createStringError(llvm::inconvertibleErrorCode(), "cancelled");
+          return makeError("cancelled");
         }
         if (R.Info.Error.empty()) {
           if (llvm::Error AE = DS.add(R.Info, R.Log))
@@ -181,8 +177,9 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
         if (!R.Info.Error.empty()) {
           ++Sum.Failed;
           Bar.clear();
-          C.Report(R.Info.Error.rfind(R.Info.Path, 0) == 0 ? R.Info.Error
-                                                           : R.Info.Path + ": " + R.Info.Error);
+          C.Report({support::Diagnostic::Error, R.Info.Error.rfind(R.Info.Path, 0) == 0
+                                                    ? R.Info.Error
+                                                    : R.Info.Path + ": " + R.Info.Error});
           DS.addFailed(R.Info);
         } else {
           Sum.Text += R.Info.TextSize;
@@ -207,4 +204,34 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
   return Sum;
 }
 
-} // namespace wb::runners
+std::string CollectSummary::describe() const {
+  return llvm::formatv("{0} modules, {1} decisions; .text {2} bytes vs baseline {3} ({4} "
+                       "modules the same size); reward {5:f4}",
+                       Modules - Failed, Rows, Text, BaselineText, SameSize,
+                       features::sizeReward(Text, BaselineText))
+      .str();
+}
+
+llvm::Expected<support::Outcome> collectDataset(const std::vector<std::string> &Inputs,
+                                                llvm::StringRef Output, const CollectConfig &C) {
+  if (Inputs.empty())
+    return support::makeError("no input modules");
+  if (Output.empty())
+    return support::usageError("collect needs -o DATA.h5");
+  llvm::Expected<CollectSummary> S = collect(Inputs, Output, C);
+  if (!S)
+    return S.takeError();
+  if (S->Cancelled)
+    return support::interruptedError("interrupted; no output written");
+  if (S->Failed == S->Modules)
+    return support::makeError("none of the " + llvm::Twine(S->Modules) +
+                              " modules could be collected");
+  C.Report({support::Diagnostic::Note, S->describe()});
+  if (S->Failed)
+    return support::Outcome::partial(std::to_string(S->Failed) + " of " +
+                                     std::to_string(S->Modules) +
+                                     " modules failed and were skipped");
+  return support::Outcome::complete();
+}
+
+} // namespace wb::mlgo

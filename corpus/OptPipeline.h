@@ -13,7 +13,7 @@ namespace llvm {
 class Module;
 }
 
-namespace wb::vocab {
+namespace wb::corpus {
 
 enum class OptLevel { O0, O1, O2, O3, Os, Oz };
 
@@ -25,4 +25,4 @@ llvm::StringRef optLevelName(OptLevel L);
 /// Runs default<L> on M (which must verify). Fails if the triple has no registered target.
 llvm::Error runDefaultPipeline(llvm::Module &M, OptLevel L);
 
-} // namespace wb::vocab
+} // namespace wb::corpus

@@ -1,7 +1,9 @@
-#include "runners/Augment.h"
+#include "features/Augment.h"
 
+#include "corpus/ModuleReader.h"
 #include "ir2vec/ModuleEmbedding.h"
-#include "vocab/IO.h"
+#include "support/Error.h"
+#include "support/Files.h"
 #include "vocab/VocabularyFile.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -10,7 +12,7 @@
 
 #include <cstring>
 
-namespace wb::runners {
+namespace wb::features {
 
 /// The IR input among the compiler's arguments: the first existing .bc or .ll that is not
 /// an option's value (-o FILE is the output, and may exist from an earlier run).
@@ -31,7 +33,7 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
   if (!V)
     return V.takeError();
   llvm::LLVMContext Ctx;
-  llvm::Expected<vocab::ModuleInput> M = vocab::readModule(ModulePath, Ctx);
+  llvm::Expected<corpus::ModuleInput> M = corpus::readModule(ModulePath, Ctx);
   if (!M)
     return M.takeError();
   ir2vec::EmbedRequest R;
@@ -39,9 +41,9 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
   ir2vec::ModuleEmbedding E = ir2vec::embedModule(*M->M, V->Vocab, R);
   const unsigned D = E.Dim;
   Augmentation A;
-  for (const features::FeatureDef &F : features::taskInfo(T).Features)
-    if (F.From == features::Origin::Workbench)
-      A.Specs.push_back(features::specOf(F, D));
+  for (const FeatureDef &F : taskInfo(T).Features)
+    if (F.From == Origin::Workbench)
+      A.Specs.push_back(specOf(F, D));
   auto ToBytes = [](const double *Row, unsigned D) {
     std::string S(D * sizeof(float), '\0');
     for (unsigned I = 0; I < D; ++I) {
@@ -78,15 +80,13 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
   return A;
 }
 
-std::function<llvm::Expected<Augmentation>(llvm::StringRef)>
-embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath,
-                   std::vector<std::string> Command) {
+Augmenter embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath,
+                             std::vector<std::string> Command) {
   return [=](llvm::StringRef SessionDir) -> llvm::Expected<Augmentation> {
     std::string Module = ModulePath.empty() ? findModule(Command) : ModulePath;
     if (Module.empty())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "--embeddings: no .bc or .ll input found in the compiler "
-                                     "command; name the IR file with --module");
+      return support::usageError("--embeddings: no .bc or .ll input found in the compiler "
+                                 "command; name the IR file with --module");
     llvm::Expected<Augmentation> A = workbenchFeatures(T, Module, Vocab);
     if (!A)
       return A.takeError();
@@ -97,7 +97,7 @@ embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath,
     std::string File = Vocab;
     if (Vocab.empty()) {
       File = (SessionDir + "/vocabulary.json").str();
-      if (llvm::Error E = vocab::writeFileAtomically(
+      if (llvm::Error E = support::writeFileAtomically(
               File, [](llvm::raw_ostream &OS) { OS << vocab::defaultVocabularyJSON(); }))
         return E;
     } else if (!llvm::StringRef(Vocab).ends_with(".json")) {
@@ -114,4 +114,4 @@ embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath,
   };
 }
 
-} // namespace wb::runners
+} // namespace wb::features

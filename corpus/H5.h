@@ -10,11 +10,34 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-namespace wb::vocab::h5 {
+namespace wb::corpus::h5 {
 
 llvm::Error h5Error(const std::string &File, const H5::Exception &E);
+
+/// The HDF5 type of the C arithmetic type T in memory: derived from T's kind, size and sign,
+/// so a table of C types (TensorSpec's) maps to HDF5 without a second list.
+template <typename T> H5::AtomType memoryType() {
+  static_assert(std::is_arithmetic_v<T>, "HDF5 element types are numbers");
+  if constexpr (std::is_floating_point_v<T>) {
+    static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double));
+    return H5::FloatType(sizeof(T) == sizeof(float) ? H5::PredType::NATIVE_FLOAT
+                                                    : H5::PredType::NATIVE_DOUBLE);
+  } else {
+    H5::IntType I(H5::PredType::NATIVE_INT64);
+    I.setSize(sizeof(T));
+    I.setSign(std::is_signed_v<T> ? H5T_SGN_2 : H5T_SGN_NONE);
+    return I;
+  }
+}
+/// The same type as our files store it: little-endian whatever the machine.
+template <typename T> H5::AtomType fileType() {
+  H5::AtomType A = memoryType<T>();
+  A.setOrder(H5T_ORDER_LE);
+  return A;
+}
 H5::StrType stringType();
 // Object modification times would make two runs' files differ byte for byte.
 void noTimes(hid_t Plist);
@@ -50,10 +73,10 @@ uint64_t extentOf(H5::DataSet &DS);
 void writeStrings(H5::Group &G, const char *Name, const std::vector<std::string> &V);
 void writeMatrix(H5::Group &G, const char *Name, const double *Data, hsize_t Rows, hsize_t Cols);
 
-/// Writes an HDF5 file that appears under Path only when complete: HDF5 writes through its
-/// own handle, so Body fills a temporary file next to Path (v1.8 format, no times) and it is
-/// renamed into place; on any error or exception it is removed.
+/// Writes an HDF5 file that appears under Path only when complete: Body fills the temporary
+/// file of a support::PendingFile (v1.8 format, no times), which is then moved into place; on
+/// any error or exception nothing is left.
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<void(H5::H5File &)> &Body);
 
-} // namespace wb::vocab::h5
+} // namespace wb::corpus::h5

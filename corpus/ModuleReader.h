@@ -1,16 +1,11 @@
-// Input and output helpers shared by every layer (they live in the lowest one).
+// Reading one module of IR (text or bitcode) safely: verified, with LLVM's debug-info upgrade
+// applied without the process-wide abort LLVM's readers would take on invalid modules.
 #pragma once
-
-#include "vocab/Files.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
 
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +14,7 @@ class LLVMContext;
 class Module;
 } // namespace llvm
 
-namespace wb::vocab {
+namespace wb::corpus {
 
 /// A module read from disk, plus non-fatal remarks (e.g. debug info that was dropped).
 struct ModuleInput {
@@ -37,4 +32,4 @@ struct ModuleInput {
 /// own reader gives them.
 llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &Ctx);
 
-} // namespace wb::vocab
+} // namespace wb::corpus

@@ -1,18 +1,22 @@
-#include "runners/Process.h"
+#include "support/Process.h"
+
+#include "support/Error.h"
 
 #include <cerrno>
 #include <cstring>
 #include <csignal>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <spawn.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
 
-namespace wb::runners {
+namespace wb::support {
 
 Deadline::Deadline(double Seconds) {
   if (Seconds > 0)
@@ -31,6 +35,24 @@ int Deadline::pollTimeout() const {
   return static_cast<int>(std::min<long long>(Ms, 1 << 30));
 }
 
+llvm::Expected<int> cancellationFd() {
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t S;
+  sigemptyset(&S);
+  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
+    sigaddset(&S, Sig);
+  pthread_sigmask(SIG_BLOCK, &S, nullptr);
+  int FD = signalfd(-1, &S, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (FD < 0)
+    return makeError(llvm::Twine("signalfd: ") + strerror(errno));
+  return FD;
+}
+
+bool cancelled(int CancelFd) {
+  pollfd P{CancelFd, POLLIN, 0};
+  return CancelFd >= 0 && ::poll(&P, 1, 0) > 0;
+}
+
 std::string ExitStatus::describe() const {
   if (Signaled)
     return "killed by signal " + std::to_string(Code) + " (" + strsignal(Code) + ")";
@@ -40,7 +62,7 @@ std::string ExitStatus::describe() const {
 llvm::Expected<Child> Child::spawn(const std::vector<std::string> &Argv, int StdoutFd,
                                    int StderrFd) {
   if (Argv.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "no command given");
+    return makeError("no command given");
   posix_spawnattr_t A;
   posix_spawn_file_actions_t FA;
   posix_spawnattr_init(&A);
@@ -68,15 +90,13 @@ llvm::Expected<Child> Child::spawn(const std::vector<std::string> &Argv, int Std
   posix_spawnattr_destroy(&A);
   posix_spawn_file_actions_destroy(&FA);
   if (Err)
-    return llvm::createStringError(std::error_code(Err, std::generic_category()),
-                                   "cannot run '%s': %s", Argv[0].c_str(), strerror(Err));
+    return makeError("cannot run '" + Argv[0] + "': " + strerror(Err));
   C.PidFd = static_cast<int>(syscall(SYS_pidfd_open, C.Pid, 0));
   if (C.PidFd < 0) {
     int E = errno;
     C.killGroup();
     C.reap();
-    return llvm::createStringError(std::error_code(E, std::generic_category()),
-                                   "pidfd_open: %s (Linux 5.3 or later is needed)", strerror(E));
+    return makeError(llvm::Twine("pidfd_open: ") + strerror(E) + " (Linux 5.3 or later is needed)");
   }
   return C;
 }
@@ -142,4 +162,4 @@ std::pair<ExitStatus, bool> Child::wait(double Seconds, int CancelFd) {
   return {reap(), false};
 }
 
-} // namespace wb::runners
+} // namespace wb::support

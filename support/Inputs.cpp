@@ -1,6 +1,6 @@
-#include "vocab/Inputs.h"
+#include "support/Inputs.h"
 
-#include "vocab/IO.h"
+#include "support/Error.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-namespace wb::vocab {
+namespace wb::support {
 namespace {
 
 llvm::Error expandDirectory(llvm::StringRef Dir, std::vector<std::string> &Out) {
@@ -69,8 +69,18 @@ llvm::Error expandCorpus(llvm::StringRef Desc, std::vector<std::string> &Out) {
   return llvm::Error::success();
 }
 
+// IR never starts with '{' (text IR starts with a comment, a directive or a definition;
+// bitcode with its magic number), a JSON object always does: the first bytes decide, whatever
+// the file is called.
 bool isCorpusDescription(llvm::StringRef Path) {
-  return llvm::sys::path::filename(Path) == "corpus_description.json";
+  if (llvm::sys::path::filename(Path) == "corpus_description.json")
+    return true;
+  if (!llvm::sys::fs::is_regular_file(Path))
+    return false;
+  auto Head = llvm::MemoryBuffer::getFileSlice(Path, 256, 0);
+  if (!Head)
+    return false;
+  return (*Head)->getBuffer().ltrim().starts_with("{");
 }
 
 } // namespace
@@ -93,4 +103,12 @@ llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::str
   return Out;
 }
 
-} // namespace wb::vocab
+llvm::Expected<std::vector<std::string>>
+expandInputsOrStdin(const std::vector<std::string> &Args) {
+  auto In = expandInputs(Args.empty() ? std::vector<std::string>{"-"} : Args);
+  if (In && In->empty())
+    return makeError("no input modules");
+  return In;
+}
+
+} // namespace wb::support

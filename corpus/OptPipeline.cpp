@@ -1,4 +1,6 @@
-#include "vocab/OptPipeline.h"
+#include "corpus/OptPipeline.h"
+
+#include "support/Error.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -14,7 +16,7 @@
 #include <memory>
 #include <mutex>
 
-namespace wb::vocab {
+namespace wb::corpus {
 namespace {
 
 struct LevelName {
@@ -71,9 +73,8 @@ llvm::Expected<OptLevel> parseOptLevel(llvm::StringRef Text) {
   for (const LevelName &L : Levels)
     if (Text == L.Name || Text == L.Name.drop_front())
       return L.Level;
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown optimisation level '" + Text +
-                                     "' (expected O0, O1, O2, O3, Os or Oz)");
+  return support::makeError("unknown optimisation level '" + Text +
+                            "' (expected O0, O1, O2, O3, Os or Oz)");
 }
 
 llvm::Expected<std::vector<OptLevel>> parseOptLevels(llvm::StringRef CommaList) {
@@ -88,8 +89,7 @@ llvm::Expected<std::vector<OptLevel>> parseOptLevels(llvm::StringRef CommaList) 
       Out.push_back(*L);
   }
   if (Out.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no optimisation levels in '" + CommaList + "'");
+    return support::makeError("no optimisation levels in '" + CommaList + "'");
   return Out;
 }
 
@@ -104,9 +104,8 @@ llvm::Error runDefaultPipeline(llvm::Module &M, OptLevel L) {
     std::string Err;
     const llvm::Target *T = llvm::TargetRegistry::lookupTarget(M.getTargetTriple(), Err);
     if (!T)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "no target for triple '" + M.getTargetTriple().str() +
-                                         "': " + Err);
+      return support::makeError("no target for triple '" + M.getTargetTriple().str() +
+                                "': " + Err);
     TM.reset(T->createTargetMachine(M.getTargetTriple(), "", "", llvm::TargetOptions(),
                                     std::nullopt, std::nullopt, codeGenLevel(L)));
   }
@@ -133,4 +132,4 @@ llvm::Error runDefaultPipeline(llvm::Module &M, OptLevel L) {
   return llvm::Error::success();
 }
 
-} // namespace wb::vocab
+} // namespace wb::corpus

@@ -1,4 +1,6 @@
-#include "vocab/IO.h"
+#include "corpus/ModuleReader.h"
+
+#include "support/Error.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/DebugInfo.h"
@@ -9,13 +11,14 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SHA256.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <mutex>
 
-namespace wb::vocab {
+namespace wb::corpus {
+
+using support::fileError;
+
 namespace {
 
 // LLVM has no per-call switch for its readers' debug-info upgrade, only this process-wide
@@ -70,8 +73,7 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
     std::string Msg;
     llvm::raw_string_ostream OS(Msg);
     Diag.print(nullptr, OS, /*ShowColors=*/false, /*ShowKindLabel=*/false);
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   llvm::StringRef(Msg).rtrim().str());
+    return support::makeError(llvm::StringRef(Msg).rtrim());
   }
 
   ModuleInput In;
@@ -97,4 +99,4 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
   return In;
 }
 
-} // namespace wb::vocab
+} // namespace wb::corpus

@@ -1,15 +1,15 @@
-#include "vocab/H5.h"
-#include "vocab/IO.h"
+#include "corpus/H5.h"
+
+#include "support/Error.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 
-namespace wb::vocab::h5 {
+namespace wb::corpus::h5 {
 
 llvm::Error h5Error(const std::string &File, const H5::Exception &E) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 File + ": HDF5 error in " + E.getFuncName() + ": " +
-                                     E.getDetailMsg());
+  return support::fileError(File, "HDF5 error in " + E.getFuncName() + ": " + E.getDetailMsg());
 }
 
 H5::StrType stringType() {
@@ -89,28 +89,20 @@ void writeMatrix(H5::Group &G, const char *Name, const double *Data, hsize_t Row
 
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<void(H5::H5File &)> &Body) {
-  const std::string Final = Path.str();
-  llvm::SmallString<256> Temp;
-  if (std::error_code EC = llvm::sys::fs::getPotentiallyUniqueFileName(Final + ".tmp-%%%%%%%%",
-                                                                        Temp))
-    return fileError(Path, "cannot choose a temporary file: " + EC.message());
-  const std::string TempS(Temp);
+  auto Out = support::PendingFile::create(Path);
+  if (!Out)
+    return Out.takeError();
   try {
     H5::Exception::dontPrint();
     H5::FileCreatPropList FC;
     H5::FileAccPropList FA;
     FA.setLibverBounds(H5F_LIBVER_V18, H5F_LIBVER_V18);
-    H5::H5File F(TempS, H5F_ACC_TRUNC, FC, FA);
+    H5::H5File F(Out->path(), H5F_ACC_TRUNC, FC, FA);
     Body(F);
   } catch (const H5::Exception &E) {
-    llvm::sys::fs::remove(TempS);
-    return h5Error(Final, E);
+    return h5Error(Path.str(), E);
   }
-  if (std::error_code EC = llvm::sys::fs::rename(TempS, Final)) {
-    llvm::sys::fs::remove(TempS);
-    return fileError(Path, "cannot rename the finished file into place: " + EC.message());
-  }
-  return llvm::Error::success();
+  return Out->commit();
 }
 
-} // namespace wb::vocab::h5
+} // namespace wb::corpus::h5

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-namespace wb::vocab {
+namespace wb::support {
 
 class Progress {
 public:
@@ -26,4 +26,4 @@ private:
   std::chrono::steady_clock::time_point Start, LastDraw;
 };
 
-} // namespace wb::vocab
+} // namespace wb::support

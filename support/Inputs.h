@@ -4,9 +4,10 @@
 //   DIR                       every *.bc and *.ll below DIR, recursively, in sorted path order
 //   @LIST                     one path per line (blank lines and lines starting with '#' are
 //                             skipped); relative paths are relative to the current directory
-//   .../corpus_description.json
-//                             an ml-compiler-opt corpus: {"modules": ["a/b", ...]}; module
-//                             "a/b" is the file a/b.bc next to the description
+//   corpus description        an ml-compiler-opt corpus: {"modules": ["a/b", ...]}; module
+//                             "a/b" is the file a/b.bc next to the description. Recognised
+//                             by its content (a JSON object), whatever its name
+//                             (corpus_description.json by convention)
 // The order of the result is the order of the arguments, then the order within each.
 #pragma once
 
@@ -16,8 +17,12 @@
 #include <string>
 #include <vector>
 
-namespace wb::vocab {
+namespace wb::support {
 
 llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args);
+/// The same, reading standard input ("-") when Args is empty, as llvm-ir2vec does; an error
+/// when the expansion lists no module.
+llvm::Expected<std::vector<std::string>>
+expandInputsOrStdin(const std::vector<std::string> &Args);
 
-} // namespace wb::vocab
+} // namespace wb::support

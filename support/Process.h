@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace wb::runners {
+namespace wb::support {
 
 /// A time to wait until, or none.
 class Deadline {
@@ -35,6 +35,13 @@ struct ExitStatus {
   int shellStatus() const { return Signaled ? 128 + Code : Code; }
   std::string describe() const;
 };
+
+/// Makes SIGPIPE harmless (a peer that dies while we write gives EPIPE), blocks SIGINT, SIGTERM
+/// and SIGHUP in this thread and the threads it starts, and returns a signalfd that becomes
+/// readable when one arrives: long runs poll it and stop cleanly, leaving nothing behind.
+llvm::Expected<int> cancellationFd();
+/// Whether the cancellation descriptor (-1: none) has a pending signal.
+bool cancelled(int CancelFd);
 
 class Child {
 public:
@@ -66,4 +73,4 @@ private:
   ExitStatus Status;
 };
 
-} // namespace wb::runners
+} // namespace wb::support

@@ -7,12 +7,17 @@
 
 #include "features/Dataset.h"
 #include "runners/InteractiveHost.h"
+#include "support/Diagnostics.h"
+#include "support/Error.h"
 
 #include <functional>
 #include <string>
 #include <vector>
 
-namespace wb::runners {
+namespace wb::mlgo {
+
+using runners::PolicyOptions;
+using runners::Task;
 
 /// Bytes in the object's sections named .text or .text.*.
 llvm::Expected<int64_t> textSize(llvm::StringRef Path);
@@ -20,7 +25,7 @@ llvm::Expected<int64_t> textSize(llvm::StringRef Path);
 struct CollectConfig {
   Task T = Task::Inline;
   PolicyOptions Policy;
-  BindOptions Bind;
+  runners::BindOptions Bind;
   std::optional<std::string> Embeddings;
   std::string Opt = "opt-22", Llc = "llc-22";
   std::vector<std::string> OptArgs = {"-passes=default<Oz>"};
@@ -29,7 +34,7 @@ struct CollectConfig {
   double TimeoutSeconds = 0; // per compiler run
   int CancelFd = -1;
   bool ShowProgress = false;
-  std::function<void(const std::string &)> Report = [](const std::string &) {};
+  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
 };
 
 struct CollectSummary {
@@ -37,9 +42,18 @@ struct CollectSummary {
   int64_t Text = 0, BaselineText = 0; // sums over collected modules
   size_t SameSize = 0;                 // modules whose size equals the baseline
   bool Cancelled = false;
+
+  /// "N modules, D decisions; .text T bytes vs baseline B (S modules the same size); reward R".
+  std::string describe() const;
 };
 
 llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
                                        llvm::StringRef Output, const CollectConfig &C);
 
-} // namespace wb::runners
+/// A whole `mlgo collect` run: the dataset in Output, the summary line as a note, and the
+/// outcome (partial when some modules failed; interrupted or nothing usable: an error, and no
+/// file under Output).
+llvm::Expected<support::Outcome> collectDataset(const std::vector<std::string> &Inputs,
+                                                llvm::StringRef Output, const CollectConfig &C);
+
+} // namespace wb::mlgo

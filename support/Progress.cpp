@@ -1,10 +1,10 @@
-#include "vocab/Progress.h"
+#include "support/Progress.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace wb::vocab {
+namespace wb::support {
 
 Progress::Progress(std::string Unit, size_t Total, bool Enabled)
     : Unit(std::move(Unit)), Total(Total),
@@ -41,4 +41,4 @@ void Progress::clear() {
   Drawn = false;
 }
 
-} // namespace wb::vocab
+} // namespace wb::support

@@ -1,0 +1,215 @@
+#include "tools/ir2vec/Command.h"
+
+#include "llvm/Support/Threading.h"
+
+#include <algorithm>
+#include <set>
+
+namespace wb::tool {
+
+std::string ExitTable::help() const {
+  size_t Width = 0;
+  for (const ExitRow &R : Rows)
+    Width = std::max(Width, R.Status.size());
+  std::string Out = "Exit status:\n";
+  for (const ExitRow &R : Rows)
+    Out += "  " + R.Status + std::string(Width - R.Status.size() + 2, ' ') + R.Meaning + "\n";
+  if (!Note.empty())
+    Out += Note + "\n";
+  return Out;
+}
+
+ExitTable batchExits() {
+  return {1, 1, 2, 130,
+          {{"0", "every module was processed"},
+           {"1", "nothing usable: bad usage, no input, bad vocabulary, unknown --function, output "
+                 "that cannot be written, or every module failed; no output file is left "
+                 "behind"},
+           {"2", "some modules failed to read or verify (each is reported, and recorded in "
+                 "modules/error with --format hdf5); the output holds all the others"},
+           {"130", "interrupted (SIGINT, SIGTERM): no output under the requested name; an HDF5 "
+                   "run keeps OUT.partial for --resume"}},
+          ""};
+}
+
+ExitTable simpleExits() {
+  return {1, 1, 2, 130,
+          {{"0", "done"},
+           {"1", "bad usage or input (the message names the file and the place); no output "
+                 "file is left behind"}},
+          ""};
+}
+
+int finish(const support::Reporter &R, const ExitTable &Table,
+           llvm::Expected<support::Outcome> Result) {
+  if (Result) {
+    switch (Result->K) {
+    case support::Outcome::Complete:
+      return 0;
+    case support::Outcome::Partial:
+      R.endWarning(Result->Warning);
+      return Table.Partial;
+    case support::Outcome::Status:
+      return Result->ExitStatus;
+    }
+  }
+  auto [Kind, Message] = support::describeFailure(Result.takeError());
+  if (Kind != support::FailureKind::Reported)
+    R.error(Message);
+  switch (Kind) {
+  case support::FailureKind::Usage:
+    return Table.Usage;
+  case support::FailureKind::Interrupted:
+    return Table.Interrupted;
+  case support::FailureKind::Failed:
+  case support::FailureKind::Reported:
+    break;
+  }
+  return Table.Failure;
+}
+
+CLI::App *addCommand(CLI::App &Parent, Commands &Cmds, const std::string &Name,
+                     const std::string &Description, ExitTable Exits) {
+  CLI::App *Sub = Parent.add_subcommand(Name, Description);
+  Sub->footer(Exits.help());
+  Cmds.push_back({Sub, std::move(Exits), nullptr});
+  return Sub;
+}
+
+void setRun(Commands &Cmds, CLI::App *App, std::function<int()> Run) {
+  for (Command &C : Cmds)
+    if (C.App == App)
+      C.Run = std::move(Run);
+}
+
+const Command *parsedCommand(const CLI::App &Root, const Commands &Cmds) {
+  const CLI::App *Cur = &Root;
+  for (std::vector<CLI::App *> Subs = Cur->get_subcommands(); !Subs.empty();
+       Subs = Cur->get_subcommands())
+    Cur = Subs.back();
+  for (const Command &C : Cmds)
+    if (C.App == Cur)
+      return &C;
+  return nullptr;
+}
+
+CLI::Option *addOutput(CLI::App &Sub, std::string &Path, const std::string &What, bool Stdout) {
+  return Sub.add_option("-o", Path, What + (Stdout ? " ('-' = standard output)" : ""))
+      ->type_name(Stdout ? "FILE" : "PATH");
+}
+
+CLI::Option *addQuiet(CLI::App &Sub, bool &Quiet, const std::string &What) {
+  return Sub.add_flag("-q,--quiet", Quiet, What);
+}
+
+CLI::Option *addJobs(CLI::App &Sub, unsigned &Jobs, const std::string &What) {
+  return Sub.add_option("-j,--jobs", Jobs, What + " (0: all hardware threads)")
+      ->check(CLI::Range(0u, 1024u));
+}
+
+CLI::Option *addInputs(CLI::App &Sub, std::vector<std::string> &Inputs) {
+  return Sub
+      .add_option("inputs", Inputs,
+                  "Inputs: .ll/.bc files ('-' = standard input), directories (searched "
+                  "recursively for .bc and .ll), @LIST files (one path per line) and "
+                  "ml-compiler-opt corpus descriptions (JSON, recognised by content)")
+      ->type_name("INPUT...");
+}
+
+CLI::Option *addMode(CLI::App &Sub, std::string &Mode) {
+  return Sub.add_option("--mode", Mode, "Input kind: llvm (LLVM IR). MIR is not supported")
+      ->check(CLI::IsMember({"llvm", "mir"}));
+}
+
+void addVocabularyOptions(CLI::App &Sub, VocabularyOptions &V) {
+  Sub.add_option("--ir2vec-vocab-path,--vocab", V.Path,
+                 "Vocabulary: LLVM's IR2Vec JSON or the workbench's HDF5 (recognised by "
+                 "content); default: the workbench's default vocabulary, built into the tool")
+      ->type_name("FILE");
+  Sub.add_option("--ir2vec-opc-weight", V.OpcWeight, "Weight of opcode vectors (float)")
+      ->type_name("NUM");
+  Sub.add_option("--ir2vec-type-weight", V.TypeWeight, "Weight of type vectors (float)")
+      ->type_name("NUM");
+  Sub.add_option("--ir2vec-arg-weight", V.ArgWeight,
+                 "Weight of operand-kind and predicate vectors (float)")
+      ->type_name("NUM");
+}
+
+unsigned jobsOrHardware(unsigned Jobs) {
+  return Jobs ? Jobs : llvm::hardware_concurrency().compute_thread_count();
+}
+
+corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs) {
+  corpus::BatchIO IO;
+  IO.Jobs = jobsOrHardware(Jobs);
+  IO.ShowProgress = !R.quiet();
+  IO.Report = R.handler();
+  return IO;
+}
+
+llvm::Expected<support::Outcome> outcomeOf(llvm::Error E) {
+  if (E)
+    return std::move(E);
+  return support::Outcome::complete();
+}
+
+llvm::Error checkMode(const std::string &Mode) {
+  if (Mode == "mir")
+    return support::usageError("--mode=mir: Machine IR is not supported (LLVM IR only)");
+  return llvm::Error::success();
+}
+
+namespace {
+
+void longNames(CLI::App &App, std::set<std::string> &Long) {
+  for (const CLI::Option *Opt : App.get_options())
+    for (const std::string &N : Opt->get_lnames())
+      Long.insert(N);
+  for (CLI::App *Sub : App.get_subcommands([](CLI::App *) { return true; }))
+    longNames(*Sub, Long);
+}
+
+} // namespace
+
+std::vector<std::string> normaliseArgs(std::vector<std::string> Args, CLI::App &App) {
+  std::set<std::string> Long;
+  longNames(App, Long);
+  for (std::string &A : Args) {
+    if (A.size() < 3 || A[0] != '-' || A[1] == '-')
+      continue;
+    std::string Name = A.substr(1, A.find('=') - 1);
+    if (Long.count(Name))
+      A.insert(0, "-");
+  }
+  std::reverse(Args.begin(), Args.end()); // CLI11 takes argument vectors in reverse
+  return Args;
+}
+
+std::vector<std::string> splitCompilerCommand(std::vector<std::string> &Args) {
+  auto Dash = std::find(Args.begin(), Args.end(), "--");
+  if (Args.empty() || Args[0] != "mlgo" || Dash == Args.end())
+    return {};
+  std::vector<std::string> Compiler(Dash + 1, Args.end());
+  Args.erase(Dash, Args.end());
+  return Compiler;
+}
+
+int parseAndRun(CLI::App &App, const Commands &Cmds, std::vector<std::string> Args) {
+  try {
+    App.parse(normaliseArgs(std::move(Args), App));
+  } catch (const CLI::ParseError &E) {
+    const int Status = App.exit(E); // prints the help, the version or the error
+    if (Status == 0)
+      return 0;
+    const Command *C = parsedCommand(App, Cmds);
+    return C ? C->Exits.Usage : 1;
+  }
+  const Command *C = parsedCommand(App, Cmds);
+  if (!C || !C->Run) {
+    llvm::errs() << App.help();
+    return 1;
+  }
+  return C->Run();
+}
+
+} // namespace wb::tool

@@ -1,0 +1,109 @@
+// What every subcommand of `ir2vec` shares: its exit-status table, the one boundary where a
+// library call's result becomes messages and an exit status, and the option helpers that
+// give the same option the same name, help and default everywhere.
+//
+// A subcommand is a thin driver: it declares its own options (only those), turns them into a
+// library call, and hands the llvm::Expected<support::Outcome> to finish().
+#pragma once
+
+#include "corpus/Batch.h"
+#include "support/Diagnostics.h"
+#include "support/Error.h"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wb::tool {
+
+inline constexpr const char *ToolName = "ir2vec";
+inline constexpr const char *MlgoToolName = "ir2vec mlgo";
+
+struct ExitRow {
+  std::string Status; // "0", "1", "the compiler's", ...
+  std::string Meaning;
+};
+
+/// A subcommand's exit statuses: how each kind of ending maps to a status, and the table its
+/// --help prints.
+struct ExitTable {
+  int Usage = 1, Failure = 1, Partial = 2, Interrupted = 130;
+  std::vector<ExitRow> Rows;
+  std::string Note; // a sentence after the table
+  /// "Exit status:\n  0    ...\n" for --help.
+  std::string help() const;
+};
+
+/// Tables shared by several subcommands.
+ExitTable batchExits();  // many inputs: 0 all, 1 nothing usable, 2 some failed, 130
+ExitTable simpleExits(); // 0 done, 1 failed (and no output)
+
+/// The one boundary of a subcommand: prints the error (once, unless already reported) or the
+/// warning of a partial result, and returns the status from Table.
+int finish(const support::Reporter &R, const ExitTable &Table,
+           llvm::Expected<support::Outcome> Result);
+
+/// A subcommand: its parser and what runs it once parsed.
+struct Command {
+  CLI::App *App;
+  ExitTable Exits;
+  std::function<int()> Run;
+};
+using Commands = std::vector<Command>;
+
+/// Adds a subcommand with its exit table in its --help.
+CLI::App *addCommand(CLI::App &Parent, Commands &Cmds, const std::string &Name,
+                     const std::string &Description, ExitTable Exits);
+/// Sets the run function of the subcommand App (added with addCommand).
+void setRun(Commands &Cmds, CLI::App *App, std::function<int()> Run);
+/// The deepest subcommand the parser entered, and its exit table (for usage errors).
+const Command *parsedCommand(const CLI::App &Root, const Commands &Cmds);
+
+// ---- options shared by several subcommands ---------------------------------------------------
+
+/// -o: Path; Stdout says whether "-" (standard output) is allowed.
+CLI::Option *addOutput(CLI::App &Sub, std::string &Path, const std::string &What, bool Stdout);
+/// -q/--quiet with what it silences.
+CLI::Option *addQuiet(CLI::App &Sub, bool &Quiet, const std::string &What);
+/// -j/--jobs (0 = all hardware threads).
+CLI::Option *addJobs(CLI::App &Sub, unsigned &Jobs, const std::string &What);
+/// The inputs of a batch: files, directories, @lists, corpus descriptions.
+CLI::Option *addInputs(CLI::App &Sub, std::vector<std::string> &Inputs);
+/// --mode llvm (MIR is rejected), as llvm-ir2vec spells it.
+CLI::Option *addMode(CLI::App &Sub, std::string &Mode);
+
+/// The vocabulary a command embeds with: file and section weights (as llvm-ir2vec names them).
+struct VocabularyOptions {
+  std::string Path; // "" = the built-in default vocabulary
+  std::string OpcWeight = "1.0", TypeWeight = "0.5", ArgWeight = "0.2";
+};
+void addVocabularyOptions(CLI::App &Sub, VocabularyOptions &V);
+
+/// Threads for Jobs (0 = all hardware threads).
+unsigned jobsOrHardware(unsigned Jobs);
+/// The batch settings of a run: workers, progress on a terminal unless quiet, and per-module
+/// messages through R.
+corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs);
+/// A library call that returns only an Error, as an outcome.
+llvm::Expected<support::Outcome> outcomeOf(llvm::Error E);
+/// --mode: llvm, or a usage error.
+llvm::Error checkMode(const std::string &Mode);
+
+/// llvm-ir2vec (LLVM's cl library) also accepts long options with one dash ("-level=bb");
+/// rewrites those to "--" when the name is one of App's, and reverses the vector as CLI11
+/// wants it.
+std::vector<std::string> normaliseArgs(std::vector<std::string> Args, CLI::App &App);
+
+/// For `ir2vec mlgo ...` command lines: removes "--" and what follows from Args and returns it
+/// (another program's command line, never parsed as ours). Other command lines are left
+/// alone and give an empty result.
+std::vector<std::string> splitCompilerCommand(std::vector<std::string> &Args);
+
+/// Parses Args (without the program name) into App and runs the chosen subcommand. Usage
+/// errors exit with the parsed subcommand's status.
+int parseAndRun(CLI::App &App, const Commands &Cmds, std::vector<std::string> Args);
+
+} // namespace wb::tool

@@ -1,0 +1,169 @@
+// `ir2vec embeddings` and `ir2vec from-counts`: IR2Vec vectors of one module or a corpus, as
+// llvm-ir2vec's text or the lossless HDF5 file (ir2vec/EmbeddingBatch.h, ir2vec/FromCounts.h).
+#include "tools/ir2vec/Groups.h"
+
+#include "ir2vec/EmbeddingBatch.h"
+#include "ir2vec/FromCounts.h"
+#include "support/Inputs.h"
+#include "vocab/VocabularyFile.h"
+
+#include <optional>
+
+namespace wb::tool {
+
+namespace {
+
+struct EmbeddingsOptions {
+  std::string Output = "-", Mode = "llvm", Kind = "symbolic", Level = "func", Format = "text";
+  std::string Function;
+  std::vector<std::string> Inputs;
+  VocabularyOptions Vocab;
+  unsigned Precision = 2, Jobs = 0, Compress = 0;
+  bool Counts = false, InstText = false, Resume = false, Quiet = false;
+};
+
+struct FromCountsOptions {
+  std::string Output, Counts;
+  VocabularyOptions Vocab;
+  unsigned Compress = 0;
+  bool Quiet = false;
+};
+
+/// The vocabulary the options name, its warnings reported.
+llvm::Expected<vocab::EmbeddingVocabulary> loadVocabulary(const VocabularyOptions &O,
+                                                          const support::Reporter &R) {
+  auto W = vocab::Weights::parse(O.OpcWeight, O.TypeWeight, O.ArgWeight);
+  if (!W)
+    return W.takeError();
+  auto V = vocab::loadEmbeddingVocabulary(O.Path, *W);
+  if (V)
+    R.warnings(V->Warnings);
+  return V;
+}
+
+llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
+                                               const support::Reporter &R) {
+  if (llvm::Error E = checkMode(O.Mode))
+    return E;
+  ir2vec::EmbeddingJob J;
+  auto K = ir2vec::parseKind(O.Kind);
+  if (!K)
+    return K.takeError();
+  auto L = ir2vec::parseLevel(O.Level);
+  if (!L)
+    return L.takeError();
+  auto F = ir2vec::parseOutputFormat(O.Format);
+  if (!F)
+    return F.takeError();
+  J.EmbeddingKind = J.Header.EmbeddingKind = *K;
+  J.Granularity = J.Header.Granularity = *L;
+  J.Format = *F;
+  if (!O.Function.empty())
+    J.FunctionName = O.Function;
+  J.Precision = O.Precision;
+  J.Output = O.Output;
+  J.Compress = O.Compress;
+  J.Resume = O.Resume;
+  J.Header.Counts = O.Counts;
+  J.Header.InstructionText = O.InstText;
+  if (llvm::Error E = J.validate()) // before any file is read
+    return E;
+  std::optional<vocab::EmbeddingVocabulary> V;
+  if (O.Counts) {
+    J.Vocab = &ir2vec::countingVocabulary();
+  } else {
+    auto Loaded = loadVocabulary(O.Vocab, R);
+    if (!Loaded)
+      return Loaded.takeError();
+    V.emplace(std::move(*Loaded));
+    J.Vocab = &V->Loaded.Vocab;
+    J.Header.W = J.Vocab->weights();
+    J.Header.VocabSHA256 = V->SHA256;
+  }
+  J.Header.Dimension = J.Vocab->dimension();
+  auto Inputs = support::expandInputsOrStdin(O.Inputs);
+  if (!Inputs)
+    return Inputs.takeError();
+  J.Inputs = std::move(*Inputs);
+  return ir2vec::runEmbeddings(J, batchIO(R, O.Jobs));
+}
+
+llvm::Expected<support::Outcome> runFromCounts(const FromCountsOptions &O,
+                                               const support::Reporter &R) {
+  auto V = loadVocabulary(O.Vocab, R);
+  if (!V)
+    return V.takeError();
+  return ir2vec::runFromCounts(O.Counts, V->Loaded.Vocab, V->SHA256, O.Output, O.Compress);
+}
+
+CLI::Option *addCompress(CLI::App &Sub, unsigned &Compress) {
+  return Sub
+      .add_option("--compress", Compress,
+                  "Deflate level 1-9 for embedding data (smaller file, much slower; 0: none)")
+      ->check(CLI::Range(0u, 9u));
+}
+
+} // namespace
+
+void addEmbeddingCommands(CLI::App &App, Commands &Cmds) {
+  auto E = std::make_shared<EmbeddingsOptions>();
+  CLI::App *Embeddings = addCommand(
+      App, Cmds, "embeddings", "Embed functions, blocks or instructions of one or many modules",
+      batchExits());
+  addOutput(*Embeddings, E->Output, "Output file (with --format hdf5: required)",
+            /*Stdout=*/true);
+  addMode(*Embeddings, E->Mode);
+  addVocabularyOptions(*Embeddings, E->Vocab);
+  Embeddings
+      ->add_option("--ir2vec-kind,--kind", E->Kind, "Embedding kind: symbolic or flow-aware")
+      ->check(CLI::IsMember(support::names<ir2vec::Kind>(ir2vec::KindNames)));
+  Embeddings->add_option("--level", E->Level, "Granularity: inst, bb or func")
+      ->check(CLI::IsMember(support::names<ir2vec::Level>(ir2vec::LevelNames)));
+  Embeddings->add_option("--function", E->Function, "Only this function (exact IR name)")
+      ->type_name("NAME");
+  Embeddings
+      ->add_option("--precision", E->Precision,
+                   "Text format: digits after the decimal point (llvm-ir2vec prints 2)")
+      ->check(CLI::Range(0u, ir2vec::MaxPrecision));
+  Embeddings
+      ->add_option("--format", E->Format,
+                   "text (llvm-ir2vec's) or hdf5 (lossless float64, needs -o; schema in "
+                   "docs/formats/embeddings-hdf5.md)")
+      ->check(CLI::IsMember(support::names<ir2vec::OutputFormat>(ir2vec::OutputFormatNames)));
+  Embeddings->add_flag("--counts", E->Counts,
+                       "With --format hdf5: write vocabulary-independent entity counts instead "
+                       "of embeddings (turn them into embeddings with from-counts)");
+  Embeddings->add_flag("--inst-text", E->InstText,
+                       "With --format hdf5 --level inst: also store each instruction as LLVM "
+                       "prints it (instructions/text); printing costs more than parsing");
+  Embeddings->add_flag("--resume", E->Resume,
+                       "With --format hdf5: continue an interrupted run of the same command "
+                       "from its last checkpoint");
+  addCompress(*Embeddings, E->Compress);
+  addQuiet(*Embeddings, E->Quiet, "No warnings, progress line or summary");
+  addJobs(*Embeddings, E->Jobs, "Worker threads");
+  addInputs(*Embeddings, E->Inputs);
+  setRun(Cmds, Embeddings, [E] {
+    support::Reporter R(ToolName, E->Quiet);
+    return finish(R, batchExits(), runEmbeddings(*E, R));
+  });
+
+  auto C = std::make_shared<FromCountsOptions>();
+  CLI::App *FromCounts = addCommand(
+      App, Cmds, "from-counts",
+      "Turn an entity-counts file (embeddings --counts) into embeddings with a vocabulary; the "
+      "kind and level are the counts file's",
+      simpleExits());
+  addOutput(*FromCounts, C->Output, "Output embeddings file (HDF5)", /*Stdout=*/false)
+      ->required();
+  addVocabularyOptions(*FromCounts, C->Vocab);
+  addCompress(*FromCounts, C->Compress);
+  addQuiet(*FromCounts, C->Quiet, "No warnings");
+  FromCounts->add_option("counts", C->Counts, "The counts file (.h5)")->required();
+  setRun(Cmds, FromCounts, [C] {
+    support::Reporter R(ToolName, C->Quiet);
+    return finish(R, simpleExits(), runFromCounts(*C, R));
+  });
+}
+
+} // namespace wb::tool

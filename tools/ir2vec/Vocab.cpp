@@ -1,0 +1,204 @@
+// `ir2vec vocab train|eval|split|export`: vocabularies from OpenKE triplets, their evaluation
+// and their files (vocab/VocabTraining.h).
+#include "tools/ir2vec/Groups.h"
+
+#include "vocab/VocabTraining.h"
+
+namespace wb::tool {
+
+namespace {
+
+/// The OpenKE directory and the split options train, eval and split share.
+struct GraphOptions {
+  std::string Dir;
+  vocab::SplitOptions Split;
+};
+
+struct TrainOptions {
+  GraphOptions Graph;
+  std::string Output, HDF5Output;
+  std::string Distance = "l1", Optimizer = "adam", Corruption = "bernoulli",
+              Weighting = "unique";
+  bool NoFilter = false, NoNormalize = false, Quiet = false;
+  unsigned Jobs = 1;
+  vocab::TransEConfig Config;
+};
+
+struct EvalOptions {
+  GraphOptions Graph;
+  std::vector<std::string> Vocabularies;
+  std::string Distance = "l1";
+  bool JSON = false;
+};
+
+struct SplitOptions {
+  GraphOptions Graph;
+  std::string Output;
+};
+
+struct ExportOptions {
+  std::string Input, Output;
+  bool Quiet = false;
+};
+
+void addGraphOptions(CLI::App &Sub, GraphOptions &G) {
+  Sub.add_option("dir", G.Dir, "OpenKE directory (ir2vec triplets --format openke -o DIR)")
+      ->type_name("DIR")
+      ->required();
+  Sub.add_option("--valid-fraction", G.Split.Valid,
+                 "Held-out validation fraction of the unique triplets (without valid2id.txt)");
+  Sub.add_option("--test-fraction", G.Split.Test,
+                 "Held-out test fraction (without test2id.txt)");
+  Sub.add_option("--split-seed", G.Split.Seed, "Seed of the train/valid/test split");
+}
+
+CLI::Option *addDistance(CLI::App &Sub, std::string &Distance) {
+  return Sub.add_option("--distance", Distance, "TransE distance: l1 or l2")
+      ->check(CLI::IsMember(support::names<vocab::Distance>(vocab::DistanceNames)));
+}
+
+llvm::Expected<support::Outcome> runTrain(TrainOptions O, const support::Reporter &R) {
+  vocab::TransEConfig &C = O.Config;
+  auto D = support::parseNamed<vocab::Distance>(vocab::DistanceNames, O.Distance, "distance");
+  if (!D)
+    return D.takeError();
+  auto Opt = learn::parseOptimizer(O.Optimizer);
+  if (!Opt)
+    return Opt.takeError();
+  auto Cor = support::parseNamed<vocab::Corruption>(vocab::CorruptionNames, O.Corruption,
+                                                    "corruption");
+  if (!Cor)
+    return Cor.takeError();
+  auto W = support::parseNamed<vocab::TripletWeights>(vocab::TripletWeightsNames, O.Weighting,
+                                                      "weighting");
+  if (!W)
+    return W.takeError();
+  C.Dist = *D;
+  C.Optimizer.Kind = *Opt;
+  C.Corrupt = *Cor;
+  C.Weights = *W;
+  C.FilterNegatives = !O.NoFilter;
+  C.NormalizeEntities = !O.NoNormalize;
+  C.Threads = O.Jobs;
+  vocab::VocabTrainingJob J{O.Graph.Dir, O.Graph.Split, C, {}};
+  for (const std::string &Out : {O.Output, O.HDF5Output})
+    if (!Out.empty())
+      J.Outputs.push_back(Out);
+  return vocab::runVocabTraining(J, !O.Quiet, R.handler());
+}
+
+llvm::Expected<support::Outcome> runEval(const EvalOptions &O) {
+  auto D = support::parseNamed<vocab::Distance>(vocab::DistanceNames, O.Distance, "distance");
+  if (!D)
+    return D.takeError();
+  return vocab::runVocabEvaluation(O.Graph.Dir, O.Graph.Split, O.Vocabularies, *D, O.JSON,
+                                   llvm::outs());
+}
+
+} // namespace
+
+void addVocabCommands(CLI::App &App, Commands &Cmds) {
+  CLI::App *Vocab = App.add_subcommand("vocab", "Train, evaluate and export vocabularies");
+  Vocab->require_subcommand(1);
+
+  auto T = std::make_shared<TrainOptions>();
+  ExitTable TrainExits = simpleExits();
+  TrainExits.Rows.push_back({"130", "interrupted (SIGINT, SIGTERM): no output written"});
+  CLI::App *Train = addCommand(
+      *Vocab, Cmds, "train",
+      "Train a TransE vocabulary on OpenKE triplets (ir2vec triplets --format openke)",
+      TrainExits);
+  addGraphOptions(*Train, T->Graph);
+  addOutput(*Train, T->Output,
+            "Output vocabulary: .json (LLVM 22 format) or .h5 ('-' = JSON on standard output)",
+            /*Stdout=*/false);
+  Train->add_option("--hdf5", T->HDF5Output,
+                    "Also write the HDF5 form (relations and provenance included)")
+      ->type_name("FILE");
+  addDistance(*Train, T->Distance);
+  Train->add_option("--dim", T->Config.Dim, "Vector dimension")->check(CLI::Range(1u, 4096u));
+  Train->add_option("--epochs", T->Config.Epochs, "Training epochs (at most)");
+  Train->add_option("--seed", T->Config.Seed, "Seed (initialisation, shuffling, negatives)");
+  Train->add_option("--batch-size", T->Config.BatchSize, "Triplets per minibatch");
+  Train->add_option("--negatives", T->Config.Negatives, "Corrupted triplets per true one");
+  Train->add_option("--margin", T->Config.Margin, "Margin of the ranking loss");
+  Train->add_option("--lr", T->Config.Optimizer.LearningRate, "Learning rate");
+  Train->add_option("--optimizer", T->Optimizer, "sgd or adam (sparse: touched columns only)")
+      ->check(CLI::IsMember(support::names<learn::OptimizerKind>(learn::OptimizerNames)));
+  Train
+      ->add_option("--corruption", T->Corruption,
+                   "Which side to corrupt: uniform (50/50) or bernoulli (by relation "
+                   "cardinality, Wang et al. 2014)")
+      ->check(CLI::IsMember(support::names<vocab::Corruption>(vocab::CorruptionNames)));
+  Train->add_flag("--no-filter", T->NoFilter,
+                  "Allow known training triplets as negatives (default: never)");
+  Train->add_flag("--no-normalize", T->NoNormalize,
+                  "Do not keep entity vectors at unit length (default: unit length, as the "
+                  "default vocabulary was trained)");
+  Train
+      ->add_option("--weighting", T->Weighting,
+                   "unique (each triplet once), frequency (by occurrences) or log (by "
+                   "log(1 + occurrences)); counts from triplet_counts.txt")
+      ->check(CLI::IsMember(support::names<vocab::TripletWeights>(vocab::TripletWeightsNames)));
+  Train->add_option("-j,--jobs", T->Jobs, "Threads (Hogwild updates; 1 is reproducible)")
+      ->check(CLI::Range(1u, 1024u));
+  Train->add_option("--eval-every", T->Config.EvalEvery,
+                    "Check filtered validation MRR every N epochs and keep the best model "
+                    "(0: no early stopping)");
+  Train->add_option("--patience", T->Config.Patience,
+                    "Stop after this many checks without improvement");
+  addQuiet(*Train, T->Quiet, "No warnings, progress line or summary");
+  setRun(Cmds, Train, [T, TrainExits] {
+    support::Reporter R(ToolName, T->Quiet);
+    return finish(R, TrainExits, runTrain(*T, R));
+  });
+
+  auto E = std::make_shared<EvalOptions>();
+  CLI::App *Eval = addCommand(
+      *Vocab, Cmds, "eval",
+      "Link prediction (MR, MRR, Hits@k) on held-out triplets and analogies, for any "
+      "vocabulary files",
+      simpleExits());
+  addGraphOptions(*Eval, E->Graph);
+  addDistance(*Eval, E->Distance);
+  Eval->add_option("--vocab,--ir2vec-vocab-path", E->Vocabularies,
+                   "Vocabularies to compare: LLVM JSON or the workbench's HDF5, repeatable "
+                   "(default: the default vocabulary, built into the tool)")
+      ->type_name("FILE");
+  Eval->add_flag("--json", E->JSON, "Print the report as JSON (schema ir2vec.vocab-eval/1)");
+  setRun(Cmds, Eval, [E] {
+    return finish(support::Reporter(ToolName, false), simpleExits(), runEval(*E));
+  });
+
+  auto S = std::make_shared<SplitOptions>();
+  CLI::App *Split = addCommand(
+      *Vocab, Cmds, "split",
+      "Write an OpenKE directory with the train/valid/test split made explicit", simpleExits());
+  addGraphOptions(*Split, S->Graph);
+  addOutput(*Split, S->Output, "Output directory (created when its parent exists)",
+            /*Stdout=*/false)
+      ->type_name("DIR");
+  setRun(Cmds, Split, [S] {
+    return finish(support::Reporter(ToolName, false), simpleExits(),
+                  vocab::runVocabSplit(S->Graph.Dir, S->Graph.Split, S->Output));
+  });
+
+  auto X = std::make_shared<ExportOptions>();
+  CLI::App *Export = addCommand(
+      *Vocab, Cmds, "export",
+      "Write the default vocabulary (or --vocab IN) as LLVM JSON or HDF5", simpleExits());
+  addOutput(*Export, X->Output,
+            "Output: .json (LLVM 22 format) or .h5 ('-' = JSON on standard output)",
+            /*Stdout=*/false);
+  Export->add_option("--vocab,--ir2vec-vocab-path", X->Input,
+                     "Convert this vocabulary (LLVM JSON or the workbench's HDF5) instead of "
+                     "the default one")
+      ->type_name("FILE");
+  addQuiet(*Export, X->Quiet, "No warnings");
+  setRun(Cmds, Export, [X] {
+    support::Reporter R(ToolName, X->Quiet);
+    return finish(R, simpleExits(), vocab::exportVocabulary(X->Input, X->Output, R.handler()));
+  });
+}
+
+} // namespace wb::tool
