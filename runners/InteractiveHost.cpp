@@ -94,6 +94,38 @@ int SessionResult::exitStatus() const {
   return 125;
 }
 
+llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::string &LogPath,
+                                                const std::string &TranscriptPath) {
+  // Streamed into temporary files (no memory growth on long runs), moved into place only
+  // after a clean session: a file under the requested name is always complete.
+  std::optional<support::AtomicOutput> Log, Transcript;
+  for (auto [Path, Out, Stream] : {std::tuple{&LogPath, &Log, &C.LogStream},
+                                   {&TranscriptPath, &Transcript, &C.TranscriptStream}}) {
+    if (Path->empty())
+      continue;
+    llvm::Expected<support::AtomicOutput> A = support::AtomicOutput::create(*Path);
+    if (!A)
+      return A.takeError();
+    Out->emplace(std::move(*A));
+    *Stream = &(*Out)->os();
+  }
+  llvm::Expected<SessionResult> R = runSession(C);
+  if (!R)
+    return R.takeError();
+  for (const std::string &N : R->ZeroFilled)
+    R->Warnings.push_back("feature '" + N + "' is not sent by the compiler; the policy sees zeros");
+  if (R->clean() && R->ChannelOpened) {
+    for (std::optional<support::AtomicOutput> *Out : {&Log, &Transcript})
+      if (*Out)
+        if (llvm::Error E = (*Out)->commit())
+          return E;
+  } else if (R->clean() && (Log || Transcript)) {
+    R->Warnings.push_back("the compiler never opened the channel (no ML advisor in this "
+                          "pipeline); no log written");
+  }
+  return R;
+}
+
 bool SessionResult::clean() const {
   return Outcome == Exited && Error.empty() && !Status.Signaled;
 }

@@ -59,6 +59,9 @@ struct SessionResult {
   size_t Observations = 0;  // answered
   std::vector<std::string> UnknownFeatures, Ignored, ZeroFilled;
   std::string FeatureSetVersion;
+  /// Warnings for the user: features the policy sees as zeros, logs not written because the
+  /// compiler never opened the channel.
+  std::vector<std::string> Warnings;
   /// The status `ir2vec mlgo run` exits with: the compiler's (128 + signal when killed),
   /// 124 on a timeout, 125 on a host error, 130 when cancelled.
   int exitStatus() const;
@@ -78,5 +81,11 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
 /// Runs one session. Errors before the compiler starts (bad policy, model, vocabulary,
 /// temporary directory) are returned as errors; everything after is in the result.
 llvm::Expected<SessionResult> runSession(const SessionConfig &C);
+
+/// Runs one session with its log and the compiler's raw stream written to files ("" = not
+/// wanted) as the session goes; they appear under their names only when the session is clean
+/// (SessionResult::clean) and the compiler opened the channel.
+llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::string &LogPath,
+                                                const std::string &TranscriptPath);
 
 } // namespace wb::runners

@@ -29,24 +29,11 @@ import time
 import h5py
 import numpy as np
 
+import harness
+from harness import Results, run
+
 KINDS = ["symbolic", "flow-aware"]
 LEVELS = ["func", "bb", "inst"]
-
-
-class Results:
-    def __init__(self):
-        self.passed, self.failures = 0, []
-
-    def check(self, name, ok, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failures.append(f"{name}: {detail}")
-        return ok
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, **kw)
 
 
 def oracle_rows(a, kind, level, path):
@@ -316,10 +303,7 @@ def main():
             test_counts(a, res, d, data)
             test_progress(a, res, d, data * 40)
             test_usage(a, res, d, data)
-    for f in res.failures[:60]:
-        print("FAIL", f)
-    print(f"{res.passed} passed, {len(res.failures)} failed")
-    return 1 if res.failures else 0
+    return res.summary()
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@
     (tests/oracle_print.cpp, which uses llvm::ir2vec::Embedder);
   * bad input: each case exits 1 with a message naming the problem and leaves no output file.
 
+Every embeddings comparison must cover vectors unless the module has no function definition
+(counted independently, from llvm-dis-22's output): two tools that both fail the same way, or
+both print nothing, compare equal but prove nothing.
+
   cli_test.py --ir2vec BIN --llvm-bindir DIR --oracle-print BIN --vocab SEED.json --data DIR
               [--corpus-list LIST]    (with a list: the compatibility and precision checks run
                                        over every module of the corpus instead)
@@ -16,31 +20,32 @@ import argparse
 import concurrent.futures
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
+import harness
+from harness import run
+
 KINDS = ["symbolic", "flow-aware"]
 LEVELS = ["func", "bb", "inst"]
+VECTOR = re.compile(rb" \[( +-?[0-9][^ ]* )+\]$", re.M)
 
 
-def run(cmd, stdin=None):
-    return subprocess.run(cmd, input=stdin, capture_output=True)
+def vectors(out):
+    """Vectors in llvm-ir2vec's text output (a vector ends its line)."""
+    return len(VECTOR.findall(out))
 
 
-class Results:
+class Results(harness.Results):
     def __init__(self):
-        self.passed = 0
-        self.failures = []
+        super().__init__()
+        self.vectors = 0  # vectors covered by embeddings comparisons
 
-    def check(self, name, ok, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failures.append(f"{name}: {detail}")
-
-    def same_run(self, name, ours, theirs):
-        """Our run must match theirs: same exit status, byte-identical stdout."""
+    def same_run(self, name, ours, theirs, expect_vectors=False):
+        """Our run must match theirs: same exit status, byte-identical stdout; with
+        expect_vectors, a comparison that covers no vector fails."""
         if ours.returncode != theirs.returncode:
             self.check(name, False, f"exit {ours.returncode} vs llvm-ir2vec {theirs.returncode}: "
                        f"{ours.stderr.decode(errors='replace')[:300]}")
@@ -51,22 +56,36 @@ class Results:
                        f"({len(a)} vs {len(b)} lines): ours {a[line][:120] if line < len(a) else '<eof>'!r}"
                        f" theirs {b[line][:120] if line < len(b) else '<eof>'!r}")
         else:
-            self.check(name, True)
+            n = vectors(ours.stdout)
+            self.vectors += n
+            self.check(name, n > 0 or not expect_vectors,
+                       f"no vectors compared (exit {ours.returncode}), yet the module defines functions")
+
+
+def defines_functions(a, path):
+    """Whether the module has a function definition, from llvm-dis-22 (independent of us)."""
+    if path.endswith(".ll"):
+        text = open(path, "rb").read()
+    else:
+        text = run([a.llvm_dis, "-o", "-", path]).stdout
+    return re.search(rb"^define ", text, re.M) is not None
 
 
 def compat_jobs(a, path):
-    """(name, our command, their command) triples for one input file."""
-    jobs = [(f"triplets {path}", [a.ir2vec, "triplets", path], [a.llvm_ir2vec, "triplets", path])]
+    """(name, our command, their command, expect vectors) for one input file."""
+    jobs = [(f"triplets {path}", [a.ir2vec, "triplets", path], [a.llvm_ir2vec, "triplets", path], False)]
+    defines = defines_functions(a, path)
     for kind in KINDS:
         for level in LEVELS:
             opts = [f"--ir2vec-vocab-path={a.vocab}", f"--ir2vec-kind={kind}", f"--level={level}"]
             jobs.append((f"embeddings {kind} {level} {path}", ours(a, ["embeddings", *opts, path]),
-                         [a.llvm_ir2vec, "embeddings", *opts, path]))
+                         [a.llvm_ir2vec, "embeddings", *opts, path], defines))
     return jobs
 
 
 def precision_jobs(a, path):
     jobs = []
+    defines = defines_functions(a, path)
     for kind in KINDS:
         for level in LEVELS:
             for prec in ([17] if a.corpus_list else [0, 5, 17]):
@@ -74,17 +93,17 @@ def precision_jobs(a, path):
                              [a.ir2vec, "embeddings", "-q", f"--ir2vec-vocab-path={a.vocab}",
                               f"--ir2vec-kind={kind}", f"--level={level}", "--precision",
                               str(prec), path],
-                             [a.oracle_print, a.vocab, kind, level, str(prec), path]))
+                             [a.oracle_print, a.vocab, kind, level, str(prec), path], defines))
     return jobs
 
 
 def run_pairs(res, jobs, workers):
     def one(job):
-        name, ours, theirs = job
-        return name, run(ours), run(theirs)
+        name, ours, theirs, expect = job
+        return name, run(ours), run(theirs), expect
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        for name, ours, theirs in pool.map(one, jobs):
-            res.same_run(name, ours, theirs)
+        for name, ours, theirs, expect in pool.map(one, jobs):
+            res.same_run(name, ours, theirs, expect)
 
 
 def ours(a, args):
@@ -104,12 +123,12 @@ def compat_extras(a, res, data):
         for level in LEVELS:
             args = ["embeddings", v, f"--level={level}", f"--function={fn}", f"{data}/{f}"]
             res.same_run(f"--function={fn!r} {level}", run(ours(a, args)),
-                         run([a.llvm_ir2vec] + args))
+                         run([a.llvm_ir2vec] + args), expect_vectors=fn != "only_declared")
     text = open(f"{data}/phi_cycles.ll", "rb").read()
     for level in LEVELS:
         args = ["embeddings", v, "--ir2vec-kind=flow-aware", f"--level={level}", "-"]
         res.same_run(f"stdin {level}", run(ours(a, args), stdin=text),
-                     run([a.llvm_ir2vec] + args, stdin=text))
+                     run([a.llvm_ir2vec] + args, stdin=text), expect_vectors=True)
     bc = subprocess.run([a.llvm_as, "-o", "-", f"{data}/types.ll"], capture_output=True).stdout
     res.same_run("stdin bitcode triplets", run([a.ir2vec, "triplets", "-"], stdin=bc),
                  run([a.llvm_ir2vec, "triplets", "-"], stdin=bc))
@@ -117,11 +136,11 @@ def compat_extras(a, res, data):
     args = ["embeddings", f"-ir2vec-vocab-path={a.vocab}", "-level=bb", "-ir2vec-kind=flow-aware",
             f"{data}/debug.ll"]
     res.same_run("single-dash options", run(ours(a, args)),
-                 run([a.llvm_ir2vec] + args))
+                 run([a.llvm_ir2vec] + args), expect_vectors=True)
     # Non-default weights (parsed like cl::opt<float>).
     w = ["--ir2vec-opc-weight=0.3", "--ir2vec-type-weight=1.7", "--ir2vec-arg-weight=0.1"]
     args = ["embeddings", v, *w, "--level=inst", f"{data}/types.ll"]
-    res.same_run("weights", run(ours(a, args)), run([a.llvm_ir2vec] + args))
+    res.same_run("weights", run(ours(a, args)), run([a.llvm_ir2vec] + args), expect_vectors=True)
     with tempfile.TemporaryDirectory() as d:
         for tool, name in [(a.ir2vec, "ours.txt"), (a.llvm_ir2vec, "theirs.txt")]:
             r = run([tool, "embeddings", v, "--level=bb", "-o", f"{d}/{name}", f"{data}/eh.ll"])
@@ -214,6 +233,7 @@ def main():
     a = ap.parse_args()
     a.llvm_ir2vec = os.path.join(a.llvm_bindir, "llvm-ir2vec")
     a.llvm_as = os.path.join(a.llvm_bindir, "llvm-as")
+    a.llvm_dis = os.path.join(a.llvm_bindir, "llvm-dis")
     res = Results()
     if a.corpus_list:
         files = [l.strip() for l in open(a.corpus_list) if l.strip()]
@@ -228,11 +248,8 @@ def main():
     for f in files:
         jobs += compat_jobs(a, f) + precision_jobs(a, f)
     run_pairs(res, jobs, a.j)
-    for f in res.failures[:50]:
-        print("FAIL", f)
-    print(f"{len(files)} input files, {res.passed + len(res.failures)} checks")
-    print(f"{res.passed} passed, {len(res.failures)} failed")
-    return 0 if not res.failures else 1
+    res.check("the comparisons covered vectors", res.vectors > 0, "no vector was compared at all")
+    return res.summary(f"{len(files)} input files, {res.vectors} vectors compared: ")
 
 
 if __name__ == "__main__":

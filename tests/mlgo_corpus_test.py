@@ -14,6 +14,7 @@ import argparse, concurrent.futures as cf, os, subprocess, sys, tempfile
 import h5py
 import numpy as np
 
+import harness
 import mlgo_oracle
 
 p = argparse.ArgumentParser()
@@ -24,7 +25,8 @@ a = p.parse_args()
 B = lambda t: os.path.join(a.llvm_bindir, t)
 mods = [l.strip() for l in open(os.path.join(a.corpus, "corpus.list")) if l.strip()]
 work = tempfile.mkdtemp(prefix="mlgo-corpus-")
-fails = []
+res = harness.Results()
+check = res.check
 
 
 def text_size(obj):
@@ -49,43 +51,39 @@ def one(i):
     return m, sizes, obs, ""
 
 
-sizes, decisions = {}, 0
+sizes, decisions, same = {}, 0, 0
 with cf.ThreadPoolExecutor(max_workers=2) as ex:
     for m, s, obs, err in ex.map(one, range(len(mods))):
-        if s is None:
-            fails.append(f"{m}: host failed: {err[-300:]}")
+        if not check(f"{m}: the host ran", s is not None, err[-300:]):
             continue
         sizes[m] = s[0]
         decisions += obs
-        if s[0] != s[1]:
-            fails.append(f"{m}: .text {s[0]} alone, {s[1]} under the host")
+        same += check(f"{m}: the same .text alone and under the host", s[0] == s[1],
+                      f".text {s[0]} alone, {s[1]} under the host")
 print(f"mlgo run --policy default: {len(sizes)} of {len(mods)} modules, {decisions} decisions, "
-      f"{sum(1 for m in sizes) - sum(1 for f in fails if 'under the host' in f)} with the same .text")
+      f"{same} with the same .text")
 
 out = os.path.join(work, "data.h5")
 r = subprocess.run([a.ir2vec, "mlgo", "collect", "--task", "inline", "--policy", "default", "-j", "2", "-q",
                     "-o", out, os.path.join(a.corpus, "corpus_description.json")], capture_output=True, text=True)
-if r.returncode != 0:
-    fails.append(f"collect exit {r.returncode}: {r.stderr[-500:]}")
-else:
+if check("collect: exit 0", r.returncode == 0, r.stderr[-500:]):
     with h5py.File(out) as f:
         paths = [x.decode() for x in f["modules/path"][:]]
         text, base = f["modules/text_size"][:], f["modules/baseline_text_size"][:]
-        if len(paths) != len(mods):
-            fails.append(f"collect: {len(paths)} modules, expected {len(mods)}")
+        check("collect: every module", len(paths) == len(mods), f"{len(paths)} modules, expected {len(mods)}")
         for i, pth in enumerate(paths):
-            if text[i] != base[i]:
-                fails.append(f"collect {pth}: policy {text[i]} baseline {base[i]}")
-            if pth in sizes and base[i] != sizes[pth]:
-                fails.append(f"collect {pth}: baseline {base[i]}, llvm-size {sizes[pth]}")
-        if not np.all(f["row/reward"][:] == 0) or not np.all(f["modules/reward"][:] == 0):
-            fails.append("collect: a non-zero reward under the default policy")
-        if f.attrs["rows"] != decisions:
-            fails.append(f"collect: {f.attrs['rows']} rows, the sessions answered {decisions}")
-        print(f"collect: {len(paths)} modules, {f.attrs['rows']} rows, all rewards 0")
+            check(f"collect {pth}: policy size = baseline", text[i] == base[i],
+                  f"policy {text[i]} baseline {base[i]}")
+            if pth in sizes:
+                check(f"collect {pth}: baseline = llvm-size", base[i] == sizes[pth],
+                      f"baseline {base[i]}, llvm-size {sizes[pth]}")
+        check("collect: every reward is 0 under the default policy",
+              np.all(f["row/reward"][:] == 0) and np.all(f["modules/reward"][:] == 0))
+        check("collect: one row per answered decision", f.attrs["rows"] == decisions,
+              f"{f.attrs['rows']} rows, the sessions answered {decisions}")
+        print(f"collect: {len(paths)} modules, {f.attrs['rows']} rows")
 
-for f in fails[:50]:
-    print("FAIL", f)
-if not fails:
+status = res.summary()
+if status == 0:
     subprocess.run(["rm", "-rf", work])
-sys.exit(1 if fails else 0)
+sys.exit(status)

@@ -13,6 +13,7 @@ import argparse, glob, json, os, random, re, signal, struct, subprocess, sys, te
 import h5py
 import numpy as np
 
+import harness
 import mlgo_oracle
 from mlgo_oracle import read_log
 
@@ -26,16 +27,8 @@ p.add_argument("--sessions", type=int, default=100)
 a = p.parse_args()
 B = lambda t: os.path.join(a.llvm_bindir, t)
 OPT, LLC, CLANG = B("opt"), B("llc"), "clang-22"
-fails, passes = [], 0
-
-
-def check(name, ok, detail=""):
-    global passes
-    if ok:
-        passes += 1
-    else:
-        fails.append(name)
-        print("FAIL", name, str(detail)[:2000])
+res = harness.Results()
+check = res.check
 
 
 work = tempfile.mkdtemp(prefix="mlgo-test-")
@@ -333,8 +326,8 @@ for t in ["inline", "evict", "priority"]:
     table = subprocess.run([a.ir2vec, "mlgo", "features", "--task", t], capture_output=True, text=True).stdout
     check(f"docs/mlgo.md has the current {t} table", table and table in doc)
 
-print(f"{passes} checks passed, {len(fails)} failed")
-if not fails:
+status = res.summary()
+if status == 0:
     import shutil
     shutil.rmtree(work)
-sys.exit(1 if fails else 0)
+sys.exit(status)

@@ -19,6 +19,8 @@ import argparse, collections, glob, json, os, re, shutil, subprocess, sys, tempf
 
 import h5py
 
+import harness
+
 p = argparse.ArgumentParser()
 p.add_argument("--ir2vec", required=True)
 p.add_argument("--llvm-bindir", required=True)
@@ -28,23 +30,13 @@ p.add_argument("--corpus-list")
 a = p.parse_args()
 LLVM_IR2VEC = os.path.join(a.llvm_bindir, "llvm-ir2vec")
 OPT = os.path.join(a.llvm_bindir, "opt")
-fails, passes = [], 0
-
-
-def check(name, ok, detail=""):
-    global passes
-    if ok:
-        passes += 1
-    else:
-        fails.append(name)
-        print("FAIL", name, detail[:2000])
+res = harness.Results()
+check = res.check
 
 
 def run(cmd, stdin=None, ok=True):
-    r = subprocess.run(cmd, capture_output=True, input=stdin)
-    if ok and r.returncode:
-        sys.exit("command failed: %s\n%s" % (" ".join(cmd), r.stderr.decode()))
-    return r
+    """A command that must succeed unless ok=False."""
+    return harness.run(cmd, stdin=stdin, check=ok)
 
 
 def llvm_triplets(path, level=None):
@@ -206,5 +198,4 @@ check("installed default vocabulary files",
       os.path.exists(os.path.join(prefix, "share", "ir2vec", "ir2vec-default-75d.json")))
 
 shutil.rmtree(tmp)
-print("%d passed, %d failed" % (passes, len(fails)))
-sys.exit(1 if fails else 0)
+sys.exit(res.summary())

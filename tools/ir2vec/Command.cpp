@@ -95,7 +95,7 @@ const Command *parsedCommand(const CLI::App &Root, const Commands &Cmds) {
 
 CLI::Option *addOutput(CLI::App &Sub, std::string &Path, const std::string &What, bool Stdout) {
   return Sub.add_option("-o", Path, What + (Stdout ? " ('-' = standard output)" : ""))
-      ->type_name(Stdout ? "FILE" : "PATH");
+      ->type_name("FILE");
 }
 
 CLI::Option *addQuiet(CLI::App &Sub, bool &Quiet, const std::string &What) {

@@ -64,7 +64,7 @@ const Command *parsedCommand(const CLI::App &Root, const Commands &Cmds);
 
 // ---- options shared by several subcommands ---------------------------------------------------
 
-/// -o: Path; Stdout says whether "-" (standard output) is allowed.
+/// -o: Path; Stdout adds that "-" means standard output (offer it only where it works).
 CLI::Option *addOutput(CLI::App &Sub, std::string &Path, const std::string &What, bool Stdout);
 /// -q/--quiet with what it silences.
 CLI::Option *addQuiet(CLI::App &Sub, bool &Quiet, const std::string &What);

@@ -1,7 +1,6 @@
 #include "tools/ir2vec/MlgoRun.h"
 
 #include "runners/InteractiveHost.h"
-#include "support/Files.h"
 #include "support/Process.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -38,41 +37,19 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
     C.Augment = H.Augmenter(C.T, *E, O.ModulePath, O.Command);
   }
   C.TimeoutSeconds = P.Timeout;
-  // Logs are written as the session goes, to temporary files that are moved into place only
-  // after a clean session: a file under the requested name is always complete.
-  std::optional<support::AtomicOutput> Log, Transcript;
-  for (auto [Path, Out, Stream] : {std::tuple{&O.LogPath, &Log, &C.LogStream},
-                                   {&O.TranscriptPath, &Transcript, &C.TranscriptStream}}) {
-    if (Path->empty())
-      continue;
-    llvm::Expected<support::AtomicOutput> A = support::AtomicOutput::create(*Path);
-    if (!A)
-      return A.takeError();
-    Out->emplace(std::move(*A));
-    *Stream = &(*Out)->os();
-  }
   llvm::Expected<int> Cancel = support::cancellationFd();
   if (!Cancel)
     return Cancel.takeError();
   C.CancelFd = *Cancel;
-  llvm::Expected<runners::SessionResult> S = runners::runSession(C);
+  llvm::Expected<runners::SessionResult> S =
+      runners::runSessionToFiles(C, O.LogPath, O.TranscriptPath);
   ::close(C.CancelFd);
   if (!S)
     return S.takeError();
-  for (const std::string &N : S->ZeroFilled)
-    R.warning("feature '" + N + "' is not sent by the compiler; the policy sees zeros");
+  R.warnings(S->Warnings);
   if (!S->Error.empty())
     R.error(S->Error);
-  if (S->clean() && S->ChannelOpened) {
-    for (std::optional<support::AtomicOutput> *Out : {&Log, &Transcript})
-      if (*Out)
-        if (llvm::Error E = (*Out)->commit())
-          return E;
-  } else if (S->clean() && (Log || Transcript)) {
-    R.warning("the compiler never opened the channel (no ML advisor in this pipeline); no log "
-              "written");
-  }
-  if (O.Stats)
+  if (O.Stats) // asked for: printed even with --quiet
     llvm::errs() << MlgoToolName << ": " << S->summary() << "\n";
   return support::Outcome::status(S->exitStatus());
 }
@@ -156,7 +133,7 @@ CLI::App *addRunCommand(CLI::App &Mlgo, Commands &Cmds, std::shared_ptr<RunOptio
   Run->add_flag("--stats", O->Stats, "Print a summary of the session on standard error");
   // Arguments that are not options belong after "--"; collected to say so.
   Run->add_option("compiler", O->Stray, "(the compiler command goes after '--')")
-      ->type_name("");
+      ->group(""); // hidden
   setRun(Cmds, Run, [O, H] {
     support::Reporter R(MlgoToolName, O->Session.Quiet);
     return finish(R, runExits(), runSession(*O, H, R));

@@ -81,9 +81,9 @@ void addTripletCommands(CLI::App &App, Commands &Cmds) {
       App, Cmds, "triplets", "Print knowledge-graph triplets of modules, as llvm-ir2vec triplets",
       batchExits());
   addOutput(*Triplets, T->Output,
-            "Output file (text), or the output directory with --format openke (created when "
-            "its parent exists)",
-            /*Stdout=*/true);
+            "Output file ('-' = standard output), or the directory with --format openke "
+            "(created when its parent exists)",
+            /*Stdout=*/false);
   addMode(*Triplets, T->Mode);
   addQuiet(*Triplets, T->Quiet, "No warnings, progress line or coverage summary");
   addJobs(*Triplets, T->Jobs, "Worker threads");

@@ -1,0 +1,44 @@
+"""The harness every Python test of the workbench uses: named checks that are counted, a
+failure printed when it happens (with its detail), and one summary line at the end.
+
+    import harness
+    res = harness.Results()
+    res.check("what is checked", ok, detail)
+    r = harness.run([tool, ...])              # CompletedProcess with stdout/stderr as bytes
+    sys.exit(res.summary())                   # "N passed, M failed"; 1 on a failure or no check
+"""
+import subprocess
+import sys
+
+
+class Results:
+    def __init__(self):
+        self.passed = 0
+        self.failures = []
+
+    def check(self, name, ok, detail=""):
+        """Counts one check; prints it at once when it fails. Returns ok."""
+        if ok:
+            self.passed += 1
+        else:
+            text = detail.decode(errors="replace") if isinstance(detail, bytes) else str(detail)
+            self.failures.append(name)
+            print("FAIL", name, text[:2000], flush=True)
+        return bool(ok)
+
+    def summary(self, what=""):
+        """Prints the counts and returns the exit status: 1 when a check failed or when nothing
+        was checked at all (a test that checks nothing cannot pass)."""
+        total = self.passed + len(self.failures)
+        print(f"{what}{self.passed} passed, {len(self.failures)} failed ({total} checks)")
+        return 1 if self.failures or total == 0 else 0
+
+
+def run(cmd, stdin=None, check=False, **kw):
+    """Runs cmd with stdout and stderr captured (bytes). With check, a failing command ends the
+    test at once: what follows would only report consequences."""
+    r = subprocess.run(cmd, input=stdin, capture_output=True, **kw)
+    if check and r.returncode != 0:
+        sys.exit("command failed (%d): %s\n%s" % (r.returncode, " ".join(map(str, cmd)),
+                                                  r.stderr.decode(errors="replace")[-2000:]))
+    return r
