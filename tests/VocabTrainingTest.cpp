@@ -130,6 +130,108 @@ TEST(TransE, EarlyStoppingKeepsTheBestValidationModel) {
       R->BestValidMRR);
 }
 
+// A planted world that TransE's default mode can represent exactly: entities are the vertices
+// of a K-dimensional hypercube scaled to unit length, (2b - 1)/sqrt(K) for bits b, and
+// relation j sets bit j (t - h = 2/sqrt(K) e_j for every such pair). Every tenth triplet
+// (by a seeded rotation) is held out.
+KnowledgeGraph hypercube(unsigned K, uint64_t SplitSeed) {
+  KnowledgeGraph G;
+  for (unsigned I = 0; I < (1u << K); ++I)
+    G.EntityNames.push_back("v" + std::to_string(I));
+  for (unsigned J = 0; J < K; ++J)
+    G.RelationNames.push_back("set" + std::to_string(J));
+  size_t N = 0;
+  for (unsigned J = 0; J < K; ++J)
+    for (unsigned I = 0; I < (1u << K); ++I)
+      if (!((I >> J) & 1))
+        ((N++ + SplitSeed) % 10 == 0 ? G.Test : G.Train)
+            .push_back({EntityId(I), EntityId(I | (1u << J)), J});
+  G.TrainCount.assign(G.Train.size(), 1);
+  return G;
+}
+
+// The configuration the shipped vocabulary was trained with (entity normalisation on, L1,
+// Adam, Bernoulli corruption, filtered negatives), at a size for a unit test.
+TransEConfig defaultMode(uint64_t Seed) {
+  TransEConfig C;
+  EXPECT_TRUE(C.NormalizeEntities && C.Dist == Distance::L1 &&
+              C.Optimizer.Kind == wb::learn::OptimizerKind::Adam &&
+              C.Corrupt == Corruption::Bernoulli && C.FilterNegatives);
+  C.Dim = 16;
+  C.Epochs = 300;
+  C.BatchSize = 32;
+  C.Seed = Seed;
+  return C;
+}
+
+TEST(TransE, DefaultModeRecoversAPlantedUnitNormWorld) {
+  for (uint64_t Seed : {1, 2, 3}) {
+    KnowledgeGraph G = hypercube(6, Seed);
+    auto R = trainTransE(G, defaultMode(Seed));
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    const TripletSet Known = tripletSet(G.Train, G.Test);
+    // A random model: MRR ~ 0.07, Hits@10 ~ 10/63.
+    LinkReport Fit = evaluateLinks(R->Model, Distance::L1, G.Train, Known);
+    EXPECT_GE(Fit.Filtered.Hits10, 0.95) << "seed " << Seed;
+    EXPECT_GE(Fit.Filtered.MRR, 0.9) << "seed " << Seed;
+    LinkReport Held = evaluateLinks(R->Model, Distance::L1, G.Test, Known);
+    EXPECT_GE(Held.Filtered.Hits10, 0.9) << "seed " << Seed;
+    EXPECT_GE(Held.Filtered.MRR, 0.5) << "seed " << Seed;
+    // The model is returned as it scores: unit-length entities.
+    for (arma::uword E = 0; E < R->Model.Entities.n_cols; ++E)
+      EXPECT_NEAR(arma::norm(R->Model.Entities.col(E), 2), 1.0, 1e-12);
+  }
+}
+
+TEST(TransE, LossWeightsByHand) {
+  // Counts 1 and 3: unique 1, 1; frequency 1, 3 scaled to mean 1: 0.5, 1.5; log
+  // log 2, log 4 = 2 log 2 scaled to mean 1: 2/3, 4/3.
+  const std::vector<uint64_t> Counts = {1, 3};
+  EXPECT_THAT(tripletLossWeights(Counts, TripletWeights::Unique), testing::ElementsAre(1.0, 1.0));
+  EXPECT_THAT(tripletLossWeights(Counts, TripletWeights::Frequency),
+              testing::ElementsAre(testing::DoubleNear(0.5, 1e-15), testing::DoubleNear(1.5, 1e-15)));
+  EXPECT_THAT(tripletLossWeights(Counts, TripletWeights::Log),
+              testing::ElementsAre(testing::DoubleNear(2.0 / 3, 1e-15),
+                                   testing::DoubleNear(4.0 / 3, 1e-15)));
+}
+
+TEST(TransE, FrequencyAndLogWeightingFollowTheCounts) {
+  // Relation 0 occurs 1000 times as often as the others. Unique weighting learns every
+  // relation; frequency weighting spends nearly all of the loss on relation 0, so the rare
+  // ones stay nearly unlearned in the same epochs; log weighting lies in between.
+  auto MRR = [](const TransEModel &M, const KnowledgeGraph &G, bool Rel0) {
+    std::vector<Triplet> Sub;
+    for (const Triplet &T : G.Train)
+      if ((T.Relation == 0) == Rel0)
+        Sub.push_back(T);
+    return evaluateLinks(M, Distance::L1, Sub, tripletSet(G.Train, G.Test)).Filtered.MRR;
+  };
+  for (uint64_t Seed : {1, 2}) {
+    KnowledgeGraph G = hypercube(6, Seed);
+    for (size_t I = 0; I < G.Train.size(); ++I)
+      G.TrainCount[I] = G.Train[I].Relation == 0 ? 1000 : 1;
+    G.HasCounts = true;
+    double Rare[3], Frequent[3];
+    for (TripletWeights W : {TripletWeights::Unique, TripletWeights::Frequency, TripletWeights::Log}) {
+      TransEConfig C = defaultMode(Seed);
+      C.Epochs = 100;
+      C.Weights = W;
+      auto R = trainTransE(G, C);
+      ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+      Frequent[int(W)] = MRR(R->Model, G, true);
+      Rare[int(W)] = MRR(R->Model, G, false);
+    }
+    const int U = int(TripletWeights::Unique), F = int(TripletWeights::Frequency),
+              L = int(TripletWeights::Log);
+    for (int W : {U, F, L})
+      EXPECT_GE(Frequent[W], 0.9) << "seed " << Seed << " weighting " << W;
+    EXPECT_GE(Rare[U], 0.9) << "seed " << Seed;
+    EXPECT_LE(Rare[F], 0.4) << "seed " << Seed;
+    EXPECT_GE(Rare[L], 0.6) << "seed " << Seed;
+    EXPECT_GT(Rare[L], Rare[F] + 0.3) << "seed " << Seed;
+  }
+}
+
 TEST(TransE, RejectsBadSettings) {
   KnowledgeGraph G = lattice(1);
   TransEConfig C = smallConfig();

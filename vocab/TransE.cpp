@@ -80,18 +80,10 @@ public:
       const size_t B = bitOf(T);
       KnownBits[B / 64] |= uint64_t(1) << (B % 64);
     }
-    // Loss weight per training triplet, mean 1.
-    Weight.resize(G.Train.size(), 1.0);
-    if (C.Weights != TripletWeights::Unique) {
-      double Sum = 0;
-      for (size_t I = 0; I < Weight.size(); ++I) {
-        const double N = double(G.TrainCount[I]);
-        Weight[I] = C.Weights == TripletWeights::Frequency ? N : std::log1p(N);
-        Sum += Weight[I];
-      }
-      for (double &W : Weight)
-        W *= double(Weight.size()) / Sum;
-    }
+    // Loss weight per training triplet (a graph built without counts: each occurs once).
+    std::vector<uint64_t> Counts = G.TrainCount;
+    Counts.resize(G.Train.size(), 1);
+    Weight = tripletLossWeights(Counts, C.Weights);
     // Bernoulli corruption: replace the head with probability tph / (tph + hpt).
     HeadProb.assign(NR, 0.5);
     if (C.Corrupt == Corruption::Bernoulli) {
@@ -347,6 +339,21 @@ llvm::Error TransEConfig::validate() const {
   if (!(Margin > 0) || !std::isfinite(Margin))
     return makeError("--margin must be a positive number");
   return Optimizer.validate();
+}
+
+std::vector<double> tripletLossWeights(const std::vector<uint64_t> &Counts, TripletWeights W) {
+  std::vector<double> Weight(Counts.size(), 1.0);
+  if (W == TripletWeights::Unique)
+    return Weight;
+  double Sum = 0;
+  for (size_t I = 0; I < Weight.size(); ++I) {
+    const double N = double(Counts[I]);
+    Weight[I] = W == TripletWeights::Frequency ? N : std::log1p(N);
+    Sum += Weight[I];
+  }
+  for (double &X : Weight)
+    X *= double(Weight.size()) / Sum;
+  return Weight;
 }
 
 double transEDistance(const double *H, const double *R, const double *T, unsigned Dim,

@@ -83,6 +83,10 @@ llvm::Expected<TrainingResult>
 trainTransE(const KnowledgeGraph &G, const TransEConfig &C,
             const std::function<void(const EpochReport &)> &OnEpoch = {});
 
+/// The loss weight of each training triplet from its occurrence count: 1 (Unique), the count
+/// (Frequency) or log(1 + count) (Log), normalised to mean 1.
+std::vector<double> tripletLossWeights(const std::vector<uint64_t> &Counts, TripletWeights W);
+
 /// d(h + r, t) for the configured distance.
 double transEDistance(const double *H, const double *R, const double *T, unsigned Dim,
                       Distance D);
