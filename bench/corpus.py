@@ -10,6 +10,10 @@ then measures, each configuration N times in interleaved rounds, reporting media
   (b) ir2vec batch, HDF5 output, -j1 and -j2
   (c) bench/parse_only: parsing the same modules in one thread, nothing else (the floor)
 and peak RSS of `ir2vec embeddings -j2` with the corpus listed once and ten times.
+
+With --baseline DIR (another build directory, e.g. the previous commit's), that build's batch
+runs and parse_only are timed in the same rounds, and this build's times are given relative
+to them.
 """
 import argparse
 import os
@@ -42,6 +46,7 @@ def main():
     ap.add_argument("--corpus", help="a corpus directory with corpus.list (default: build it)")
     ap.add_argument("--vocab", default=os.path.join(ROOT, "..", "shared", "vocab", "seedEmbeddingVocab75D.json"))
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--baseline", help="another build directory, timed in the same rounds")
     a = ap.parse_args()
     ir2vec = os.path.join(a.build, "bin", "ir2vec")
     parse_only = os.path.join(a.build, "bin", "parse_only")
@@ -63,8 +68,8 @@ def main():
         script = 'while IFS= read -r f; do "$0" "$@" "$f" > /dev/null || exit 1; done < ' + lst
         return ["bash", "-c", script, llvm_ir2vec, *args]
 
-    def batch(j, *args):
-        return [ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", out,
+    def batch(j, *args, tool=ir2vec):
+        return [tool, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", out,
                 "-j", str(j), *args, "@" + lst]
 
     func = ["--kind", "symbolic", "--level", "func"]
@@ -80,6 +85,22 @@ def main():
         ("ir2vec inst flow-aware -j2", batch(2, *inst)),
         ("ir2vec inst flow-aware -j2 --inst-text", batch(2, *inst, "--inst-text")),
     ]
+    compared = ["parse_only (floor), 1 thread", "ir2vec func symbolic -j1", "ir2vec func symbolic -j2",
+                "ir2vec inst flow-aware -j1", "ir2vec inst flow-aware -j2"]
+    if a.baseline:
+        base_ir2vec = os.path.join(a.baseline, "bin", "ir2vec")
+        base = {"parse_only (floor), 1 thread": [os.path.join(a.baseline, "bin", "parse_only"), "@" + lst],
+                "ir2vec func symbolic -j1": batch(1, *func, tool=base_ir2vec),
+                "ir2vec func symbolic -j2": batch(2, *func, tool=base_ir2vec),
+                "ir2vec inst flow-aware -j1": batch(1, *inst, tool=base_ir2vec),
+                "ir2vec inst flow-aware -j2": batch(2, *inst, tool=base_ir2vec)}
+        # Each baseline run right after the same configuration of this build.
+        with_base = []
+        for name, cmd in configs:
+            with_base.append((name, cmd))
+            if name in base:
+                with_base.append(("baseline " + name, base[name]))
+        configs = with_base
     times = {name: [] for name, _ in configs}
     for r in range(a.repeat):
         for name, cmd in configs:
@@ -107,6 +128,10 @@ def main():
         print(f"  {name:42} {li / med[name]:6.1f}x faster than the llvm-ir2vec --level=inst loop")
     print(f"\npeak RSS, func -j2: corpus once {rss['once'] / 1024:.1f} MiB, ten times "
           f"{rss['ten times'] / 1024:.1f} MiB, ratio {rss['ten times'] / rss['once']:.2f}")
+    if a.baseline:
+        print(f"\nthis build / baseline ({a.baseline}), medians:")
+        for name in compared:
+            print(f"  {name:42} {med[name] / med['baseline ' + name]:6.3f}")
 
 
 if __name__ == "__main__":

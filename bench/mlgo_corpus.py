@@ -9,9 +9,11 @@ workbench's own Object-library reading). Prints the modules whose sizes differ, 
 wall times of each side and their ratio.
 
 With --python, a Python host in the manner of LLVM's interactive_host.py
-(bench/python_host.py) runs as a third side.
+(bench/python_host.py) runs as a further side; with --baseline IR2VEC, another build's host
+(e.g. the previous commit's) does, so a change is measured against it in the same run.
 
 usage: bench/mlgo_corpus.py IR2VEC CORPUS_LIST [--rounds N] [--limit K] [--python]
+                            [--baseline IR2VEC]
 """
 import argparse, os, subprocess, sys, tempfile, time
 
@@ -38,27 +40,33 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--python", action="store_true")
+    ap.add_argument("--baseline", help="another build's ir2vec, timed as a further side")
     a = ap.parse_args()
     mods = [l.strip() for l in open(a.corpus_list) if l.strip()]
     if a.limit:
         mods = mods[: a.limit]
-    plain_t = host_t = py_t = 0.0
+    totals = {"plain": 0.0, "host": 0.0, "python": 0.0, "baseline": 0.0}
     py_host = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python_host.py"), "--"]
     differ, decisions = [], 0
     with tempfile.TemporaryDirectory() as d:
         pa, pb = os.path.join(d, "plain.bc"), os.path.join(d, "host.bc")
         log = os.path.join(d, "s.log")
         for i, m in enumerate(mods):
-            plain = ["opt-22", "-passes=default<Oz>", m, "-o", pa]
-            host = [a.ir2vec, "mlgo", "run", "--task", "inline", "--policy", "default",
-                    "--log", log, "--", "opt-22", "-passes=default<Oz>", m, "-o", pb]
+            oz = ["opt-22", "-passes=default<Oz>", m, "-o"]
+            host_args = ["mlgo", "run", "--task", "inline", "--policy", "default"]
+            sides = [("plain", oz + [pa]),
+                     ("host", [a.ir2vec, *host_args, "--log", log, "--", *oz, pb])]
+            if a.python:
+                sides.append(("python", py_host + oz + [pb + ".py"]))
+            if a.baseline:
+                sides.append(("baseline", [a.baseline, *host_args, "--log", log + ".base", "--",
+                                           *oz, pb + ".base"]))
             for r in range(a.rounds):
-                if (i + r) % 2:
-                    host_t += timed(host); plain_t += timed(plain)
-                else:
-                    plain_t += timed(plain); host_t += timed(host)
-                if a.python:
-                    py_t += timed(py_host + ["opt-22", "-passes=default<Oz>", m, "-o", pb + ".py"])
+                # The order rotates per module and round, so drift on a shared machine hits
+                # every side alike.
+                k = (i + r) % len(sides)
+                for name, cmd in sides[k:] + sides[:k]:
+                    totals[name] += timed(cmd)
             sizes = []
             for bc in (pa, pb):
                 subprocess.run(["llc-22", "-filetype=obj", bc, "-o", bc + ".o"], check=True)
@@ -72,7 +80,7 @@ def main():
                     decisions += f.read().count(b'{"observation":')
                 os.unlink(log)
             if sys.stderr.isatty():
-                print(f"\r{i + 1}/{len(mods)} ratio {host_t / max(plain_t, 1e-9):.3f}",
+                print(f"\r{i + 1}/{len(mods)} ratio {totals['host'] / max(totals['plain'], 1e-9):.3f}",
                       end="", file=sys.stderr)
     if sys.stderr.isatty():
         print(file=sys.stderr)
@@ -80,10 +88,16 @@ def main():
     print(f"same .text size: {len(mods) - len(differ)} of {len(mods)}")
     for m, s in differ:
         print(f"  DIFFERS {m}: plain {s[0]} host {s[1]}")
+    plain_t, host_t = totals["plain"], totals["host"]
     print(f"wall time, sum over modules x {a.rounds} rounds: opt-22 alone {plain_t:.2f} s, "
           f"under the host {host_t:.2f} s, ratio {host_t / plain_t:.3f}")
     if a.python:
+        py_t = totals["python"]
         print(f"under the Python host (bench/python_host.py): {py_t:.2f} s, ratio {py_t / plain_t:.3f}")
+    if a.baseline:
+        b = totals["baseline"]
+        print(f"under the baseline host ({a.baseline}): {b:.2f} s, ratio {b / plain_t:.3f}; "
+              f"this build / baseline {host_t / b:.3f}")
     return 1 if differ else 0
 
 

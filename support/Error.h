@@ -66,10 +66,11 @@ struct Outcome {
   } K = Complete;
   int ExitStatus = 0;  // Status only
   std::string Warning; // Partial: one line saying what was skipped
+  std::string Error;   // Status: what went wrong, if anything (printed as an error)
 
   static Outcome complete() { return {}; }
-  static Outcome partial(std::string Warning) { return {Partial, 0, std::move(Warning)}; }
-  static Outcome status(int S) { return {Status, S, {}}; }
+  static Outcome partial(std::string Warning) { return {Partial, 0, std::move(Warning), {}}; }
+  static Outcome status(int S, std::string Error = "") { return {Status, S, {}, std::move(Error)}; }
 };
 
 } // namespace wb::support

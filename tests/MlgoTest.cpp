@@ -8,6 +8,11 @@
 #include "runners/Models.h"
 #include "runners/Policies.h"
 
+#include "corpus/H5.h"
+#include "support/Error.h"
+
+#include "llvm/Analysis/InlineModelFeatureMaps.h"
+#include "llvm/Analysis/MLInlineAdvisor.h"
 #include "llvm/Analysis/TensorSpec.h"
 #include "llvm/Analysis/Utils/TrainingLogger.h"
 #include "llvm/IR/LLVMContext.h"
@@ -265,6 +270,76 @@ TEST(FeatureSets, TablesMatchTheCompilersHeaders) {
   EXPECT_EQ(Bytes, 3436u);
   EXPECT_EQ(features::taskInfo(features::Task::Priority).Advice.toJSON(),
             R"({"name":"priority","type":"float","port":0,"shape":[1]})");
+}
+
+TEST(FeatureSets, InlinerTableEqualsLLVMsFeatureMapFieldByField) {
+  // libLLVM-22's own specs, as MLInlineAdvisor builds them at run time: names, types, shapes
+  // and order of the 38 features, the decision and the default decision.
+  const std::vector<llvm::TensorSpec> &Map = llvm::MLInlineAdvisor::getInitialFeatureMap();
+  std::vector<const features::FeatureDef *> Ours;
+  for (const features::FeatureDef &F : features::taskInfo(features::Task::Inline).Features)
+    if (F.From == features::Origin::Compiler)
+      Ours.push_back(&F);
+  ASSERT_EQ(Ours.size(), Map.size());
+  for (size_t I = 0; I < Map.size(); ++I) {
+    EXPECT_EQ(features::specOf(*Ours[I], 0).toJSON(), llvmSpecJSON(Map[I])) << "row " << I;
+    EXPECT_GT(std::strlen(Ours[I]->Doc), 10u) << Ours[I]->Name << ": LLVM's doc string";
+  }
+  EXPECT_EQ(features::taskInfo(features::Task::Inline).Advice.toJSON(),
+            llvmSpecJSON(llvm::InlineDecisionSpec));
+  const features::FeatureDef *Default = nullptr;
+  for (const features::FeatureDef &F : features::taskInfo(features::Task::Inline).Features)
+    if (std::string(F.Name) == llvm::DefaultDecisionName)
+      Default = &F;
+  ASSERT_NE(Default, nullptr);
+  EXPECT_EQ(features::specOf(*Default, 0).toJSON(), llvmSpecJSON(llvm::DefaultDecisionSpec));
+}
+
+TEST(FeatureSets, HDF5TypesOfEveryTensorTypeAreHDF5sLittleEndianOnes) {
+  // The types derived from each C type of TensorSpec's table against HDF5's predefined ones.
+  auto Same = [](const H5::DataType &A, const H5::DataType &B) { return A == B; };
+  using P = H5::PredType;
+#define WB_CHECK(C, File, Mem)                                                                   \
+  EXPECT_TRUE(Same(wb::corpus::h5::fileType<C>(), P::File)) << #C;                               \
+  EXPECT_TRUE(Same(wb::corpus::h5::memoryType<C>(), P::Mem)) << #C;
+  WB_CHECK(float, IEEE_F32LE, NATIVE_FLOAT)
+  WB_CHECK(double, IEEE_F64LE, NATIVE_DOUBLE)
+  WB_CHECK(int8_t, STD_I8LE, NATIVE_INT8)
+  WB_CHECK(uint8_t, STD_U8LE, NATIVE_UINT8)
+  WB_CHECK(int16_t, STD_I16LE, NATIVE_INT16)
+  WB_CHECK(uint16_t, STD_U16LE, NATIVE_UINT16)
+  WB_CHECK(int32_t, STD_I32LE, NATIVE_INT32)
+  WB_CHECK(uint32_t, STD_U32LE, NATIVE_UINT32)
+  WB_CHECK(int64_t, STD_I64LE, NATIVE_INT64)
+  WB_CHECK(uint64_t, STD_U64LE, NATIVE_UINT64)
+#undef WB_CHECK
+}
+
+TEST(Policies, TableGivesDefaultsTasksAndTheLaunchersChoice) {
+  EXPECT_EQ(*runners::defaultPolicyFor(features::Task::Inline), "default");
+  EXPECT_EQ(*runners::defaultPolicyFor(features::Task::Evict), "no-evict");
+  auto None = runners::defaultPolicyFor(features::Task::Priority);
+  ASSERT_FALSE(bool(None));
+  EXPECT_THAT(llvm::toString(None.takeError()), testing::HasSubstr("no default policy"));
+  // The launcher runs what needs nothing beyond LLVM Support; any policy that reads a model
+  // file, and any name it does not know, goes to the full tool (which then reports it).
+  for (const runners::PolicyInfo &P : runners::policyTable())
+    EXPECT_EQ(runners::needsFullTool(P.Name), P.Needs == runners::PolicyNeeds::ModelFile)
+        << P.Name;
+  EXPECT_TRUE(runners::needsFullTool("a-policy-added-later"));
+  // A policy asked for a task it does not serve is a usage error naming both.
+  runners::PolicyOptions O;
+  O.Name = "no-evict";
+  auto P = runners::makePolicy(features::Task::Inline, O);
+  ASSERT_FALSE(bool(P));
+  auto [Kind, Msg] = wb::support::describeFailure(P.takeError());
+  EXPECT_EQ(Kind, wb::support::FailureKind::Usage);
+  EXPECT_THAT(Msg, testing::HasSubstr("'no-evict' is for --task evict"));
+  // Without a name, the task's default.
+  O.Name = "";
+  auto D = runners::makePolicy(features::Task::Inline, O);
+  ASSERT_TRUE(bool(D));
+  EXPECT_EQ((*D)->describe(), "default");
 }
 
 std::vector<TensorSpec> inlinerHeader(bool Embeddings, unsigned D = 8) {

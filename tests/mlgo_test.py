@@ -325,6 +325,8 @@ doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs"
 for t in ["inline", "evict", "priority"]:
     table = subprocess.run([a.ir2vec, "mlgo", "features", "--task", t], capture_output=True, text=True).stdout
     check(f"docs/mlgo.md has the current {t} table", table and table in doc)
+policies = subprocess.run([a.ir2vec, "mlgo", "policies"], capture_output=True, text=True).stdout
+check("docs/mlgo.md has the current policy table", policies.count("\n") > 5 and policies in doc)
 
 status = res.summary()
 if status == 0:

@@ -161,20 +161,18 @@ std::vector<std::string> keyWarnings(llvm::StringRef Source,
                                      const std::vector<std::string> &MissingKeys,
                                      const std::vector<std::string> &UnknownKeys) {
   std::vector<std::string> Out;
-  if (!MissingKeys.empty()) {
-    std::string S = llvm::formatv("{0}: {1} of {2} entities have no key and are zero vectors "
-                                  "(as in LLVM): ",
-                                  Source, MissingKeys.size(), NumEntities);
-    joinInto(S, MissingKeys);
-    Out.push_back(std::move(S));
-  }
-  if (!UnknownKeys.empty()) {
-    std::string S = llvm::formatv("{0}: {1} keys are not LLVM {2} IR2Vec entities and are "
+  auto Line = [&](const std::vector<std::string> &Keys, std::string Head) {
+    if (Keys.empty())
+      return;
+    joinInto(Head, Keys);
+    Out.push_back(std::move(Head));
+  };
+  Line(MissingKeys, llvm::formatv("{0}: {1} of {2} entities have no key and are zero vectors (as "
+                                  "in LLVM): ",
+                                  Source, MissingKeys.size(), NumEntities));
+  Line(UnknownKeys, llvm::formatv("{0}: {1} keys are not LLVM {2} IR2Vec entities and are "
                                   "ignored: ",
-                                  Source, UnknownKeys.size(), WB_LLVM_VERSION);
-    joinInto(S, UnknownKeys);
-    Out.push_back(std::move(S));
-  }
+                                  Source, UnknownKeys.size(), WB_LLVM_VERSION));
   return Out;
 }
 

@@ -50,6 +50,8 @@ int finish(const support::Reporter &R, const ExitTable &Table,
       R.endWarning(Result->Warning);
       return Table.Partial;
     case support::Outcome::Status:
+      if (!Result->Error.empty())
+        R.error(Result->Error);
       return Result->ExitStatus;
     }
   }
@@ -149,7 +151,7 @@ corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs) {
 
 llvm::Expected<support::Outcome> outcomeOf(llvm::Error E) {
   if (E)
-    return std::move(E);
+    return E;
   return support::Outcome::complete();
 }
 

@@ -47,11 +47,9 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
   if (!S)
     return S.takeError();
   R.warnings(S->Warnings);
-  if (!S->Error.empty())
-    R.error(S->Error);
   if (O.Stats) // asked for: printed even with --quiet
     llvm::errs() << MlgoToolName << ": " << S->summary() << "\n";
-  return support::Outcome::status(S->exitStatus());
+  return support::Outcome::status(S->exitStatus(), S->Error);
 }
 
 } // namespace
