@@ -223,9 +223,10 @@ llvm::Expected<support::Outcome> collectDataset(const std::vector<std::string> &
     return S.takeError();
   if (S->Cancelled)
     return support::interruptedError("interrupted; no output written");
-  if (S->Failed == S->Modules)
-    return support::makeError("none of the " + llvm::Twine(S->Modules) +
-                              " modules could be collected");
+  if (S->Failed == S->Modules) // each failure was reported; one module needs no summary
+    return S->Modules == 1 ? support::reportedFailure()
+                           : support::makeError("none of the " + llvm::Twine(S->Modules) +
+                                                " modules could be collected");
   C.Report({support::Diagnostic::Note, S->describe()});
   if (S->Failed)
     return support::Outcome::partial(std::to_string(S->Failed) + " of " +

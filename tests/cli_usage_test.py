@@ -166,7 +166,8 @@ check("mlgo collect --task evict: a usage error (1), nothing written",
 # ---- 5. one message per failure; the HDF5 summary on a terminal only -----------------------
 bad = W("bad.ll")
 open(bad, "w").write("define i32 @f( {\n")
-for args in (["embeddings", bad], ["triplets", bad], ["embeddings", "--format", "hdf5", "-o", W("b.h5"), bad]):
+for args in (["embeddings", bad], ["triplets", bad], ["embeddings", "--format", "hdf5", "-o", W("b.h5"), bad],
+             ["mlgo", "collect", "-o", W("c1.h5"), bad]):
     r = run([ir2vec, *args])
     errors = [l for l in r.stderr.decode().splitlines() if "error:" in l]
     check(f"{args[0]} of one bad module: exit 1 and one message", r.returncode == 1 and len(errors) == 1, errors)
