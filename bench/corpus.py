@@ -4,7 +4,8 @@ machines are noisy, ratios measured together are not).
 
   bench/corpus.py [--build DIR] [--corpus DIR] [--vocab VOCAB.json] [--repeat N]
 
-Builds the shared corpus with ../shared/corpus/build-corpus.sh (once, into BUILD/corpus),
+Builds the shared corpus with ../shared/corpus/build-corpus.sh (once, into BUILD/test-corpus,
+where the tests build it),
 then measures, each configuration N times in interleaved rounds, reporting medians:
   (a) llvm-ir2vec, one process per module (a bash loop, as users run it)
   (b) ir2vec batch, HDF5 output, -j1 and -j2
@@ -52,7 +53,7 @@ def main():
     parse_only = os.path.join(a.build, "bin", "parse_only")
     llvm = subprocess.run(["llvm-config-22", "--bindir"], capture_output=True, text=True, check=True).stdout.strip()
     llvm_ir2vec = os.path.join(llvm, "llvm-ir2vec")
-    corpus = a.corpus or os.path.join(a.build, "corpus")
+    corpus = a.corpus or os.path.join(a.build, "test-corpus")
     if not a.corpus:
         subprocess.run(["bash", os.path.join(ROOT, "scripts", "build-test-corpus.sh"),
                         os.path.join(ROOT, "..", "shared", "corpus", "build-corpus.sh"), corpus], check=True)

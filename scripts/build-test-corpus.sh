@@ -12,6 +12,10 @@ if [ -s "$out/corpus.list" ] && [ -s "$out/corpus_description.json" ]; then
   exit 0
 fi
 [ -f "$builder" ] || { echo "corpus: $builder not found (the shared reference directory must sit beside the repository)" >&2; exit 1; }
+# The directory is replaced as a whole: never one that holds anything else (a build tree).
+if [ -e "$out" ] && [ -n "$(ls -A "$out")" ] && [ ! -s "$out/corpus.list" ]; then
+  echo "corpus: $out exists and is not a corpus; refusing to replace it" >&2; exit 1
+fi
 # Build into a fresh directory and move it into place, so an interrupted build is never
 # mistaken for a finished one.
 rm -rf "$out.partial"
