@@ -22,9 +22,9 @@ std::string ExitTable::help() const {
 ExitTable batchExits() {
   return {1, 1, 2, 130,
           {{"0", "every module was processed"},
-           {"1", "nothing usable: bad usage, no input, bad vocabulary, unknown --function, output "
-                 "that cannot be written, or every module failed; no output file is left "
-                 "behind"},
+           {"1", "nothing usable: bad usage, no input, an output that cannot be written, every "
+                 "module failed (embeddings: also a bad vocabulary or an unknown --function); "
+                 "no output file is left behind"},
            {"2", "some modules failed to read or verify (each is reported, and recorded in "
                  "modules/error with --format hdf5); the output holds all the others"},
            {"130", "interrupted (SIGINT, SIGTERM): no output under the requested name; an HDF5 "
