@@ -88,6 +88,7 @@ def main():
     ]
     compared = ["parse_only (floor), 1 thread", "ir2vec func symbolic -j1", "ir2vec func symbolic -j2",
                 "ir2vec inst flow-aware -j1", "ir2vec inst flow-aware -j2"]
+    base = {}
     if a.baseline:
         base_ir2vec = os.path.join(a.baseline, "bin", "ir2vec")
         base = {"parse_only (floor), 1 thread": [os.path.join(a.baseline, "bin", "parse_only"), "@" + lst],
@@ -95,17 +96,18 @@ def main():
                 "ir2vec func symbolic -j2": batch(2, *func, tool=base_ir2vec),
                 "ir2vec inst flow-aware -j1": batch(1, *inst, tool=base_ir2vec),
                 "ir2vec inst flow-aware -j2": batch(2, *inst, tool=base_ir2vec)}
-        # Each baseline run right after the same configuration of this build.
-        with_base = []
-        for name, cmd in configs:
-            with_base.append((name, cmd))
-            if name in base:
-                with_base.append(("baseline " + name, base[name]))
-        configs = with_base
+    # Groups run together; with a baseline, each of this build's configurations is paired with
+    # the baseline's, and the order within a pair alternates per round (what runs first after
+    # another configuration pays for caches the other one left: a fixed order measured up to
+    # 1.37x on one side and ABBA pairs 0.92x).
+    groups = [[(name, cmd)] + ([("baseline " + name, base[name])] if a.baseline and name in base else [])
+              for name, cmd in configs]
+    configs = [c for g in groups for c in g]
     times = {name: [] for name, _ in configs}
     for r in range(a.repeat):
-        for name, cmd in configs:
-            times[name].append(timed(cmd)[0])
+        for g in groups:
+            for name, cmd in (g if r % 2 == 0 else g[::-1]):
+                times[name].append(timed(cmd)[0])
         print(f"round {r + 1}/{a.repeat} done", file=sys.stderr)
     med = {k: statistics.median(v) for k, v in times.items()}
 
