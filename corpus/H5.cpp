@@ -21,6 +21,18 @@ H5::StrType stringType() {
 // Object modification times would make two runs' files differ byte for byte.
 void noTimes(hid_t Plist) { H5Pset_obj_track_times(Plist, false); }
 
+H5::Group createGroup(H5::Group &Parent, const std::string &Name) {
+  hid_t P = H5Pcreate(H5P_GROUP_CREATE);
+  noTimes(P);
+  hid_t G = H5Gcreate2(Parent.getId(), Name.c_str(), H5P_DEFAULT, P, H5P_DEFAULT);
+  H5Pclose(P);
+  if (G < 0)
+    throw H5::GroupIException("createGroup", "cannot create group " + Name);
+  H5::Group Out(G);
+  H5Gclose(G); // Out holds its own reference
+  return Out;
+}
+
 void writeAttr(H5::H5Object &O, const char *Name, const std::string &V) {
   H5::StrType T = stringType();
   O.createAttribute(Name, T, H5::DataSpace(H5S_SCALAR)).write(T, V);
@@ -95,6 +107,7 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
   try {
     H5::Exception::dontPrint();
     H5::FileCreatPropList FC;
+    noTimes(FC.getId()); // the root group's times
     H5::FileAccPropList FA;
     FA.setLibverBounds(H5F_LIBVER_V18, H5F_LIBVER_V18);
     H5::H5File F(Out->path(), H5F_ACC_TRUNC, FC, FA);

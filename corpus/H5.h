@@ -42,6 +42,9 @@ H5::StrType stringType();
 // Object modification times would make two runs' files differ byte for byte.
 void noTimes(hid_t Plist);
 
+/// A group without object times (byte-reproducible files).
+H5::Group createGroup(H5::Group &Parent, const std::string &Name);
+
 void writeAttr(H5::H5Object &O, const char *Name, const std::string &V);
 void writeAttr(H5::H5Object &O, const char *Name, int64_t V);
 void writeAttr(H5::H5Object &O, const char *Name, double V);

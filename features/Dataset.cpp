@@ -67,64 +67,69 @@ static void writeNumbers(H5::Group &G, const char *Name, const H5Types &Ty, cons
 }
 
 llvm::Error DatasetBuilder::write(llvm::StringRef Path) const {
-  const size_t Rows = rows();
   return h5::writeFileAtomically(Path, [&](H5::H5File &F) {
     H5::Group Root = F.openGroup("/");
-    h5::writeAttr(F, "schema", std::string("ir2vec.mlgo-dataset/1"));
-    h5::writeAttr(F, "task", std::string(taskInfo(T).Name));
-    h5::writeAttr(F, "policy", Policy);
-    h5::writeAttr(F, "llvm_version", std::string(WB_LLVM_VERSION));
-    h5::writeAttr(F, "tool_version", std::string(WB_VERSION));
-    h5::writeAttr(F, "reward_formula", std::string("1 - (text_size + 0.01) / (baseline_text_size + 0.01)"));
-    std::vector<TensorSpec> Feats = Header.Features;
-    std::optional<TensorSpec> Decision;
-    if (!Feats.empty()) {
-      Decision = Feats.back();
-      Feats.pop_back();
-    }
-    h5::writeAttr(F, "feature_set", specsJSON(Feats));
-    h5::writeAttr(F, "feature_set_version", featureSetVersion(T, Feats));
-    h5::writeAttr(F, "decision", Decision ? Decision->toJSON() : std::string());
-    h5::writeAttr(F, "rows", static_cast<int64_t>(Rows));
-    H5::Group G = F.createGroup("features");
-    for (size_t I = 0; I < Feats.size(); ++I)
-      writeNumbers(G, Feats[I].Name.c_str(), h5Types(Feats[I].Type), Columns[I].data(), Rows,
-                   Feats[I].elementCount());
-    if (Decision)
-      writeNumbers(Root, "decision", h5Types(Decision->Type), Columns.back().data(), Rows,
-                   Decision->elementCount());
-    H5::Group RG = F.createGroup("row");
-    writeNumbers(RG, "module", h5Types(TensorType::Int64),
-                 RowModule.data(), Rows);
-    writeNumbers(RG, "context", h5Types(TensorType::Int64),
-                 RowContext.data(), Rows);
-    writeNumbers(RG, "observation", h5Types(TensorType::Int64),
-                 RowObservation.data(), Rows);
-    writeNumbers(RG, "reward", h5Types(TensorType::Double),
-                 RowReward.data(), Rows);
-    h5::writeStrings(Root, "contexts", Contexts);
-    H5::Group MG = F.createGroup("modules");
-    std::vector<std::string> Paths, Errors;
-    std::vector<int64_t> Text, Base, Count(Modules.size(), 0);
-    std::vector<double> Reward;
-    for (const DatasetModule &M : Modules) {
-      Paths.push_back(M.Path);
-      Errors.push_back(M.Error);
-      Text.push_back(M.TextSize);
-      Base.push_back(M.BaselineTextSize);
-      Reward.push_back(M.Reward);
-    }
-    for (int64_t R : RowModule)
-      ++Count[R];
-    h5::writeStrings(MG, "path", Paths);
-    h5::writeStrings(MG, "error", Errors);
-    const size_t NM = Modules.size();
-    writeNumbers(MG, "text_size", h5Types(TensorType::Int64), Text.data(), NM);
-    writeNumbers(MG, "baseline_text_size", h5Types(TensorType::Int64),
-                 Base.data(), NM);
-    writeNumbers(MG, "reward", h5Types(TensorType::Double), Reward.data(), NM);
-    writeNumbers(MG, "decisions", h5Types(TensorType::Int64), Count.data(), NM);
+    writeTo(Root);
   });
+}
+
+void DatasetBuilder::writeTo(H5::Group &Root) const {
+  const size_t Rows = rows();
+  H5::Group &F = Root; // the group's attributes describe the dataset
+  h5::writeAttr(F, "schema", std::string("ir2vec.mlgo-dataset/1"));
+  h5::writeAttr(F, "task", std::string(taskInfo(T).Name));
+  h5::writeAttr(F, "policy", Policy);
+  h5::writeAttr(F, "llvm_version", std::string(WB_LLVM_VERSION));
+  h5::writeAttr(F, "tool_version", std::string(WB_VERSION));
+  h5::writeAttr(F, "reward_formula", std::string("1 - (text_size + 0.01) / (baseline_text_size + 0.01)"));
+  std::vector<TensorSpec> Feats = Header.Features;
+  std::optional<TensorSpec> Decision;
+  if (!Feats.empty()) {
+    Decision = Feats.back();
+    Feats.pop_back();
+  }
+  h5::writeAttr(F, "feature_set", specsJSON(Feats));
+  h5::writeAttr(F, "feature_set_version", featureSetVersion(T, Feats));
+  h5::writeAttr(F, "decision", Decision ? Decision->toJSON() : std::string());
+  h5::writeAttr(F, "rows", static_cast<int64_t>(Rows));
+  H5::Group G = h5::createGroup(F, "features");
+  for (size_t I = 0; I < Feats.size(); ++I)
+    writeNumbers(G, Feats[I].Name.c_str(), h5Types(Feats[I].Type), Columns[I].data(), Rows,
+                 Feats[I].elementCount());
+  if (Decision)
+    writeNumbers(Root, "decision", h5Types(Decision->Type), Columns.back().data(), Rows,
+                 Decision->elementCount());
+  H5::Group RG = h5::createGroup(F, "row");
+  writeNumbers(RG, "module", h5Types(TensorType::Int64),
+               RowModule.data(), Rows);
+  writeNumbers(RG, "context", h5Types(TensorType::Int64),
+               RowContext.data(), Rows);
+  writeNumbers(RG, "observation", h5Types(TensorType::Int64),
+               RowObservation.data(), Rows);
+  writeNumbers(RG, "reward", h5Types(TensorType::Double),
+               RowReward.data(), Rows);
+  h5::writeStrings(Root, "contexts", Contexts);
+  H5::Group MG = h5::createGroup(F, "modules");
+  std::vector<std::string> Paths, Errors;
+  std::vector<int64_t> Text, Base, Count(Modules.size(), 0);
+  std::vector<double> Reward;
+  for (const DatasetModule &M : Modules) {
+    Paths.push_back(M.Path);
+    Errors.push_back(M.Error);
+    Text.push_back(M.TextSize);
+    Base.push_back(M.BaselineTextSize);
+    Reward.push_back(M.Reward);
+  }
+  for (int64_t R : RowModule)
+    ++Count[R];
+  h5::writeStrings(MG, "path", Paths);
+  h5::writeStrings(MG, "error", Errors);
+  const size_t NM = Modules.size();
+  writeNumbers(MG, "text_size", h5Types(TensorType::Int64), Text.data(), NM);
+  writeNumbers(MG, "baseline_text_size", h5Types(TensorType::Int64),
+               Base.data(), NM);
+  writeNumbers(MG, "reward", h5Types(TensorType::Double), Reward.data(), NM);
+  writeNumbers(MG, "decisions", h5Types(TensorType::Int64), Count.data(), NM);
 }
 
 llvm::Error exportLogs(Task T, const std::vector<std::string> &Logs, llvm::StringRef Output) {

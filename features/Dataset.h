@@ -6,6 +6,8 @@
 #include "features/FeatureSets.h"
 #include "features/TrainingLog.h"
 
+#include <H5Cpp.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -31,6 +33,8 @@ public:
   size_t rows() const { return RowModule.size(); }
   /// Writes the file atomically (temporary file, then rename).
   llvm::Error write(llvm::StringRef Path) const;
+  /// Writes the dataset (attributes and datasets) into G, e.g. a group of a larger file.
+  void writeTo(H5::Group &G) const;
 
 private:
   Task T;

@@ -6,50 +6,14 @@
 #include "support/Process.h"
 #include "support/Progress.h"
 
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/Object/ObjectFile.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <poll.h>
-#include <unistd.h>
 
 namespace wb::mlgo {
 
 using namespace runners;
 using support::makeError;
 
-llvm::Expected<int64_t> textSize(llvm::StringRef Path) {
-  auto Bin = llvm::object::ObjectFile::createObjectFile(Path);
-  if (!Bin)
-    return support::fileError(Path, "not an object file: " + llvm::toString(Bin.takeError()));
-  int64_t Text = 0;
-  for (const llvm::object::SectionRef &Sec : Bin->getBinary()->sections()) {
-    llvm::Expected<llvm::StringRef> Name = Sec.getName();
-    if (!Name)
-      return support::fileError(Path, llvm::toString(Name.takeError()));
-    if (*Name == ".text" || Name->starts_with(".text."))
-      Text += Sec.getSize();
-  }
-  return Text;
-}
-
 namespace {
-
-std::string lastLines(const std::string &Path, size_t Max = 400) {
-  auto B = llvm::MemoryBuffer::getFile(Path);
-  if (!B)
-    return "";
-  llvm::StringRef S = (*B)->getBuffer().rtrim();
-  if (S.size() > Max)
-    S = S.take_back(Max);
-  return S.str();
-}
 
 struct ModuleResult {
   features::DatasetModule Info;
@@ -57,74 +21,18 @@ struct ModuleResult {
   bool Cancelled = false;
 };
 
-/// Why a compiler run failed, with the end of its messages.
-llvm::Error runFailed(llvm::StringRef Tool, const support::ExitStatus &St,
-                      const std::string &ErrFile) {
-  return makeError(Tool + " failed (" + St.describe() + "): " + lastLines(ErrFile));
-}
-
-/// Runs a plain compiler command with its messages going to ErrFd.
-llvm::Error runTool(const std::vector<std::string> &Cmd, int ErrFd, const std::string &ErrFile,
-                    const CollectConfig &C) {
-  llvm::Expected<support::Child> Ch = support::Child::spawn(Cmd, -1, ErrFd);
-  if (!Ch)
-    return Ch.takeError();
-  auto [St, TimedOut] = Ch->wait(C.TimeoutSeconds, C.CancelFd);
-  if (TimedOut)
-    return makeError(Cmd[0] + " timed out");
-  if (St.Signaled || St.Code)
-    return runFailed(Cmd[0], St, ErrFile);
-  return llvm::Error::success();
-}
-
 ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   ModuleResult R;
   R.Info.Path = Path;
   auto Fail = [&](llvm::Error E) {
     R.Info.Error = llvm::toString(std::move(E));
-    R.Cancelled = support::cancelled(C.CancelFd);
+    R.Cancelled = support::cancelled(C.Tools.CancelFd);
     return std::move(R);
   };
   llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-collect");
   if (!D)
     return Fail(D.takeError());
-  // -Oz (plainly, or under the host), then llc; returns the object's .text bytes.
-  auto Compile = [&](llvm::StringRef Tag, const std::optional<SessionConfig> &Host)
-      -> llvm::Expected<int64_t> {
-    std::string BC = D->file(Tag.str() + ".bc"), Obj = D->file(Tag.str() + ".o"),
-                ErrFile = D->file(Tag.str() + ".err");
-    int Err = ::open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (Err < 0)
-      return support::fileError(ErrFile, strerror(errno));
-    llvm::scope_exit CloseErr([Err] { ::close(Err); });
-    std::vector<std::string> Opt = {C.Opt};
-    Opt.insert(Opt.end(), C.OptArgs.begin(), C.OptArgs.end());
-    Opt.insert(Opt.end(), {Path, "-o", BC});
-    if (Host) {
-      SessionConfig S = *Host;
-      S.Command = Opt;
-      S.StderrFd = Err;
-      llvm::Expected<SessionResult> SR = runSession(S);
-      if (!SR)
-        return SR.takeError();
-      if (SR->Outcome != SessionResult::Exited)
-        return makeError(C.Opt + " under the host: " + SR->Error);
-      if (SR->Status.Signaled || SR->Status.Code)
-        return runFailed(C.Opt + " under the host", SR->Status, ErrFile);
-      if (!SR->Error.empty())
-        return makeError(SR->Error);
-      R.Log = std::move(SR->SessionLog);
-    } else if (llvm::Error E = runTool(Opt, Err, ErrFile, C)) {
-      return E;
-    }
-    std::vector<std::string> Llc = {C.Llc};
-    Llc.insert(Llc.end(), C.LlcArgs.begin(), C.LlcArgs.end());
-    Llc.insert(Llc.end(), {"-filetype=obj", BC, "-o", Obj});
-    if (llvm::Error E = runTool(Llc, Err, ErrFile, C))
-      return E;
-    return textSize(Obj);
-  };
-  llvm::Expected<int64_t> Base = Compile("baseline", std::nullopt);
+  llvm::Expected<Compiled> Base = compileModule(Path, C.Tools, nullptr, *D, "baseline");
   if (!Base)
     return Fail(Base.takeError());
   SessionConfig S;
@@ -133,14 +41,13 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   S.Bind = C.Bind;
   if (C.Embeddings)
     S.Augment = features::embeddingAugmenter(C.T, *C.Embeddings, Path, {});
-  S.TimeoutSeconds = C.TimeoutSeconds;
-  S.CancelFd = C.CancelFd;
-  llvm::Expected<int64_t> Size = Compile("policy", S);
-  if (!Size)
-    return Fail(Size.takeError());
-  R.Info.BaselineTextSize = *Base;
-  R.Info.TextSize = *Size;
-  R.Info.Reward = features::sizeReward(*Size, *Base);
+  llvm::Expected<Compiled> Policy = compileModule(Path, C.Tools, &S, *D, "policy");
+  if (!Policy)
+    return Fail(Policy.takeError());
+  R.Log = std::move(Policy->SessionLog);
+  R.Info.BaselineTextSize = Base->TextSize;
+  R.Info.TextSize = Policy->TextSize;
+  R.Info.Reward = features::sizeReward(Policy->TextSize, Base->TextSize);
   return R;
 }
 

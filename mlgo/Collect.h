@@ -6,6 +6,7 @@
 #pragma once
 
 #include "features/Dataset.h"
+#include "mlgo/Compile.h"
 #include "runners/InteractiveHost.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
@@ -19,20 +20,13 @@ namespace wb::mlgo {
 using runners::PolicyOptions;
 using runners::Task;
 
-/// Bytes in the object's sections named .text or .text.*.
-llvm::Expected<int64_t> textSize(llvm::StringRef Path);
-
 struct CollectConfig {
   Task T = Task::Inline;
   PolicyOptions Policy;
   runners::BindOptions Bind;
   std::optional<std::string> Embeddings;
-  std::string Opt = "opt-22", Llc = "llc-22";
-  std::vector<std::string> OptArgs = {"-passes=default<Oz>"};
-  std::vector<std::string> LlcArgs = {"-O2"};
+  Toolchain Tools;
   unsigned Jobs = 1;
-  double TimeoutSeconds = 0; // per compiler run
-  int CancelFd = -1;
   bool ShowProgress = false;
   support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
 };

@@ -169,7 +169,7 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
 llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   if (C.Command.empty())
     return support::usageError("no compiler command given (after --)");
-  llvm::Expected<std::unique_ptr<Policy>> P = makePolicy(C.T, C.Policy);
+  llvm::Expected<std::unique_ptr<Policy>> P = C.MakePolicy ? C.MakePolicy() : makePolicy(C.T, C.Policy);
   if (!P)
     return P.takeError();
   llvm::Expected<std::unique_ptr<Channel>> Dir = Channel::create();

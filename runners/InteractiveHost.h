@@ -34,6 +34,9 @@ struct SessionConfig {
   Task T = Task::Inline;
   std::vector<std::string> Command; // compiler and its arguments; channel flags are appended
   PolicyOptions Policy;
+  /// When set, makes the session's policy instead of Policy (pipelines that build their own,
+  /// e.g. exploration's trajectories).
+  std::function<llvm::Expected<std::unique_ptr<runners::Policy>>()> MakePolicy;
   BindOptions Bind;
   /// Called with the session's private directory before the compiler starts (files it
   /// writes there are removed with it); unset = no augmentation (features/Augment.h).

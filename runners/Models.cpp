@@ -187,7 +187,7 @@ llvm::Error writeModelFile(llvm::StringRef Path, const ModelFile &M) {
     h5::writeAttr(F, "inputs", features::specsJSON(M.Inputs));
     h5::writeAttr(F, "layers", static_cast<int64_t>(M.Layers.size()));
     for (size_t L = 0; L < M.Layers.size(); ++L) {
-      H5::Group G = F.createGroup("layer" + std::to_string(L));
+      H5::Group G = h5::createGroup(F, "layer" + std::to_string(L));
       h5::writeMatrix(G, "weight", M.Layers[L].Weight.data(), M.Layers[L].Out, M.Layers[L].In);
       h5::writeMatrix(G, "bias", M.Layers[L].Bias.data(), M.Layers[L].Out, 1);
     }

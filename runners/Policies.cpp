@@ -186,6 +186,24 @@ private:
   size_t Next = 0;
 };
 
+class TrajectoryPolicy : public Policy {
+public:
+  explicit TrajectoryPolicy(std::vector<int64_t> Decisions) : Decisions(std::move(Decisions)) {}
+  std::vector<TensorSpec> inputs() const override {
+    return {{"inlining_default", TensorType::Int64, 0, {1}}};
+  }
+  llvm::Expected<std::string> advise(const Inputs &In) override {
+    const int64_t D = Next < Decisions.size() ? Decisions[Next] : int64_t(In.at(0, 0) != 0);
+    ++Next;
+    return int64Advice(D);
+  }
+  std::string describe() const override { return "trajectory"; }
+
+private:
+  std::vector<int64_t> Decisions;
+  size_t Next = 0;
+};
+
 llvm::Expected<std::vector<std::string>> replayDecisions(Task T, llvm::StringRef Path) {
   llvm::Expected<features::Log> L = features::readLogFile(Path);
   if (!L)
@@ -245,6 +263,10 @@ llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &
   }
   }
   return makeError("unknown policy kind");
+}
+
+std::unique_ptr<Policy> makeTrajectoryPolicy(std::vector<int64_t> Decisions) {
+  return std::make_unique<TrajectoryPolicy>(std::move(Decisions));
 }
 
 } // namespace wb::runners

@@ -55,6 +55,11 @@ struct PolicyOptions {
 
 llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &O);
 
+/// The inliner policy exploration runs: answers Decisions in order, then the compiler's own
+/// decision (inlining_default) for every later call site. A trajectory's prefix is replayed
+/// exactly because the compiler is deterministic: the same answers bring the same questions.
+std::unique_ptr<Policy> makeTrajectoryPolicy(std::vector<int64_t> Decisions);
+
 /// Advice bytes and eviction legality, shared by every policy.
 inline constexpr size_t EvictionColumns = 33, NoEviction = 32;
 std::string int64Advice(int64_t V);

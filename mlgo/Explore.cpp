@@ -1,0 +1,476 @@
+#include "mlgo/Explore.h"
+
+#include "corpus/H5.h"
+#include "corpus/OrderedPipeline.h"
+#include "features/Augment.h"
+#include "features/Dataset.h"
+#include "learn/Random.h"
+#include "runners/Policies.h"
+#include "support/Files.h"
+#include "support/Process.h"
+#include "support/Progress.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/InlineCost.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace wb::mlgo {
+
+using runners::Task;
+using support::Diagnostic;
+
+llvm::Error ExploreConfig::validate() const {
+  if (Budget < 1)
+    return support::usageError("--budget must be at least 1 (the heuristic's trajectory)");
+  return llvm::Error::success();
+}
+
+namespace {
+
+/// The order in which the heuristic trajectory's decisions are flipped.
+std::vector<size_t> flipOrder(FlipOrder O, const features::Log &Heuristic, uint64_t Seed) {
+  const size_t N = Heuristic.Observations.size();
+  std::vector<size_t> Order(N);
+  std::iota(Order.begin(), Order.end(), 0);
+  if (O == FlipOrder::Random) {
+    learn::Rng G(Seed);
+    for (size_t I = N; I > 1; --I)
+      std::swap(Order[I - 1], Order[learn::below(G, uint32_t(I))]);
+  } else if (O == FlipOrder::Margin || O == FlipOrder::Inlined) {
+    // The heuristic inlines when the call site's cost falls below the -Oz threshold: the
+    // decisions it made closest to that line are the likeliest to be wrong.
+    std::optional<size_t> Cost = Heuristic.Header.find("cost_estimate");
+    if (Cost) {
+      const features::TensorSpec &S = Heuristic.Header.Features[*Cost];
+      const size_t Off = Heuristic.Header.offsetOf(*Cost);
+      std::vector<double> Margin(N);
+      for (size_t I = 0; I < N; ++I)
+        Margin[I] = std::abs(
+            features::elementAsDouble(S.Type, Heuristic.Observations[I].Payload.data() + Off, 0) -
+            llvm::InlineConstants::OptMinSizeThreshold);
+      std::stable_sort(Order.begin(), Order.end(),
+                       [&](size_t A, size_t B) { return Margin[A] < Margin[B]; });
+    }
+    if (O == FlipOrder::Inlined) {
+      // Undoing an inlining shrank .text about twice as often as adding one (measured on
+      // the MLGO corpus: 11-12% of such flips against 5-7%).
+      std::vector<int64_t> D = decisionsOf(Task::Inline, Heuristic);
+      std::stable_partition(Order.begin(), Order.end(), [&](size_t I) { return D[I] != 0; });
+    }
+  }
+  return Order;
+}
+
+} // namespace
+
+ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
+                                uint64_t ModuleSeed) {
+  ModuleExploration X;
+  X.Path = Path;
+  llvm::Expected<support::TempDir> Dir = support::TempDir::create("ir2vec-explore");
+  if (!Dir) {
+    X.Error = llvm::toString(Dir.takeError());
+    return X;
+  }
+  unsigned Runs = 0;
+  auto Run = [&](std::vector<int64_t> Prefix,
+                 const std::optional<std::string> &Vocab) -> llvm::Expected<Compiled> {
+    runners::SessionConfig S;
+    S.T = Task::Inline;
+    S.MakePolicy = [Prefix]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+      return runners::makeTrajectoryPolicy(Prefix);
+    };
+    if (Vocab)
+      S.Augment = features::embeddingAugmenter(Task::Inline, *Vocab, Path, {});
+    // One file set per run: a failed run's messages stay apart from the next one's.
+    return compileModule(Path, C.Tools, &S, *Dir, "run" + std::to_string(Runs++));
+  };
+
+  llvm::Expected<Compiled> H = Run({}, std::nullopt);
+  if (!H) {
+    X.Error = llvm::toString(H.takeError());
+    return X;
+  }
+  X.Rollouts.push_back({decisionsOf(Task::Inline, H->SessionLog), H->TextSize, -1, ""});
+  X.BaselineSize = X.BestSize = H->TextSize;
+  features::Log Best = std::move(H->SessionLog);
+  for (size_t Flip : flipOrder(C.Order, Best, ModuleSeed)) {
+    if (X.Rollouts.size() >= C.Budget || support::cancelled(C.Tools.CancelFd))
+      break;
+    const std::vector<int64_t> &B = X.Rollouts[X.Best].Decisions;
+    if (Flip >= B.size()) // the best trajectory asks fewer questions than the heuristic's
+      continue;
+    std::vector<int64_t> Prefix(B.begin(), B.begin() + Flip);
+    Prefix.push_back(1 - B[Flip]);
+    llvm::Expected<Compiled> R = Run(Prefix, std::nullopt);
+    Rollout Ro;
+    Ro.Flip = int64_t(Flip);
+    if (!R) { // recorded and skipped
+      Ro.Error = llvm::toString(R.takeError());
+      X.Rollouts.push_back(std::move(Ro));
+      continue;
+    }
+    Ro.Decisions = decisionsOf(Task::Inline, R->SessionLog);
+    Ro.TextSize = R->TextSize;
+    X.Rollouts.push_back(std::move(Ro));
+    if (R->TextSize < X.BestSize) {
+      X.Best = X.Rollouts.size() - 1;
+      X.BestSize = R->TextSize;
+      Best = std::move(R->SessionLog);
+    }
+  }
+  X.Observations.push_back(std::move(Best));
+  // The same decisions with embedding features: one replay per vocabulary. The compiler is
+  // deterministic, so a replay must reproduce the best size; anything else is an error.
+  const Rollout &BestRun = X.Rollouts[X.Best];
+  for (const std::string &V : C.Vocabularies) {
+    llvm::Expected<Compiled> R = Run(BestRun.Decisions, V);
+    if (!R) {
+      X.Error = "replaying the best decisions with embeddings (" +
+                (V.empty() ? std::string("default vocabulary") : V) +
+                "): " + llvm::toString(R.takeError());
+      return X;
+    }
+    if (R->TextSize != X.BestSize || decisionsOf(Task::Inline, R->SessionLog) != BestRun.Decisions) {
+      X.Error = llvm::formatv("replaying the best decisions gave .text {0} (best {1}): the "
+                              "compiler did not ask the same questions again",
+                              R->TextSize, X.BestSize)
+                    .str();
+      return X;
+    }
+    X.Observations.push_back(std::move(R->SessionLog));
+  }
+  return X;
+}
+
+// ---- per-module parts (resume) --------------------------------------------------------------
+
+namespace {
+
+std::string decisionText(const std::vector<int64_t> &D) {
+  std::string S;
+  for (int64_t X : D)
+    S += X ? '1' : '0';
+  return S;
+}
+
+std::vector<int64_t> decisionsFromText(llvm::StringRef S) {
+  std::vector<int64_t> D;
+  for (char Ch : S)
+    D.push_back(Ch == '1');
+  return D;
+}
+
+std::string partFile(const std::string &Dir, size_t I, const std::string &Ext) {
+  return support::pathIn(Dir, llvm::formatv("{0:6}", I).str() + Ext);
+}
+
+llvm::Error writePart(const std::string &Dir, size_t I, const ModuleExploration &X) {
+  for (size_t V = 0; V < X.Observations.size(); ++V)
+    if (llvm::Error E = support::writeFileAtomically(
+            partFile(Dir, I, "." + std::to_string(V) + ".log"),
+            [&](llvm::raw_ostream &OS) { features::writeLog(OS, X.Observations[V]); }))
+      return E;
+  llvm::json::Array Rollouts;
+  for (const Rollout &R : X.Rollouts)
+    Rollouts.push_back(llvm::json::Object{{"flip", R.Flip},
+                                          {"text_size", R.TextSize},
+                                          {"error", R.Error},
+                                          {"decisions", decisionText(R.Decisions)}});
+  llvm::json::Object O{{"path", X.Path},
+                       {"error", X.Error},
+                       {"baseline_text_size", X.BaselineSize},
+                       {"best_text_size", X.BestSize},
+                       {"best", int64_t(X.Best)},
+                       {"observation_sets", int64_t(X.Observations.size())},
+                       {"rollouts", std::move(Rollouts)}};
+  // Written last: its presence says the module is done.
+  return support::writeFileAtomically(partFile(Dir, I, ".json"), [&](llvm::raw_ostream &OS) {
+    OS << llvm::json::Value(std::move(O)) << "\n";
+  });
+}
+
+/// A finished module's part, or std::nullopt when there is none (or it is unreadable).
+std::optional<ModuleExploration> readPart(const std::string &Dir, size_t I,
+                                          const std::string &Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(partFile(Dir, I, ".json"));
+  if (!Buf)
+    return std::nullopt;
+  auto J = llvm::json::parse((*Buf)->getBuffer());
+  if (!J) {
+    llvm::consumeError(J.takeError());
+    return std::nullopt;
+  }
+  const llvm::json::Object *O = J->getAsObject();
+  if (!O || O->getString("path") != llvm::StringRef(Path))
+    return std::nullopt;
+  ModuleExploration X;
+  X.Path = Path;
+  X.Error = O->getString("error").value_or("").str();
+  X.BaselineSize = O->getInteger("baseline_text_size").value_or(-1);
+  X.BestSize = O->getInteger("best_text_size").value_or(-1);
+  X.Best = size_t(O->getInteger("best").value_or(0));
+  if (const llvm::json::Array *Rs = O->getArray("rollouts"))
+    for (const llvm::json::Value &V : *Rs) {
+      const llvm::json::Object *R = V.getAsObject();
+      if (!R)
+        return std::nullopt;
+      X.Rollouts.push_back({decisionsFromText(R->getString("decisions").value_or("")),
+                            R->getInteger("text_size").value_or(-1),
+                            R->getInteger("flip").value_or(-1),
+                            R->getString("error").value_or("").str()});
+    }
+  for (int64_t V = 0, N = O->getInteger("observation_sets").value_or(0); V < N; ++V) {
+    llvm::Expected<features::Log> L =
+        features::readLogFile(partFile(Dir, I, "." + std::to_string(V) + ".log"));
+    if (!L) {
+      llvm::consumeError(L.takeError());
+      return std::nullopt;
+    }
+    X.Observations.push_back(std::move(*L));
+  }
+  if (X.Error.empty() && (X.Rollouts.empty() || X.Best >= X.Rollouts.size()))
+    return std::nullopt;
+  return X;
+}
+
+std::string fingerprint(const std::vector<std::string> &Train, const ExploreConfig &C,
+                        const CorpusSplit &S) {
+  std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4} {5}\n{6} {7}\n", WB_VERSION,
+                                   C.Budget, C.Seed, support::nameOf<FlipOrder>(FlipOrderNames, C.Order),
+                                   C.Tools.Opt, C.Tools.Llc, llvm::join(C.Tools.OptArgs, " "),
+                                   llvm::join(C.Tools.LlcArgs, " "))
+                         .str();
+  for (const std::string &V : C.Vocabularies)
+    Text += "vocab " + V + "\n";
+  Text += S.toJSONText() + "\n";
+  for (const std::string &M : Train)
+    Text += M + "\n";
+  return support::sha256Hex(Text);
+}
+
+// ---- the HDF5 file --------------------------------------------------------------------------
+
+void writeExploration(H5::H5File &F, const std::vector<ModuleExploration> &Xs,
+                      const std::vector<std::string> &Keys, const ExploreConfig &C,
+                      const CorpusSplit &S) {
+  namespace h5 = corpus::h5;
+  h5::writeAttr(F, "schema", std::string(ExplorationSchema));
+  h5::writeAttr(F, "task", std::string("inline"));
+  h5::writeAttr(F, "budget", int64_t(C.Budget));
+  h5::writeAttr(F, "seed", int64_t(C.Seed));
+  h5::writeAttr(F, "flip_order", support::nameOf<FlipOrder>(FlipOrderNames, C.Order).str());
+  h5::writeAttr(F, "split", S.toJSONText());
+  h5::writeAttr(F, "opt", C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " "));
+  h5::writeAttr(F, "llc", C.Tools.Llc + " " + llvm::join(C.Tools.LlcArgs, " ") + " -filetype=obj");
+  h5::writeAttr(F, "llvm_version", std::string(WB_LLVM_VERSION));
+  h5::writeAttr(F, "tool_version", std::string(WB_VERSION));
+  llvm::json::Array Vocabs;
+  for (const std::string &V : C.Vocabularies)
+    Vocabs.push_back(V);
+  std::string VocabText;
+  llvm::raw_string_ostream(VocabText) << llvm::json::Value(std::move(Vocabs));
+  h5::writeAttr(F, "vocabularies", VocabText);
+
+  std::vector<std::string> Paths, Errors;
+  std::vector<int64_t> Base, Best, BestRollout, FirstRollout;
+  std::vector<int64_t> RModule, RSize, RFlip, RFirst, RCount;
+  std::vector<std::string> RError;
+  std::vector<int8_t> Decisions;
+  for (size_t M = 0; M < Xs.size(); ++M) {
+    const ModuleExploration &X = Xs[M];
+    Paths.push_back(X.Path);
+    Errors.push_back(X.Error);
+    Base.push_back(X.BaselineSize);
+    Best.push_back(X.BestSize);
+    FirstRollout.push_back(int64_t(RModule.size()));
+    BestRollout.push_back(X.Rollouts.empty() ? -1 : int64_t(RModule.size() + X.Best));
+    for (const Rollout &R : X.Rollouts) {
+      RModule.push_back(int64_t(M));
+      RSize.push_back(R.TextSize);
+      RFlip.push_back(R.Flip);
+      RError.push_back(R.Error);
+      RFirst.push_back(int64_t(Decisions.size()));
+      RCount.push_back(int64_t(R.Decisions.size()));
+      for (int64_t D : R.Decisions)
+        Decisions.push_back(int8_t(D));
+    }
+  }
+  auto Ints = [](H5::Group &G, const char *Name, const std::vector<int64_t> &V) {
+    H5::DSetCreatPropList P;
+    h5::noTimes(P.getId());
+    hsize_t N[1] = {V.size()};
+    H5::DataSet DS = G.createDataSet(Name, H5::PredType::STD_I64LE, H5::DataSpace(1, N), P);
+    if (!V.empty())
+      DS.write(V.data(), H5::PredType::NATIVE_INT64);
+  };
+  H5::Group MG = h5::createGroup(F, "modules");
+  h5::writeStrings(MG, "path", Paths);
+  h5::writeStrings(MG, "key", Keys);
+  h5::writeStrings(MG, "error", Errors);
+  Ints(MG, "baseline_text_size", Base);
+  Ints(MG, "best_text_size", Best);
+  Ints(MG, "best_rollout", BestRollout);
+  Ints(MG, "first_rollout", FirstRollout);
+  H5::Group RG = h5::createGroup(F, "rollouts");
+  Ints(RG, "module", RModule);
+  Ints(RG, "text_size", RSize);
+  Ints(RG, "flip", RFlip);
+  h5::writeStrings(RG, "error", RError);
+  Ints(RG, "first_decision", RFirst);
+  Ints(RG, "decision_count", RCount);
+  {
+    H5::DSetCreatPropList P;
+    h5::noTimes(P.getId());
+    hsize_t N[1] = {Decisions.size()};
+    H5::DataSet DS = RG.createDataSet("decisions", H5::PredType::STD_I8LE, H5::DataSpace(1, N), P);
+    if (!Decisions.empty())
+      DS.write(Decisions.data(), H5::PredType::NATIVE_INT8);
+  }
+  // The best trajectories' observations: one dataset per observation set.
+  H5::Group OG = h5::createGroup(F, "observations");
+  for (size_t V = 0; V <= C.Vocabularies.size(); ++V) {
+    features::DatasetBuilder DS(Task::Inline, "exploration-best");
+    for (const ModuleExploration &X : Xs) {
+      features::DatasetModule M;
+      M.Path = X.Path;
+      M.Error = X.Error;
+      M.TextSize = X.BestSize;
+      M.BaselineTextSize = X.BaselineSize;
+      if (!X.Error.empty() || V >= X.Observations.size()) {
+        DS.addFailed(M);
+        continue;
+      }
+      M.Reward = features::sizeReward(X.BestSize, X.BaselineSize);
+      if (llvm::Error E = DS.add(M, X.Observations[V]))
+        throw H5::Exception("exploration", llvm::toString(std::move(E)));
+    }
+    H5::Group G = h5::createGroup(OG, std::to_string(V));
+    h5::writeAttr(G, "vocabulary",
+                  V == 0 ? std::string("none") : C.Vocabularies[V - 1].empty()
+                                                     ? std::string("default")
+                                                     : C.Vocabularies[V - 1]);
+    DS.writeTo(G);
+  }
+}
+
+} // namespace
+
+llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &Inputs,
+                                                const SplitOptions &SplitOpts,
+                                                const ExploreConfig &C,
+                                                const std::string &Output, bool Resume) {
+  if (llvm::Error E = C.validate())
+    return E;
+  if (Output.empty() || Output == "-")
+    return support::usageError("explore needs an output file: -o EXPLORATION.h5");
+  llvm::Expected<CorpusSplit> S = splitCorpus(Inputs, SplitOpts);
+  if (!S)
+    return S.takeError();
+  std::vector<std::string> Train, Keys;
+  for (size_t I = 0; I < S->Modules.size(); ++I)
+    if (!S->Test[I]) {
+      Train.push_back(S->Modules[I]);
+      Keys.push_back(S->Keys[I]);
+    }
+  // Finished modules wait in OUT.parts/ until the file is written.
+  const std::string Parts = Output + ".parts";
+  const std::string Print = fingerprint(Train, C, *S);
+  const std::string PrintFile = support::pathIn(Parts, "fingerprint");
+  bool Reuse = false;
+  if (llvm::sys::fs::exists(Parts)) {
+    auto Old = llvm::MemoryBuffer::getFile(PrintFile);
+    Reuse = Resume && Old && (*Old)->getBuffer().trim() == Print;
+    if (!Reuse)
+      C.Report({Diagnostic::Warning,
+                Resume ? Parts + ": the interrupted run used other options or inputs; starting over"
+                       : Parts + ": discarding an interrupted run (use --resume to continue it)"});
+  }
+  if (!Reuse) {
+    std::error_code EC = llvm::sys::fs::remove_directories(Parts);
+    (void)EC;
+    if (llvm::Error E = support::prepareOutputDirectory(Parts))
+      return E;
+    if (llvm::Error E = support::writeFileAtomically(
+            PrintFile, [&](llvm::raw_ostream &OS) { OS << Print << "\n"; }))
+      return E;
+  }
+
+  std::vector<ModuleExploration> Xs(Train.size());
+  support::Progress P("modules", Train.size(), C.ShowProgress);
+  size_t Done = 0, Failed = 0, Rollouts = 0, Improved = 0, NoDecisions = 0;
+  int64_t BaseTotal = 0, BestTotal = 0;
+  corpus::OrderedPipeline<ModuleExploration> Pipe(C.Jobs, 2 * C.Jobs);
+  llvm::Error E = Pipe.run(
+      0, Train.size(),
+      [&](size_t I) {
+        if (Reuse)
+          if (std::optional<ModuleExploration> X = readPart(Parts, I, Train[I]))
+            return std::move(*X);
+        ModuleExploration X = exploreModule(Train[I], C, C.Seed * 0x9E3779B97F4A7C15ull + I);
+        if (!support::cancelled(C.Tools.CancelFd))
+          if (llvm::Error W = writePart(Parts, I, X))
+            X.Error = llvm::toString(std::move(W));
+        return X;
+      },
+      [&](size_t I, ModuleExploration &&X) -> llvm::Error {
+        if (support::cancelled(C.Tools.CancelFd))
+          return support::interruptedError("interrupted; finished modules are kept in " + Parts +
+                                           " for --resume");
+        ++Done;
+        if (!X.Error.empty()) {
+          P.clear();
+          ++Failed;
+          C.Report({Diagnostic::Error, X.Path + ": " + X.Error});
+        } else {
+          Rollouts += X.Rollouts.size();
+          Improved += X.BestSize < X.BaselineSize;
+          NoDecisions += X.Rollouts.front().Decisions.empty();
+          BaseTotal += X.BaselineSize;
+          BestTotal += X.BestSize;
+        }
+        Xs[I] = std::move(X);
+        P.update(Done, llvm::formatv("{0} compilations, {1} smaller", Rollouts, Improved).str());
+        return llvm::Error::success();
+      });
+  P.clear();
+  if (E)
+    return E;
+  if (Failed == Train.size())
+    return Train.size() == 1 ? support::reportedFailure()
+                             : support::makeError("none of the " + llvm::Twine(Train.size()) +
+                                                  " training modules could be explored");
+  if (NoDecisions == Done - Failed)
+    C.Report({Diagnostic::Warning,
+              "the compiler asked no inlining question in any module: IR built at -O0 is "
+              "optnone (build the corpus with -Oz -Xclang -disable-llvm-passes), or the modules "
+              "call no defined function"});
+  else if (NoDecisions)
+    C.Report({Diagnostic::Note, std::to_string(NoDecisions) + " modules had no inlining decision"});
+  if (llvm::Error W = corpus::h5::writeFileAtomically(
+          Output, [&](H5::H5File &F) { writeExploration(F, Xs, Keys, C, *S); }))
+    return W;
+  std::error_code EC = llvm::sys::fs::remove_directories(Parts);
+  (void)EC;
+  C.Report({Diagnostic::Note,
+            llvm::formatv("explored {0} training modules ({1} test modules held out): {2} "
+                          "compilations, {3} smaller; .text {4} bytes with the heuristic, {5} "
+                          "with the best trajectories ({6:P2})",
+                          Done - Failed, S->Modules.size() - Train.size(), Rollouts, Improved,
+                          BaseTotal, BestTotal,
+                          BaseTotal ? double(BestTotal - BaseTotal) / double(BaseTotal) : 0.0)
+                .str()});
+  if (Failed)
+    return support::Outcome::partial(std::to_string(Failed) + " of " +
+                                     std::to_string(Train.size()) +
+                                     " modules failed and were skipped");
+  return support::Outcome::complete();
+}
+
+} // namespace wb::mlgo

@@ -1,0 +1,132 @@
+#include "mlgo/Split.h"
+
+#include "support/Error.h"
+#include "support/Files.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <set>
+
+namespace wb::mlgo {
+
+namespace {
+
+/// The deepest directory that holds every module.
+std::string corpusRoot(const std::vector<std::string> &Modules) {
+  if (Modules.empty())
+    return "";
+  std::string Root = llvm::sys::path::parent_path(Modules.front()).str();
+  for (const std::string &M : Modules)
+    while (!Root.empty() && !llvm::StringRef(M).starts_with(Root + "/"))
+      Root = llvm::sys::path::parent_path(Root).str();
+  return Root;
+}
+
+llvm::Expected<std::map<std::string, std::string>> readKeys(const std::string &Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buf)
+    return support::fileError(Path, "cannot read split keys: " + Buf.getError().message());
+  std::map<std::string, std::string> Keys;
+  llvm::SmallVector<llvm::StringRef> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    llvm::StringRef L = Lines[I].rtrim("\r");
+    if (L.trim().empty() || L.starts_with("#"))
+      continue;
+    auto [Module, Key] = L.split('\t');
+    if (Key.empty())
+      return support::lineError(Path, I + 1, "expected 'MODULE<TAB>KEY', found '" + L + "'");
+    Keys[Module.str()] = Key.str();
+  }
+  return Keys;
+}
+
+} // namespace
+
+llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
+                                        const SplitOptions &O) {
+  if (!(O.TestFraction > 0 && O.TestFraction < 1))
+    return support::usageError("the test fraction must be between 0 and 1");
+  CorpusSplit S;
+  S.Options = O;
+  S.Modules = Modules;
+  if (!O.KeysFile.empty()) {
+    auto Keys = readKeys(O.KeysFile);
+    if (!Keys)
+      return Keys.takeError();
+    for (const std::string &M : Modules) {
+      auto It = Keys->find(M);
+      if (It == Keys->end())
+        return support::fileError(O.KeysFile, "no key for module " + M);
+      S.Keys.push_back(It->second);
+    }
+  } else {
+    const std::string Root = corpusRoot(Modules);
+    for (const std::string &M : Modules) {
+      llvm::StringRef Rel = llvm::StringRef(M).drop_front(Root.empty() ? 0 : Root.size() + 1);
+      S.Keys.push_back(Rel.split('/').first.str());
+    }
+  }
+  std::map<std::string, size_t> Count;
+  for (const std::string &K : S.Keys)
+    ++Count[K];
+  if (Count.size() < 2)
+    return support::makeError("a split by package needs modules of at least two packages; "
+                              "all " + llvm::Twine(Modules.size()) + " modules have the key '" +
+                              (S.Keys.empty() ? "" : S.Keys.front()) + "'");
+  std::vector<std::pair<std::string, std::string>> Order; // (hash, key)
+  for (const auto &[K, N] : Count)
+    Order.emplace_back(support::sha256Hex(std::to_string(O.Seed) + "\n" + K), K);
+  std::sort(Order.begin(), Order.end());
+  std::set<std::string> TestKeys;
+  size_t InTest = 0;
+  const double Want = O.TestFraction * double(Modules.size());
+  for (const auto &[H, K] : Order) {
+    if (double(InTest) >= Want || TestKeys.size() + 1 == Count.size())
+      break;
+    TestKeys.insert(K);
+    InTest += Count[K];
+  }
+  for (const std::string &K : S.Keys)
+    S.Test.push_back(TestKeys.count(K) != 0);
+  for (const auto &[K, N] : Count)
+    (TestKeys.count(K) ? S.TestKeys : S.TrainKeys).push_back(K);
+  return S;
+}
+
+std::vector<std::string> CorpusSplit::modules(bool TestSide) const {
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Modules.size(); ++I)
+    if (Test[I] == TestSide)
+      Out.push_back(Modules[I]);
+  return Out;
+}
+
+llvm::json::Object CorpusSplit::toJSON() const {
+  llvm::json::Array Tr, Te;
+  for (const std::string &K : TrainKeys)
+    Tr.push_back(K);
+  for (const std::string &K : TestKeys)
+    Te.push_back(K);
+  const size_t NTest = std::count(Test.begin(), Test.end(), true);
+  return llvm::json::Object{{"by", Options.KeysFile.empty() ? "package" : "keys file"},
+                            {"keys_file", Options.KeysFile},
+                            {"test_fraction", Options.TestFraction},
+                            {"seed", int64_t(Options.Seed)},
+                            {"train_modules", int64_t(Modules.size() - NTest)},
+                            {"test_modules", int64_t(NTest)},
+                            {"train_keys", std::move(Tr)},
+                            {"test_keys", std::move(Te)}};
+}
+
+std::string CorpusSplit::toJSONText() const {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << llvm::json::Value(toJSON());
+  return S;
+}
+
+} // namespace wb::mlgo

@@ -1,0 +1,247 @@
+#!/usr/bin/python3
+"""Policy work on a small corpus: exploration (and, as they land, training, evaluation and
+ablation), against oracles independent of the workbench.
+
+  * the heuristic's rollout has the .text of opt-22 -Oz alone (llc-22 + llvm-size-22);
+  * the best decisions, written into a session log by this test and replayed with
+    `mlgo run --policy replay`, give the best .text again;
+  * only the training side of the split by package is explored, and the split is recorded;
+  * the file is the same for -j1 and -j2, and after an interruption and --resume;
+  * a compiler that crashes mid-exploration gives recorded failures, not a lost run;
+  * IR without inlining questions (-O0, optnone) gives a warning naming the cause;
+  * --embeddings records the best decisions' observations with embedding features.
+
+  mlgo_policy_test.py --ir2vec BIN --llvm-bindir DIR
+"""
+import argparse, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
+
+import h5py
+import numpy as np
+
+import harness
+import mlgo_oracle
+
+p = argparse.ArgumentParser()
+p.add_argument("--ir2vec", required=True)
+p.add_argument("--llvm-bindir", required=True)
+a = p.parse_args()
+B = lambda t: os.path.join(a.llvm_bindir, t)
+res = harness.Results()
+check = res.check
+tmp = tempfile.mkdtemp(prefix="mlgo-policy-")
+W = lambda *n: os.path.join(tmp, *n)
+
+# ---- a corpus of three packages ------------------------------------------------------------
+SOURCES = {
+    "alpha/a.c": """
+static int sq(int x) { return x * x; }
+static int cube(int x) { return sq(x) * x; }
+static int poly(int x) { return cube(x) + 3 * sq(x) + x + 1; }
+int api_a(int x, int y) { return poly(x) - poly(y) + cube(x + y); }
+int api_b(int *v, int n) { int s = 0; for (int i = 0; i < n; ++i) s += poly(v[i]) ^ sq(i); return s; }
+""",
+    "alpha/b.c": """
+struct P { int x, y; };
+static int dot(struct P a, struct P b) { return a.x * b.x + a.y * b.y; }
+static struct P add(struct P a, struct P b) { struct P r = {a.x + b.x, a.y + b.y}; return r; }
+static int norm1(struct P a) { return (a.x < 0 ? -a.x : a.x) + (a.y < 0 ? -a.y : a.y); }
+int walk(struct P *ps, int n) {
+  struct P acc = {0, 0}; int d = 0;
+  for (int i = 0; i < n; ++i) { acc = add(acc, ps[i]); d += dot(acc, ps[i]) + norm1(ps[i]); }
+  return d + norm1(acc);
+}
+int pair(struct P a, struct P b) { return dot(a, b) * norm1(add(a, b)); }
+""",
+    "beta/c.c": """
+static unsigned mix(unsigned h, unsigned v) { h ^= v; h *= 16777619u; return h; }
+static unsigned hstr(const char *s) { unsigned h = 2166136261u; while (*s) h = mix(h, (unsigned char)*s++); return h; }
+static int eq(const char *a, const char *b) { while (*a && *a == *b) ++a, ++b; return *a == *b; }
+int lookup(const char **keys, int n, const char *k) {
+  unsigned h = hstr(k);
+  for (int i = 0; i < n; ++i) if ((hstr(keys[i]) & 15) == (h & 15) && eq(keys[i], k)) return i;
+  return -1;
+}
+unsigned digest(const char **keys, int n) { unsigned h = 0; for (int i = 0; i < n; ++i) h = mix(h, hstr(keys[i])); return h; }
+""",
+    "beta/d.c": """
+static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int lerp(int a, int b, int t) { return a + (b - a) * t / 256; }
+static int blend(int a, int b, int t) { return clamp(lerp(a, b, clamp(t, 0, 256)), 0, 255); }
+void image(unsigned char *dst, const unsigned char *x, const unsigned char *y, int n, int t) {
+  for (int i = 0; i < n; ++i) dst[i] = (unsigned char)blend(x[i], y[i], t + i);
+}
+int level(int v) { return clamp(v, 0, 255) + blend(v, 255 - v, v); }
+""",
+    "gamma/e.c": """
+static long fact(int n) { return n < 2 ? 1 : n * fact(n - 1); }
+static long choose(int n, int k) { return fact(n) / (fact(k) * fact(n - k)); }
+static long sum_row(int n) { long s = 0; for (int k = 0; k <= n; ++k) s += choose(n, k); return s; }
+long triangle(int rows) { long s = 0; for (int r = 0; r < rows; ++r) s += sum_row(r); return s; }
+long pick(int n) { return choose(n, n / 2) + fact(n % 10); }
+""",
+    "gamma/f.c": """
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
+static int is_space(int c) { return c == ' ' || c == '\\t' || c == '\\n'; }
+static int to_int(const char **s) { int v = 0; while (is_digit(**s)) v = v * 10 + (*(*s)++ - '0'); return v; }
+int sum_numbers(const char *s) {
+  int t = 0;
+  while (*s) { while (is_space(*s)) ++s; if (is_digit(*s)) t += to_int(&s); else if (*s) ++s; }
+  return t;
+}
+int count_digits(const char *s) { int n = 0; for (; *s; ++s) n += is_digit(*s); return n; }
+""",
+}
+corpus = W("corpus")
+modules = []
+for rel, src in SOURCES.items():
+    c = os.path.join(corpus, rel)
+    os.makedirs(os.path.dirname(c), exist_ok=True)
+    open(c, "w").write(src)
+    bc = c[:-2] + ".bc"
+    harness.run(["clang-22", "-Oz", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c", c, "-o", bc], check=True)
+    modules.append(bc)
+listfile = W("corpus.list")
+open(listfile, "w").write("".join(m + "\n" for m in modules))
+
+
+def oz_text(module, tag):
+    """.text of opt-22 -Oz alone, compiled by llc-22, measured by llvm-size-22."""
+    bc, obj = W(tag + ".bc"), W(tag + ".o")
+    harness.run([B("opt"), "-passes=default<Oz>", module, "-o", bc], check=True)
+    harness.run([B("llc"), "-O2", "-filetype=obj", bc, "-o", obj], check=True)
+    return mlgo_oracle.text_size(B("llvm-size"), obj)
+
+
+def replay_text(module, decisions, tag):
+    """.text after replaying decisions with `mlgo run --policy replay` from a session log this
+    test writes (LLVM's training-log format: a header line, then per observation a JSON line
+    and the tensor bytes, docs/formats/mlgo-session-log.md)."""
+    log = W(tag + ".log")
+    spec = {"name": "inlining_decision", "type": "int64_t", "port": 0, "shape": [1]}
+    with open(log, "wb") as f:
+        f.write(json.dumps({"features": [spec]}, separators=(",", ":")).encode() + b"\n")
+        f.write(b'{"context":"replayed"}\n')
+        for i, d in enumerate(decisions):
+            f.write(b'{"observation":%d}\n' % i + struct.pack("<q", int(d)) + b"\n")
+    bc, obj = W(tag + ".bc"), W(tag + ".o")
+    r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "replay", "--replay", log, "--",
+                     B("opt"), "-passes=default<Oz>", module, "-o", bc])
+    if r.returncode != 0:
+        return None, r.stderr
+    harness.run([B("llc"), "-O2", "-filetype=obj", bc, "-o", obj], check=True)
+    return mlgo_oracle.text_size(B("llvm-size"), obj), b""
+
+
+def explore(out, *extra, inputs=("@" + listfile,), quiet=True):
+    return harness.run([a.ir2vec, "mlgo", "explore", *(["-q"] if quiet else []), "--test-fraction", "0.3",
+                        "--budget", "6", "-o", out, *extra, *inputs])
+
+
+# ---- 1. exploration against the oracles ----------------------------------------------------
+ex = W("ex.h5")
+r = explore(ex, "-j", "2")
+if check("explore: exit 0", r.returncode == 0, r.stderr):
+    with h5py.File(ex) as f:
+        check("explore: schema", f.attrs["schema"] == "ir2vec.mlgo-exploration/1")
+        split = json.loads(f.attrs["split"])
+        paths = [x.decode() for x in f["modules/path"][:]]
+        test_keys = set(split["test_keys"])
+        check("explore: the split is by package and recorded",
+              split["by"] == "package" and test_keys and set(split["train_keys"]) and
+              not (test_keys & set(split["train_keys"])), split)
+        check("explore: only training modules are explored",
+              paths and all(p.split("/corpus/")[1].split("/")[0] not in test_keys for p in paths)
+              and len(paths) == split["train_modules"], paths)
+        base, best = f["modules/baseline_text_size"][:], f["modules/best_text_size"][:]
+        first, bestrow = f["modules/first_rollout"][:], f["modules/best_rollout"][:]
+        rmod, rsize, rflip = f["rollouts/module"][:], f["rollouts/text_size"][:], f["rollouts/flip"][:]
+        rfirst, rcount, dec = f["rollouts/first_decision"][:], f["rollouts/decision_count"][:], f["rollouts/decisions"][:]
+        flips = 0
+        for m, path in enumerate(paths):
+            rows = [i for i in range(len(rmod)) if rmod[i] == m]
+            check(f"explore {path}: at most --budget rollouts", 1 <= len(rows) <= 6, len(rows))
+            check(f"explore {path}: the first rollout is the heuristic's", rflip[first[m]] == -1 and rsize[first[m]] == base[m])
+            check(f"explore {path}: heuristic .text = opt-22 -Oz alone (llvm-size)", base[m] == oz_text(path, f"oz{m}"),
+                  (base[m],))
+            check(f"explore {path}: best <= heuristic and = the best rollout", best[m] <= base[m] and rsize[bestrow[m]] == best[m])
+            d = dec[rfirst[bestrow[m]]: rfirst[bestrow[m]] + rcount[bestrow[m]]]
+            size, err = replay_text(path, d, f"rp{m}")
+            check(f"explore {path}: replaying the best decisions gives the best .text", size == best[m], (size, best[m], err))
+            flips += sum(1 for i in rows if rflip[i] >= 0)
+        check("explore: flips were tried", flips > 0, flips)
+        obs = f["observations/0"]
+        check("explore: observations of the best trajectories, one row per best decision",
+              obs.attrs["rows"] == sum(rcount[bestrow[m]] for m in range(len(paths))) and
+              obs["decision"].shape[0] == obs.attrs["rows"], obs.attrs["rows"])
+        check("explore: observations hold every compiler feature",
+              all(n in obs["features"] for n in ("cost_estimate", "callee_users", "inlining_default")))
+
+# ---- 2. determinism and resume -------------------------------------------------------------
+ex1 = W("ex1.h5")
+r = explore(ex1, "-j", "1")
+check("explore: -j1 and -j2 write the same bytes", r.returncode == 0 and open(ex1, "rb").read() == open(ex, "rb").read(),
+      r.stderr)
+ex3 = W("ex3.h5")
+proc = subprocess.Popen([a.ir2vec, "mlgo", "explore", "-q", "--test-fraction", "0.3", "--budget", "6", "-j", "1",
+                         "-o", ex3, "@" + listfile], stderr=subprocess.PIPE)
+def finished_parts(d):
+    return [n for n in os.listdir(d) if n.endswith(".json")] if os.path.isdir(d) else []
+
+
+deadline = time.time() + 60
+while time.time() < deadline and not finished_parts(ex3 + ".parts"):
+    time.sleep(0.05)
+proc.send_signal(signal.SIGINT)
+rc = proc.wait(timeout=60)
+check("explore interrupted: 130, no output, finished modules kept", rc == 130 and not os.path.exists(ex3)
+      and os.path.isdir(ex3 + ".parts"), (rc, proc.stderr.read()[-300:]))
+r = explore(ex3, "-j", "2", "--resume")
+check("explore --resume: the same bytes as an uninterrupted run",
+      r.returncode == 0 and open(ex3, "rb").read() == open(ex, "rb").read() and not os.path.exists(ex3 + ".parts"), r.stderr)
+
+# ---- 3. a compiler that crashes mid-exploration --------------------------------------------
+crashy = W("crashy-opt")
+open(crashy, "w").write(f"""#!/bin/sh
+n=$(cat {W('count')} 2>/dev/null || echo 0); n=$((n + 1)); echo $n > {W('count')}
+if [ $((n % 4)) -eq 3 ]; then kill -SEGV $$; fi
+exec {B('opt')} "$@"
+""")
+os.chmod(crashy, 0o755)
+exc = W("crash.h5")
+r = explore(exc, "-j", "1", "--opt", crashy)
+check("explore with a crashing compiler: a result (0 or 2), not a lost run", r.returncode in (0, 2) and os.path.exists(exc),
+      r.stderr)
+if os.path.exists(exc):
+    with h5py.File(exc) as f:
+        errs = [e.decode() for e in f["rollouts/error"][:]] + [e.decode() for e in f["modules/error"][:]]
+        check("explore with a crashing compiler: the crashes are recorded with the signal",
+              any("signal 11" in e for e in errs), errs)
+
+# ---- 4. IR without inlining questions ------------------------------------------------------
+o0 = []
+for rel in ("alpha/a.c", "beta/c.c", "gamma/e.c"):
+    bc = W("o0", rel[:-2] + ".bc")
+    os.makedirs(os.path.dirname(bc), exist_ok=True)
+    harness.run(["clang-22", "-O0", "-emit-llvm", "-c", os.path.join(corpus, rel), "-o", bc], check=True)
+    o0.append(bc)
+r = explore(W("o0.h5"), inputs=o0, quiet=False)
+check("explore of -O0 IR: a warning naming the cause", b"optnone" in r.stderr and b"-Oz -Xclang -disable-llvm-passes" in r.stderr,
+      r.stderr)
+
+# ---- 5. observations with embedding features -----------------------------------------------
+exe = W("emb.h5")
+r = explore(exe, "-j", "2", "--embeddings", "")
+if check("explore --embeddings: exit 0", r.returncode == 0, r.stderr):
+    with h5py.File(exe) as f:
+        o0g, o1g = f["observations/0"], f["observations/1"]
+        check("explore --embeddings: set 1 is the default vocabulary's", o1g.attrs["vocabulary"] == "default")
+        check("explore --embeddings: set 1 has the embedding features, set 0 not",
+              all(n in o1g["features"] for n in ("callee_embedding", "caller_embedding", "module_embedding"))
+              and "callee_embedding" not in o0g["features"])
+        check("explore --embeddings: the same decisions in both sets",
+              np.array_equal(o0g["decision"][:], o1g["decision"][:]))
+
+status = res.summary()
+if status == 0:
+    shutil.rmtree(tmp)
+sys.exit(status)
