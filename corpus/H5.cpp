@@ -72,8 +72,12 @@ std::vector<std::string> readStrings(H5::DataSet &DS, uint64_t Start, uint64_t C
 
 
 uint64_t extentOf(H5::DataSet &DS) {
-  hsize_t Dims[2] = {0, 0};
-  DS.getSpace().getSimpleExtentDims(Dims);
+  H5::DataSpace S = DS.getSpace();
+  const int Rank = S.getSimpleExtentNdims();
+  if (Rank < 1)
+    return 0;
+  std::vector<hsize_t> Dims(Rank); // whatever rank the file says
+  S.getSimpleExtentDims(Dims.data());
   return Dims[0];
 }
 

@@ -3,6 +3,8 @@
 #include "corpus/H5.h"
 #include "support/Error.h"
 
+#include <cstring>
+
 namespace wb::features {
 
 namespace h5 = corpus::h5;
@@ -130,6 +132,86 @@ void DatasetBuilder::writeTo(H5::Group &Root) const {
                Base.data(), NM);
   writeNumbers(MG, "reward", h5Types(TensorType::Double), Reward.data(), NM);
   writeNumbers(MG, "decisions", h5Types(TensorType::Int64), Count.data(), NM);
+}
+
+std::optional<size_t> DatasetTable::find(llvm::StringRef Name) const {
+  for (size_t I = 0; I < Features.size(); ++I)
+    if (Features[I].Name == Name)
+      return I;
+  return std::nullopt;
+}
+
+llvm::Expected<DatasetTable> readDataset(llvm::StringRef File, llvm::StringRef Group) {
+  const std::string Where = (File + (Group == "/" ? "" : ":" + Group)).str();
+  auto Bad = [&](const llvm::Twine &What) { return support::fileError(Where, What); };
+  try {
+    H5::Exception::dontPrint();
+    H5::H5File F(File.str(), H5F_ACC_RDONLY);
+    H5::Group G = F.openGroup(Group.str());
+    if (!G.attrExists("schema") || h5::readStrAttr(G, "schema") != "ir2vec.mlgo-dataset/1")
+      return Bad("not an MLGO dataset (expected attribute schema = ir2vec.mlgo-dataset/1)");
+    DatasetTable D;
+    std::optional<Task> T = taskFromName(h5::readStrAttr(G, "task"));
+    if (!T)
+      return Bad("attribute task: expected inline, evict or priority");
+    D.T = *T;
+    D.FeatureSetVersion = h5::readStrAttr(G, "feature_set_version");
+    auto Specs = specsFromJSON(h5::readStrAttr(G, "feature_set"), "feature_set");
+    if (!Specs)
+      return Bad(llvm::toString(Specs.takeError()));
+    D.Features = std::move(*Specs);
+    auto Dec = specsFromJSON("[" + h5::readStrAttr(G, "decision") + "]", "decision");
+    if (!Dec || Dec->size() != 1 || (*Dec)[0].elementCount() != 1)
+      return Bad("attribute decision: expected one tensor spec with one element");
+    D.Decision = (*Dec)[0];
+    const uint64_t Rows = uint64_t(h5::readNumAttr<int64_t>(G, "rows", H5::PredType::NATIVE_INT64));
+    // Every dataset must be [Rows, width] (rank 2) or [Rows] (rank 1) as its spec says.
+    auto Read = [&](H5::Group &In, const std::string &Name, const TensorSpec &S,
+                    std::string &Out) -> llvm::Error {
+      if (!In.nameExists(Name))
+        return Bad("missing dataset " + Name);
+      H5::DataSet DS = In.openDataSet(Name);
+      H5::DataSpace Space = DS.getSpace();
+      const int Rank = Space.getSimpleExtentNdims();
+      if (Rank < 1 || Rank > 2)
+        return Bad(Name + ": rank " + llvm::Twine(Rank) + ", expected [rows, width]");
+      hsize_t Dims[2] = {0, 1};
+      Space.getSimpleExtentDims(Dims);
+      if (Dims[0] != Rows || Dims[1] != (Rank == 2 ? S.elementCount() : 1) ||
+          (Rank == 1 && S.elementCount() != 1))
+        return Bad(Name + ": shape does not match " + llvm::Twine(Rows) + " rows of " +
+                   shapeString(S));
+      Out.assign(Rows * S.byteSize(), '\0');
+      if (Rows)
+        DS.read(Out.data(), h5Types(S.Type).Mem);
+      return llvm::Error::success();
+    };
+    H5::Group FG = G.openGroup("features");
+    D.Columns.resize(D.Features.size());
+    for (size_t I = 0; I < D.Features.size(); ++I)
+      if (llvm::Error E = Read(FG, D.Features[I].Name, D.Features[I], D.Columns[I]))
+        return std::move(E);
+    std::string Raw;
+    if (llvm::Error E = Read(G, "decision", D.Decision, Raw))
+      return std::move(E);
+    for (uint64_t R = 0; R < Rows; ++R)
+      D.Decisions.push_back(int64_t(elementAsDouble(D.Decision.Type, Raw.data() + R * D.Decision.byteSize(), 0)));
+    H5::Group RG = G.openGroup("row");
+    if (llvm::Error E = Read(RG, "module", {"module", TensorType::Int64, 0, {1}}, Raw))
+      return std::move(E);
+    D.RowModule.resize(Rows);
+    std::memcpy(D.RowModule.data(), Raw.data(), Rows * sizeof(int64_t));
+    H5::Group MG = G.openGroup("modules");
+    H5::DataSet Paths = MG.openDataSet("path");
+    D.ModulePaths = h5::readStrings(Paths, 0, h5::extentOf(Paths));
+    for (int64_t M : D.RowModule)
+      if (M < 0 || uint64_t(M) >= D.ModulePaths.size())
+        return Bad("row/module holds " + llvm::Twine(M) + ", but there are " +
+                   llvm::Twine(D.ModulePaths.size()) + " modules");
+    return D;
+  } catch (const H5::Exception &E) {
+    return h5::h5Error(Where, E);
+  }
 }
 
 llvm::Error exportLogs(Task T, const std::vector<std::string> &Logs, llvm::StringRef Output) {

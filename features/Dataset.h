@@ -48,6 +48,33 @@ private:
   std::vector<DatasetModule> Modules;
 };
 
+/// A dataset read back (from a file, or a group of one such as an exploration's
+/// observations): every feature's raw values in its own type, rows concatenated.
+struct DatasetTable {
+  Task T = Task::Inline;
+  std::string FeatureSetVersion;
+  std::vector<TensorSpec> Features; // without the decision
+  TensorSpec Decision;
+  std::vector<std::string> Columns; // per feature: rows x elementCount values, raw bytes
+  std::vector<int64_t> Decisions;   // per row
+  std::vector<int64_t> RowModule;   // per row: index into ModulePaths
+  std::vector<std::string> ModulePaths;
+
+  size_t rows() const { return Decisions.size(); }
+  /// Element J of feature F in row R, as double.
+  double value(size_t F, size_t R, size_t J) const {
+    const size_t N = Features[F].elementCount(), Size = elementSize(Features[F].Type);
+    return elementAsDouble(Features[F].Type, Columns[F].data() + (R * N + J) * Size, 0);
+  }
+  /// Index of the feature named Name, if present.
+  std::optional<size_t> find(llvm::StringRef Name) const;
+};
+
+/// Reads the dataset in group Group of File ("/" for a dataset file). Shapes, types and row
+/// counts are checked against the dataset's own feature set; every mismatch names the file,
+/// the dataset and what was expected.
+llvm::Expected<DatasetTable> readDataset(llvm::StringRef File, llvm::StringRef Group = "/");
+
 /// `ir2vec mlgo log export`: session logs of task T (their last feature is the decision) into
 /// one dataset at Output (policy "log", no rewards).
 llvm::Error exportLogs(Task T, const std::vector<std::string> &Logs, llvm::StringRef Output);

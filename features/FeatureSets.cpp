@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <array>
 #include <set>
 
@@ -24,24 +25,39 @@ const std::vector<int64_t> VecD{DimD};
 // order): the 25 InlineCost features, then the 13 call-site and function features. Then the
 // optional extras in the order LLVM appends them, and the workbench's own.
 TaskInfo makeInline() {
-  TaskInfo T{Task::Inline, "inline", {}, {"inlining_decision", TT::Int64, 0, Scalar},
-             "-enable-ml-inliner=release", "-inliner-interactive-channel-base="};
-#define WB_LLVM_FEATURE(Type, Shape, Name, Doc)                                                  \
-  T.Features.push_back(                                                                          \
-      {#Name, TensorTypeOf<Type>::Value, std::vector<int64_t> Shape, Origin::Compiler, Doc});
-  INLINE_COST_FEATURE_ITERATOR(WB_LLVM_FEATURE)
-  INLINE_FEATURE_ITERATOR(WB_LLVM_FEATURE)
+  TaskInfo T{Task::Inline,
+             "inline",
+             {},
+             {{"cost", "the 25 InlineCost features (LLVM's INLINE_COST_FEATURE_ITERATOR): the "
+                       "heuristic's cost model, some of it needing loop analyses"},
+              {"callgraph", "the 13 call-site and function features (INLINE_FEATURE_ITERATOR): "
+                            "sizes, uses, call-graph position, the cost estimate"},
+              {"heuristic", "the default heuristic's decision"},
+              {"embedding", "the compiler's IR2Vec embeddings of the callee and the caller"},
+              {"module", "the workbench's IR2Vec embedding of the whole module"}},
+             {"inlining_decision", TT::Int64, 0, Scalar},
+             "-enable-ml-inliner=release",
+             "-inliner-interactive-channel-base="};
+#define WB_LLVM_FEATURE(Group, Type, Shape, Name, Doc)                                           \
+  T.Features.push_back({#Name, TensorTypeOf<Type>::Value, std::vector<int64_t> Shape,           \
+                        Origin::Compiler, Group, Doc});
+#define WB_COST_FEATURE(Type, Shape, Name, Doc) WB_LLVM_FEATURE("cost", Type, Shape, Name, Doc)
+#define WB_CALL_FEATURE(Type, Shape, Name, Doc) WB_LLVM_FEATURE("callgraph", Type, Shape, Name, Doc)
+  INLINE_COST_FEATURE_ITERATOR(WB_COST_FEATURE)
+  INLINE_FEATURE_ITERATOR(WB_CALL_FEATURE)
+#undef WB_CALL_FEATURE
+#undef WB_COST_FEATURE
 #undef WB_LLVM_FEATURE
-  T.Features.push_back({"callee_embedding", TT::Float, VecD, Origin::CompilerOptional,
+  T.Features.push_back({"callee_embedding", TT::Float, VecD, Origin::CompilerOptional, "embedding",
                         "symbolic IR2Vec vector of the callee at decision time, computed by "
                         "the compiler (--embeddings)"});
-  T.Features.push_back({"caller_embedding", TT::Float, VecD, Origin::CompilerOptional,
+  T.Features.push_back({"caller_embedding", TT::Float, VecD, Origin::CompilerOptional, "embedding",
                         "symbolic IR2Vec vector of the caller at decision time, computed by "
                         "the compiler (--embeddings)"});
-  T.Features.push_back({"inlining_default", TT::Int64, Scalar, Origin::CompilerOptional,
+  T.Features.push_back({"inlining_default", TT::Int64, Scalar, Origin::CompilerOptional, "heuristic",
                         "the default heuristic's decision (1 = inline); always requested by "
                         "the host"});
-  T.Features.push_back({"module_embedding", TT::Float, VecD, Origin::Workbench,
+  T.Features.push_back({"module_embedding", TT::Float, VecD, Origin::Workbench, "module",
                         "symbolic IR2Vec vector of the whole input module (sum of its "
                         "defined functions' vectors) before any pass, computed by the "
                         "workbench from the input file (--embeddings); the same in every "
@@ -51,10 +67,16 @@ TaskInfo makeInline() {
 
 // Regalloc eviction: RA_EVICT_FEATURES_LIST of LLVM 22's MLRegAllocEvictAdvisor.cpp.
 TaskInfo makeEvict() {
-  TaskInfo T{Task::Evict, "evict", {}, {"index_to_evict", TT::Int64, 0, Scalar},
-             "-regalloc-enable-advisor=release", "-regalloc-evict-interactive-channel-base="};
+  TaskInfo T{Task::Evict,
+             "evict",
+             {},
+             {{"register", "the 20 per-candidate features and the queue progress"},
+              {"embedding", "the workbench's IR2Vec embedding of the function"}},
+             {"index_to_evict", TT::Int64, 0, Scalar},
+             "-regalloc-enable-advisor=release",
+             "-regalloc-evict-interactive-channel-base="};
   auto Col = [&](const char *N, TT Ty, const char *Doc) {
-    T.Features.push_back({N, Ty, Row33, Origin::Compiler, Doc});
+    T.Features.push_back({N, Ty, Row33, Origin::Compiler, "register", Doc});
   };
   Col("mask", TT::Int64, "1 = legal choice (32 candidate registers, column 32 = no eviction)");
   Col("is_free", TT::Int64, "physical register has no interference");
@@ -76,9 +98,9 @@ TaskInfo makeEvict() {
   Col("use_def_density", TT::Float, "max live interval weight (normalised)");
   Col("max_stage", TT::Int64, "maximum allocation stage");
   Col("min_stage", TT::Int64, "minimum allocation stage");
-  T.Features.push_back({"progress", TT::Float, Scalar, Origin::Compiler,
+  T.Features.push_back({"progress", TT::Float, Scalar, Origin::Compiler, "register",
                         "queue size / initial queue size"});
-  T.Features.push_back({"function_embedding", TT::Float, VecD, Origin::Workbench,
+  T.Features.push_back({"function_embedding", TT::Float, VecD, Origin::Workbench, "embedding",
                         "symbolic IR2Vec vector of the function being allocated (the "
                         "context's name), computed by the workbench from the IR given to the "
                         "compiler, before codegen (--embeddings); zero when the context names "
@@ -87,12 +109,17 @@ TaskInfo makeEvict() {
 }
 
 TaskInfo makePriority() {
-  TaskInfo T{Task::Priority, "priority", {}, {"priority", TT::Float, 0, Scalar},
+  TaskInfo T{Task::Priority,
+             "priority",
+             {},
+             {{"interval", "the live interval's size, stage and weight"}},
+             {"priority", TT::Float, 0, Scalar},
              "-regalloc-enable-priority-advisor=release",
              "-regalloc-priority-interactive-channel-base="};
-  T.Features.push_back({"li_size", TT::Int64, Scalar, Origin::Compiler, "live interval size"});
-  T.Features.push_back({"stage", TT::Int64, Scalar, Origin::Compiler, "allocation stage"});
-  T.Features.push_back({"weight", TT::Float, Scalar, Origin::Compiler, "live interval weight"});
+  for (auto [N, Ty, Doc] : {std::tuple{"li_size", TT::Int64, "live interval size"},
+                            {"stage", TT::Int64, "allocation stage"},
+                            {"weight", TT::Float, "live interval weight"}})
+    T.Features.push_back({N, Ty, Scalar, Origin::Compiler, "interval", Doc});
   return T;
 }
 
@@ -237,11 +264,34 @@ std::string featureSetVersion(Task T, llvm::ArrayRef<TensorSpec> Features) {
          support::sha256Hex(specsJSON(Features)).substr(0, 12);
 }
 
+llvm::Expected<std::vector<const FeatureDef *>> featuresOfGroups(Task Id,
+                                                                 llvm::ArrayRef<std::string> Groups) {
+  const TaskInfo &T = taskInfo(Id);
+  std::vector<const FeatureDef *> Out;
+  for (const std::string &G : Groups) {
+    bool Known = false;
+    for (const FeatureGroup &X : T.Groups)
+      Known |= G == X.Name;
+    if (!Known) {
+      std::string Names;
+      for (const FeatureGroup &X : T.Groups)
+        Names += (Names.empty() ? "" : ", ") + std::string(X.Name);
+      return support::usageError("unknown feature group '" + G + "' of task '" + T.Name +
+                                 "' (" + Names + ")");
+    }
+  }
+  for (const FeatureDef &F : T.Features)
+    if (std::find(Groups.begin(), Groups.end(), F.Group) != Groups.end())
+      Out.push_back(&F);
+  return Out;
+}
+
 std::string featureTableMarkdown(Task Id) {
   const TaskInfo &T = taskInfo(Id);
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  OS << "| row | name | type | shape | origin | meaning |\n|---|---|---|---|---|---|\n";
+  OS << "| row | name | type | shape | origin | group | meaning |\n"
+        "|---|---|---|---|---|---|---|\n";
   size_t Row = 0;
   for (const FeatureDef &F : T.Features) {
     std::string Shape = "[";
@@ -249,9 +299,12 @@ std::string featureTableMarkdown(Task Id) {
       Shape += (J ? "," : "") + (F.Shape[J] == DimD ? std::string("D") : std::to_string(F.Shape[J]));
     Shape += "]";
     OS << "| " << Row++ << " | `" << F.Name << "` | " << typeName(F.Type) << " | " << Shape
-       << " | " << originName(F.From) << " | " << F.Doc << " |\n";
+       << " | " << originName(F.From) << " | " << F.Group << " | " << F.Doc << " |\n";
   }
-  OS << "\nadvice: `" << T.Advice.Name << "` " << shapeString(T.Advice) << "\n";
+  OS << "\nadvice: `" << T.Advice.Name << "` " << shapeString(T.Advice) << "\n\n";
+  OS << "| group | features |\n|---|---|\n";
+  for (const FeatureGroup &G : T.Groups)
+    OS << "| `" << G.Name << "` | " << G.Doc << " |\n";
   return Out;
 }
 

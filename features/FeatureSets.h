@@ -34,6 +34,14 @@ struct FeatureDef {
   TensorType Type;
   std::vector<int64_t> Shape; // DimD stands for the vocabulary dimension
   Origin From;
+  const char *Group; // the feature group (policy training selects features by group)
+  const char *Doc;
+};
+
+/// A feature group of a task: the unit in which policy training selects features and
+/// ablation studies remove or add them.
+struct FeatureGroup {
+  const char *Name;
   const char *Doc;
 };
 
@@ -41,6 +49,7 @@ struct TaskInfo {
   Task Id;
   const char *Name; // "inline", "evict", "priority"
   std::vector<FeatureDef> Features; // in the compiler's order, then workbench extras
+  std::vector<FeatureGroup> Groups; // every FeatureDef::Group, documented
   TensorSpec Advice;
   const char *EnableFlag;  // e.g. -enable-ml-inliner=release
   const char *ChannelFlag; // e.g. -inliner-interactive-channel-base= (value appended)
@@ -67,6 +76,10 @@ llvm::Expected<std::vector<std::string>> checkHeader(Task T, llvm::ArrayRef<Tens
 /// The canonical name of a feature set: "<task>/<n>/<12 hex of SHA-256 of the specs' JSON>".
 /// Two sets have the same version exactly when they list the same specs in the same order.
 std::string featureSetVersion(Task T, llvm::ArrayRef<TensorSpec> Features);
+
+/// The features of the named groups (an error naming an unknown group and listing the task's).
+llvm::Expected<std::vector<const FeatureDef *>> featuresOfGroups(Task T,
+                                                                 llvm::ArrayRef<std::string> Groups);
 
 /// The task's table as Markdown (`ir2vec mlgo features`; docs/mlgo.md holds the same text,
 /// and a test keeps them equal): row, name, type, shape (D = vocabulary dimension), origin,

@@ -4,8 +4,13 @@
 #include "support/Error.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 
 #include <armadillo>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
 
 namespace wb::runners {
 
@@ -16,11 +21,12 @@ namespace h5 = corpus::h5;
 using support::fileError;
 using support::makeError;
 
-/// linear and mlp: forward pass with Armadillo. Eviction scores each of the 33 columns with
-/// the same network and answers the best legal one.
+/// linear and mlp: the network of the model file over its normalised input vector.
+/// Eviction scores each of the 33 columns with the same network and answers the best legal
+/// one.
 class NetworkPolicy : public Policy {
 public:
-  explicit NetworkPolicy(ModelFile M) : M(std::move(M)) {
+  explicit NetworkPolicy(ModelFile M) : M(std::move(M)), Net(Network::of(this->M)) {
     In = this->M.Inputs;
     if (this->M.ForTask == Task::Evict) {
       MaskIdx = In.size();
@@ -30,11 +36,6 @@ public:
       if (MaskIdx == In.size())
         In.push_back(evictionMaskSpec()); // bound for legality only, not fed to the network
     }
-    for (const ModelFile::Layer &L : this->M.Layers) {
-      W.emplace_back(L.Weight.data(), L.In, L.Out); // column-major view of Out x In, transposed
-      W.back() = W.back().t();
-      B.emplace_back(L.Bias);
-    }
   }
   std::vector<TensorSpec> inputs() const override { return In; }
   std::string describe() const override { return M.Kind; }
@@ -42,35 +43,22 @@ public:
   llvm::Expected<std::string> advise(const Inputs &X) override {
     const size_t NCols = M.ForTask == Task::Evict ? EvictionColumns : 1;
     arma::mat A(modelInputWidth(M), NCols);
-    for (size_t C = 0; C < NCols; ++C) {
-      size_t R = 0;
-      for (size_t I = 0; I < M.Inputs.size(); ++I) {
-        const TensorSpec &S = M.Inputs[I];
-        if (M.ForTask == Task::Evict && S.Shape == std::vector<int64_t>{1, 33})
-          A(R++, C) = X.at(I, C);
-        else
-          for (size_t J = 0; J < S.elementCount(); ++J)
-            A(R++, C) = X.at(I, J);
-      }
-    }
-    for (size_t L = 0; L < W.size(); ++L) {
-      A = W[L] * A;
-      A.each_col() += B[L];
-      if (L + 1 < W.size())
-        A.transform([](double V) { return V > 0 ? V : 0; });
-    }
+    for (size_t C = 0; C < NCols; ++C)
+      modelInputVector(
+          M, [&X](size_t I, size_t J) { return X.at(I, J); }, C, A.colptr(C));
+    const arma::mat Out = Net.forward(A);
     switch (M.ForTask) {
     case Task::Inline:
-      return int64Advice(A(0, 0) > 0);
+      return int64Advice(Out(0, 0) > 0);
     case Task::Priority:
-      return floatAdvice(static_cast<float>(A(0, 0)));
+      return floatAdvice(static_cast<float>(Out(0, 0)));
     case Task::Evict: {
       std::vector<size_t> Legal = legalColumns(X, MaskIdx);
       if (Legal.empty())
         return int64Advice(NoEviction);
       size_t Best = Legal.front();
       for (size_t C : Legal)
-        if (A(0, C) > A(0, Best))
+        if (Out(0, C) > Out(0, Best))
           Best = C;
       return int64Advice(static_cast<int64_t>(Best));
     }
@@ -80,20 +68,99 @@ public:
 
 private:
   ModelFile M;
+  Network Net;
   std::vector<TensorSpec> In;
   size_t MaskIdx = 0;
-  std::vector<arma::mat> W;
-  std::vector<arma::vec> B;
 };
+
+bool perColumn(const ModelFile &M, const TensorSpec &S) {
+  return M.ForTask == Task::Evict && S.Shape == std::vector<int64_t>{1, 33};
+}
 
 } // namespace
 
+double *Normalization::apply(size_t J, double X, double *Out) const {
+  switch (K) {
+  case None:
+    *Out++ = X;
+    break;
+  case Quantile: {
+    const double Q = double(std::upper_bound(Edges.begin(), Edges.end(), X) - Edges.begin()) /
+                     double(Edges.size());
+    *Out++ = Q;
+    *Out++ = Q * Q;
+    break;
+  }
+  case ZScore:
+    *Out++ = (X - Mean[J]) / Std[J];
+    break;
+  }
+  return Out;
+}
+
+const Normalization &ModelFile::norm(size_t Input) const {
+  static const Normalization Identity;
+  return Input < Norms.size() ? Norms[Input] : Identity;
+}
+
 unsigned modelInputWidth(const ModelFile &M) {
   unsigned N = 0;
-  for (const TensorSpec &S : M.Inputs)
-    N += (M.ForTask == Task::Evict && S.Shape == std::vector<int64_t>{1, 33}) ? 1
-                                                                               : S.elementCount();
+  for (size_t I = 0; I < M.Inputs.size(); ++I)
+    N += (perColumn(M, M.Inputs[I]) ? 1 : M.Inputs[I].elementCount()) * M.norm(I).width();
   return N;
+}
+
+void modelInputVector(const ModelFile &M, const std::function<double(size_t, size_t)> &Value,
+                      size_t Column, double *Out) {
+  for (size_t I = 0; I < M.Inputs.size(); ++I) {
+    const Normalization &N = M.norm(I);
+    if (perColumn(M, M.Inputs[I])) {
+      Out = N.apply(0, Value(I, Column), Out);
+      continue;
+    }
+    for (size_t J = 0; J < M.Inputs[I].elementCount(); ++J)
+      Out = N.apply(J, Value(I, J), Out);
+  }
+}
+
+Network Network::of(const ModelFile &M) {
+  Network N;
+  for (const ModelFile::Layer &L : M.Layers) {
+    // Row-major Out x In is the column-major In x Out matrix: transposed once here.
+    N.W.push_back(arma::mat(L.Weight.data(), L.In, L.Out).t());
+    N.B.emplace_back(L.Bias);
+  }
+  return N;
+}
+
+void Network::storeInto(ModelFile &M) const {
+  M.Layers.clear();
+  for (size_t L = 0; L < W.size(); ++L) {
+    ModelFile::Layer Ly;
+    Ly.Out = unsigned(W[L].n_rows);
+    Ly.In = unsigned(W[L].n_cols);
+    const arma::mat T = W[L].t(); // column-major In x Out = row-major Out x In
+    Ly.Weight.assign(T.begin(), T.end());
+    Ly.Bias.assign(B[L].begin(), B[L].end());
+    M.Layers.push_back(std::move(Ly));
+  }
+}
+
+arma::mat Network::forward(const arma::mat &X, std::vector<arma::mat> *Activations) const {
+  arma::mat A = X;
+  if (Activations) {
+    Activations->clear();
+    Activations->push_back(A);
+  }
+  for (size_t L = 0; L < W.size(); ++L) {
+    A = W[L] * A;
+    A.each_col() += B[L];
+    if (L + 1 < W.size())
+      A.transform([](double V) { return V > 0 ? V : 0; });
+    if (Activations)
+      Activations->push_back(A);
+  }
+  return A;
 }
 
 llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOptions &O) {
@@ -112,7 +179,66 @@ llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOpti
 // ---------------------------------------------------------------------------------------------
 // Model files (docs/formats/mlgo-model.md).
 
-static constexpr const char *ModelSchema = "ir2vec.mlgo-model/1";
+namespace {
+
+// Attributes with a meaning of their own; any other string attribute is provenance.
+const std::set<std::string> KnownAttributes = {"schema", "task", "kind", "feature_set_version",
+                                               "feature_set", "inputs", "layers", "groups"};
+const char *const NormalizationNames[] = {"none", "quantile", "zscore"};
+
+llvm::Error readNormalizations(H5::H5File &F, ModelFile &M, llvm::StringRef Path) {
+  auto Bad = [&](const llvm::Twine &What) { return fileError(Path, "normalization: " + What); };
+  if (!F.nameExists("normalization"))
+    return llvm::Error::success();
+  H5::Group NG = F.openGroup("normalization");
+  for (size_t I = 0; I < M.Inputs.size(); ++I) {
+    const std::string Name = std::to_string(I);
+    if (!NG.nameExists(Name))
+      return Bad("missing group " + Name + " (input '" + M.Inputs[I].Name + "')");
+    H5::Group G = NG.openGroup(Name);
+    const std::string Kind = h5::readStrAttr(G, "kind");
+    Normalization N;
+    auto Column = [&](const char *D, std::vector<double> &Out, uint64_t Want) -> llvm::Error {
+      if (!G.nameExists(D))
+        return Bad(Name + "/" + D + " is missing");
+      H5::DataSet DS = G.openDataSet(D);
+      const uint64_t Have = h5::extentOf(DS);
+      if (DS.getSpace().getSimpleExtentNdims() > 2 || (Want && Have != Want) || Have == 0 ||
+          Have > (1u << 20))
+        return Bad(Name + "/" + D + ": " + llvm::Twine(Have) + " values, expected " +
+                   (Want ? llvm::Twine(Want) : llvm::Twine("1 or more")));
+      Out = h5::readNumbers<double>(DS, H5::PredType::NATIVE_DOUBLE, 0, Have, 1);
+      for (double X : Out)
+        if (!std::isfinite(X))
+          return Bad(Name + "/" + D + " holds a value that is not finite");
+      return llvm::Error::success();
+    };
+    if (Kind == "quantile") {
+      N.K = Normalization::Quantile;
+      if (llvm::Error E = Column("edges", N.Edges, 0))
+        return E;
+      for (size_t J = 1; J < N.Edges.size(); ++J)
+        if (!(N.Edges[J - 1] < N.Edges[J]))
+          return Bad(Name + "/edges must increase strictly");
+    } else if (Kind == "zscore") {
+      N.K = Normalization::ZScore;
+      const uint64_t Want = M.Inputs[I].elementCount();
+      if (llvm::Error E = Column("mean", N.Mean, Want))
+        return E;
+      if (llvm::Error E = Column("std", N.Std, Want))
+        return E;
+      for (double X : N.Std)
+        if (!(X > 0))
+          return Bad(Name + "/std must be positive");
+    } else if (Kind != "none") {
+      return Bad(Name + ": kind '" + Kind + "', expected none, quantile or zscore");
+    }
+    M.Norms.push_back(std::move(N));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
 
 llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path) {
   auto Bad = [&](const llvm::Twine &What) { return fileError(Path, What); };
@@ -122,9 +248,10 @@ llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path) {
   try {
     H5::Exception::dontPrint();
     H5::H5File F(Path.str(), H5F_ACC_RDONLY);
-    if (!F.attrExists("schema") || h5::readStrAttr(F, "schema") != ModelSchema)
+    const std::string Schema = F.attrExists("schema") ? h5::readStrAttr(F, "schema") : "";
+    if (Schema != ModelSchema && Schema != ModelSchemaV1)
       return Bad(std::string("not a model file (expected attribute schema = ") + ModelSchema +
-                 ")");
+                 " or " + ModelSchemaV1 + ")");
     std::optional<Task> T = features::taskFromName(h5::readStrAttr(F, "task"));
     if (!T)
       return Bad("attribute task: expected inline, evict or priority");
@@ -139,6 +266,31 @@ llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path) {
       if (!S)
         return Bad(llvm::toString(S.takeError()));
       *Dest = std::move(*S);
+    }
+    if (Schema == ModelSchema) {
+      if (llvm::Error E = readNormalizations(F, M, Path))
+        return std::move(E);
+      if (F.attrExists("groups")) {
+        auto G = llvm::json::parse(h5::readStrAttr(F, "groups"));
+        const llvm::json::Array *A = G ? G->getAsArray() : nullptr;
+        if (!A) {
+          if (!G)
+            llvm::consumeError(G.takeError());
+          return Bad("attribute groups: expected a JSON array of group names");
+        }
+        for (const llvm::json::Value &V : *A)
+          if (std::optional<llvm::StringRef> S = V.getAsString())
+            M.Groups.push_back(S->str());
+      }
+      for (unsigned I = 0, N = unsigned(F.getNumAttrs()); I < N; ++I) {
+        H5::Attribute A = F.openAttribute(I);
+        const std::string Name = A.getName();
+        if (A.getTypeClass() == H5T_STRING && !KnownAttributes.count(Name)) {
+          std::string V;
+          A.read(A.getStrType(), V);
+          M.Provenance.emplace_back(Name, V);
+        }
+      }
     }
     int64_t NLayers = h5::readNumAttr<int64_t>(F, "layers", H5::PredType::NATIVE_INT64);
     if (NLayers < 1 || NLayers > 64)
@@ -186,6 +338,27 @@ llvm::Error writeModelFile(llvm::StringRef Path, const ModelFile &M) {
     h5::writeAttr(F, "feature_set", features::specsJSON(M.FeatureSet));
     h5::writeAttr(F, "inputs", features::specsJSON(M.Inputs));
     h5::writeAttr(F, "layers", static_cast<int64_t>(M.Layers.size()));
+    llvm::json::Array Groups;
+    for (const std::string &G : M.Groups)
+      Groups.push_back(G);
+    std::string GroupText;
+    llvm::raw_string_ostream(GroupText) << llvm::json::Value(std::move(Groups));
+    h5::writeAttr(F, "groups", GroupText);
+    for (const auto &[K, V] : M.Provenance)
+      if (!KnownAttributes.count(K))
+        h5::writeAttr(F, K.c_str(), V);
+    H5::Group NG = h5::createGroup(F, "normalization");
+    for (size_t I = 0; I < M.Inputs.size(); ++I) {
+      const Normalization &N = M.norm(I);
+      H5::Group G = h5::createGroup(NG, std::to_string(I));
+      h5::writeAttr(G, "kind", std::string(NormalizationNames[N.K]));
+      if (N.K == Normalization::Quantile)
+        h5::writeMatrix(G, "edges", N.Edges.data(), N.Edges.size(), 1);
+      if (N.K == Normalization::ZScore) {
+        h5::writeMatrix(G, "mean", N.Mean.data(), N.Mean.size(), 1);
+        h5::writeMatrix(G, "std", N.Std.data(), N.Std.size(), 1);
+      }
+    }
     for (size_t L = 0; L < M.Layers.size(); ++L) {
       H5::Group G = h5::createGroup(F, "layer" + std::to_string(L));
       h5::writeMatrix(G, "weight", M.Layers[L].Weight.data(), M.Layers[L].Out, M.Layers[L].In);

@@ -2,32 +2,83 @@
 // (docs/formats/mlgo-model.md). Eviction scores each of the 33 columns with the same network
 // and answers the best legal one; the inliner inlines when the output is > 0; the priority
 // advisor gets the output as the priority.
+//
+// What a network sees is defined once, here, for training (mlgo/Train.cpp) and inference
+// alike: modelInputVector (every input element, normalised as the model file says) and
+// Network::forward.
 #pragma once
 
 #include "runners/Policies.h"
 
+#include <armadillo>
+
+#include <functional>
+#include <utility>
+
 namespace wb::runners {
+
+inline constexpr const char *ModelSchema = "ir2vec.mlgo-model/2";
+inline constexpr const char *ModelSchemaV1 = "ir2vec.mlgo-model/1"; // still read
+
+/// How one input's values are normalised before the network sees them; fitted on the
+/// training split only and stored in the model (never per batch: a batch of one, as inside
+/// the compiler, has no spread).
+struct Normalization {
+  enum Kind { None, Quantile, ZScore } K = None;
+  /// Quantile: sorted unique edges; x -> q = #(edges <= x) / #edges, fed as q and q^2.
+  std::vector<double> Edges;
+  /// ZScore: per element, x -> (x - Mean) / Std.
+  std::vector<double> Mean, Std;
+
+  /// Values the network gets per element of the input.
+  unsigned width() const { return K == Quantile ? 2 : 1; }
+  /// Writes the normalised values of element J, value X, at Out; returns the next position.
+  double *apply(size_t J, double X, double *Out) const;
+};
 
 /// A linear or MLP model as stored in its file.
 struct ModelFile {
   Task ForTask = Task::Inline;
   std::string Kind;                      // "linear" or "mlp"
   std::vector<TensorSpec> Inputs;        // what the model reads, in input-vector order
+  std::vector<Normalization> Norms;      // one per input (empty: none, as in schema /1)
   std::string FeatureSetVersion;         // of the feature set it was trained on
   std::vector<TensorSpec> FeatureSet;    // that whole feature set
+  std::vector<std::string> Groups;       // the feature groups it reads (when trained here)
+  std::vector<std::pair<std::string, std::string>> Provenance; // further string attributes
   struct Layer {
     unsigned In = 0, Out = 0;
     std::vector<double> Weight; // Out x In, row-major
     std::vector<double> Bias;   // Out
   };
   std::vector<Layer> Layers;
+
+  const Normalization &norm(size_t Input) const;
 };
 
 llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path);
-/// Atomic (temporary file, then rename).
+/// Atomic (temporary file, then rename). Always the current schema.
 llvm::Error writeModelFile(llvm::StringRef Path, const ModelFile &M);
 /// Width of the model's input vector for its task (per column for eviction).
 unsigned modelInputWidth(const ModelFile &M);
+/// Writes the model's input vector (modelInputWidth values) for one observation at Out:
+/// Value(I, J) is element J of input I; for eviction, Column picks the element of the
+/// per-column inputs ([1, 33]).
+void modelInputVector(const ModelFile &M, const std::function<double(size_t, size_t)> &Value,
+                      size_t Column, double *Out);
+
+/// The network: Out x In weights and biases per layer, ReLU between layers, the last linear.
+struct Network {
+  std::vector<arma::mat> W;
+  std::vector<arma::vec> B;
+
+  static Network of(const ModelFile &M);
+  /// Stores the weights into M's layers.
+  void storeInto(ModelFile &M) const;
+  /// The outputs (1 x columns) for input columns X; Activations, when given, receives the
+  /// input and every layer's output (after ReLU for hidden layers), for backpropagation.
+  arma::mat forward(const arma::mat &X, std::vector<arma::mat> *Activations = nullptr) const;
+};
 
 /// PolicyOptions::LoadModel for the full tool.
 llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOptions &O);

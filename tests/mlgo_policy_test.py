@@ -9,7 +9,11 @@ ablation), against oracles independent of the workbench.
   * the file is the same for -j1 and -j2, and after an interruption and --resume;
   * a compiler that crashes mid-exploration gives recorded failures, not a lost run;
   * IR without inlining questions (-O0, optnone) gives a warning naming the cause;
-  * --embeddings records the best decisions' observations with embedding features.
+  * --embeddings records the best decisions' observations with embedding features;
+  * a trained model gives, on the observations a compiler session logged, the decisions it
+    gave inside the compiler (mlgo predict), also when the compiler sends more features;
+  * evaluation's sizes equal independent compilations (opt-22 -Oz alone, and the model's run
+    under the host, each through llc-22 and llvm-size-22); a schema-/1 model file still loads.
 
   mlgo_policy_test.py --ir2vec BIN --llvm-bindir DIR
 """
@@ -240,6 +244,86 @@ if check("explore --embeddings: exit 0", r.returncode == 0, r.stderr):
               and "callee_embedding" not in o0g["features"])
         check("explore --embeddings: the same decisions in both sets",
               np.array_equal(o0g["decision"][:], o1g["decision"][:]))
+
+# ---- 6. training ---------------------------------------------------------------------------
+model = W("m.h5")
+r = harness.run([a.ir2vec, "mlgo", "train", ex, "--features", "cost,callgraph,heuristic", "--epochs", "20",
+                 "-o", model])
+check("train: exit 0", r.returncode == 0, r.stderr)
+if os.path.exists(model):
+    with h5py.File(model) as f:
+        check("train: the model records schema, groups, split and training data",
+              f.attrs["schema"] == "ir2vec.mlgo-model/2" and json.loads(f.attrs["groups"]) == ["cost", "callgraph", "heuristic"]
+              and json.loads(f.attrs["split"])["test_keys"] and len(f.attrs["training_data_sha256"]) == 64)
+        check("train: a normalisation per input", len(f["normalization"]) == len(json.loads(f.attrs["inputs"])))
+for args, needle in ((["--features", "cost,nonsense"], b"unknown feature group 'nonsense'"),
+                     (["--observations", "default"], b"not among the exploration's observation sets"),
+                     (["--features", "embedding"], b"callee_embedding")):
+    r = harness.run([a.ir2vec, "mlgo", "train", ex, *args, "-o", W("bad-model.h5")])
+    check(f"train {' '.join(args)}: exit 1, named", r.returncode == 1 and needle in r.stderr and not os.path.exists(W("bad-model.h5")),
+          r.stderr)
+
+# ---- 7. the model inside the compiler and in C++ -------------------------------------------
+with h5py.File(ex) as f:
+    held_out = [m for m in modules if m.split("/corpus/")[1].split("/")[0] in set(json.loads(f.attrs["split"])["test_keys"])]
+for i, m in enumerate(held_out):
+    for extra in ([], ["--embeddings"]):
+        log = W(f"s{i}{len(extra)}.log")
+        r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "mlp", "--model", model, "--log", log, *extra, "--",
+                         B("opt"), "-passes=default<Oz>", m, "-o", W("s.bc")])
+        if not check(f"the model runs under opt-22 {' '.join(extra)}", r.returncode == 0, r.stderr):
+            continue
+        header, obs = mlgo_oracle.read_log(open(log, "rb").read())
+        inside = [o[2]["inlining_decision"][0] for o in obs]
+        r = harness.run([a.ir2vec, "mlgo", "predict", "--model", model, log])
+        outside = [int(x) for x in r.stdout.split()]
+        check(f"mlgo predict on {os.path.basename(m)} {' '.join(extra)}: the compiler's decisions",
+              r.returncode == 0 and inside and outside == inside, (inside, outside, r.stderr))
+        if extra:
+            check("the compiler sends more features than the model reads",
+                  len(header["features"]) > len(json.loads(h5py.File(model).attrs["inputs"])) + 1)
+
+# ---- 8. evaluation against independent compilations ----------------------------------------
+evj = W("ev.json")
+r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "--test-fraction", "0.3", "--policy", "mlp", "--model", model,
+                 "-o", evj, "--hdf5", W("ev.h5"), "@" + listfile])
+if check("eval: exit 0", r.returncode == 0, r.stderr):
+    ev = json.load(open(evj))
+    check("eval: schema and manifest", ev["schema"] == "ir2vec.mlgo-eval/1" and ev["manifest"]["side"] == "test"
+          and len(ev["manifest"]["policy"]["model_sha256"]) == 64)
+    check("eval: the held-out modules", sorted(x["path"] for x in ev["modules"]) == sorted(held_out), ev["modules"])
+    for i, x in enumerate(ev["modules"]):
+        check(f"eval {os.path.basename(x['path'])}: -Oz size = opt-22 alone (llvm-size)", x["baseline_text_size"] == oz_text(x["path"], f"e{i}"))
+        bc, obj = W(f"ep{i}.bc"), W(f"ep{i}.o")
+        harness.run([a.ir2vec, "mlgo", "run", "--policy", "mlp", "--model", model, "--", B("opt"), "-passes=default<Oz>",
+                     x["path"], "-o", bc], check=True)
+        harness.run([B("llc"), "-O2", "-filetype=obj", bc, "-o", obj], check=True)
+        check(f"eval {os.path.basename(x['path'])}: policy size = the model's own run (llvm-size)",
+              x["policy_text_size"] == mlgo_oracle.text_size(B("llvm-size"), obj))
+    base = sum(x["baseline_text_size"] for x in ev["modules"])
+    pol = sum(x["policy_text_size"] for x in ev["modules"])
+    s_ = ev["summary"]
+    check("eval: reduction = 1 - sum(policy) / sum(-Oz), inside its interval",
+          abs(s_["reduction"] - (1 - pol / base)) < 1e-12 and s_["ci95"][0] <= s_["reduction"] <= s_["ci95"][1], s_)
+    with h5py.File(W("ev.h5")) as f:
+        check("eval --hdf5: the same sizes", list(f["modules/policy_text_size"][:, 0]) == [x["policy_text_size"] for x in ev["modules"]])
+
+# ---- 9. a model file of schema /1 (no normalisation) still loads ---------------------------
+v1 = W("v1.h5")
+with h5py.File(v1, "w") as f:
+    spec = [{"name": "inlining_default", "type": "int64_t", "port": 0, "shape": [1]}]
+    f.attrs["schema"], f.attrs["task"], f.attrs["kind"] = "ir2vec.mlgo-model/1", "inline", "linear"
+    f.attrs["inputs"] = f.attrs["feature_set"] = json.dumps(spec)
+    f.attrs["feature_set_version"], f.attrs["layers"] = "inline/1/000000000000", np.int64(1)
+    f["layer0/weight"] = np.array([[2.0]])
+    f["layer0/bias"] = np.array([-1.0])   # inline exactly when the heuristic does
+bc = W("v1.bc")
+r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "linear", "--model", v1, "--", B("opt"), "-passes=default<Oz>",
+                 modules[0], "-o", bc])
+if check("a schema-/1 model runs", r.returncode == 0, r.stderr):
+    harness.run([B("llc"), "-O2", "-filetype=obj", bc, "-o", bc + ".o"], check=True)
+    check("a schema-/1 model that copies the heuristic gives -Oz's .text",
+          mlgo_oracle.text_size(B("llvm-size"), bc + ".o") == oz_text(modules[0], "v1oz"))
 
 status = res.summary()
 if status == 0:

@@ -7,7 +7,9 @@
 #include "features/Dataset.h"
 #include "features/TrainingLog.h"
 #include "mlgo/Collect.h"
+#include "mlgo/Eval.h"
 #include "mlgo/Explore.h"
+#include "mlgo/Train.h"
 #include "runners/Models.h"
 #include "support/Files.h"
 #include "support/Inputs.h"
@@ -35,6 +37,23 @@ struct ExploreOptions {
   CLI::Option *EmbeddingsFlag = nullptr;
   unsigned Jobs = 0;
   bool Resume = false, Quiet = false;
+};
+
+struct EvalOptions {
+  PolicyCLI Session;
+  mlgo::SplitOptions Split;
+  mlgo::Toolchain Tools;
+  std::vector<std::string> Inputs;
+  std::string Output, HDF5Output;
+  uint64_t BootstrapSeed = 1;
+  bool TrainSide = false;
+  unsigned Jobs = 0;
+};
+
+struct TrainOptions {
+  mlgo::TrainConfig Config;
+  std::string Exploration, Output, Observations = "none", Optimizer = "adam";
+  bool Quiet = false;
 };
 
 struct LogOptions {
@@ -125,6 +144,63 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
   auto Result = mlgo::runExploration(*Inputs, O.Split, C, O.Output, O.Resume);
   ::close(*Cancel);
   return Result;
+}
+
+llvm::Expected<support::Outcome> runTrain(TrainOptions &O, const support::Reporter &R) {
+  auto Opt = learn::parseOptimizer(O.Optimizer);
+  if (!Opt)
+    return Opt.takeError();
+  O.Config.Optimizer.Kind = *Opt;
+  return mlgo::runTraining(O.Exploration, O.Observations, O.Config, O.Output, R.handler());
+}
+
+llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Reporter &R) {
+  auto Inputs = support::expandInputs(O.Inputs);
+  if (!Inputs)
+    return Inputs.takeError();
+  mlgo::EvalJob J;
+  J.Inputs = std::move(*Inputs);
+  J.Split = O.Split;
+  J.TestSide = !O.TrainSide;
+  J.Session.T = runners::Task::Inline;
+  J.Session.Policy = O.Session.Policy;
+  J.Session.Policy.LoadModel = runners::loadModelPolicy;
+  J.Session.Bind.ZeroMissing = O.Session.ZeroMissing;
+  J.Embeddings = O.Session.embeddings();
+  J.PolicyLabel = O.Session.Policy.Name.empty() ? "default" : O.Session.Policy.Name;
+  J.ModelPath = O.Session.Policy.ModelPath;
+  J.Seed = O.BootstrapSeed;
+  J.JSONOutput = O.Output;
+  J.HDF5Output = O.HDF5Output;
+  mlgo::EvalRunConfig C;
+  C.Tools = O.Tools;
+  C.Tools.TimeoutSeconds = O.Session.Timeout;
+  C.Jobs = jobsOrHardware(O.Jobs);
+  C.ShowProgress = !O.Session.Quiet;
+  C.Report = R.handler();
+  llvm::Expected<int> Cancel = support::cancellationFd();
+  if (!Cancel)
+    return Cancel.takeError();
+  C.Tools.CancelFd = *Cancel;
+  auto Result = mlgo::runEvaluation(J, C);
+  ::close(*Cancel);
+  return Result;
+}
+
+/// A model's decisions on the observations of a session log, one per line.
+llvm::Expected<support::Outcome> runPredict(const std::string &Model, const std::string &Log) {
+  llvm::Expected<runners::ModelFile> M = runners::readModelFile(Model);
+  if (!M)
+    return M.takeError();
+  llvm::Expected<features::Log> L = features::readLogFile(Log);
+  if (!L)
+    return L.takeError();
+  llvm::Expected<std::vector<int64_t>> D = mlgo::predictOnLog(*M, *L, Log);
+  if (!D)
+    return D.takeError();
+  for (int64_t X : *D)
+    llvm::outs() << X << "\n";
+  return support::Outcome::complete();
 }
 
 /// Prints a table the library renders (feature tables, the policy table).
@@ -224,6 +300,81 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   setRun(Cmds, Explore, [X, ExploreExits, Checked] {
     support::Reporter R(MlgoToolName, X->Quiet);
     return finish(R, ExploreExits, Checked([&] { return runExplore(*X, R); }));
+  });
+
+  auto E = std::make_shared<EvalOptions>();
+  ExitTable EvalExits = CollectExits;
+  EvalExits.Rows[0].Meaning = "every module was evaluated";
+  EvalExits.Rows[2].Meaning = "some modules failed (each is reported and listed with its error); "
+                              "the report covers the others";
+  CLI::App *Eval = addCommand(
+      *M, Cmds, "eval",
+      "Evaluate an inliner policy on the held-out side of a corpus against -Oz: .text per "
+      "module, total reduction, modules that grow, a 95% bootstrap interval "
+      "(docs/formats/mlgo-eval.md)",
+      EvalExits);
+  addPolicyOptions(*Eval, E->Session, {"inline"});
+  addOutput(*Eval, E->Output, "Report (JSON, ir2vec.mlgo-eval/1)", /*Stdout=*/true)->required();
+  Eval->add_option("--hdf5", E->HDF5Output, "Also write the report as HDF5")->type_name("FILE");
+  Eval->add_flag("--train-side", E->TrainSide,
+                 "Evaluate the training side of the split instead of the held-out side");
+  Eval->add_option("--bootstrap-seed", E->BootstrapSeed, "Seed of the bootstrap interval");
+  addSplitOptions(*Eval, E->Split);
+  addToolchainOptions(*Eval, E->Tools);
+  addJobs(*Eval, E->Jobs, "Modules in parallel");
+  addInputs(*Eval, E->Inputs)->required();
+  setRun(Cmds, Eval, [E, EvalExits, Checked] {
+    support::Reporter R(MlgoToolName, E->Session.Quiet);
+    return finish(R, EvalExits, Checked([&] { return runEval(*E, R); }));
+  });
+
+  auto T = std::make_shared<TrainOptions>();
+  CLI::App *Train = addCommand(
+      *M, Cmds, "train",
+      "Train a linear or mlp inliner policy on an exploration's best decisions (behavioural "
+      "cloning; normalisation fitted on the training split and stored in the model)",
+      simpleExits());
+  Train->add_option("exploration", T->Exploration, "Exploration file (mlgo explore)")
+      ->required();
+  addOutput(*Train, T->Output, "Output model (HDF5, docs/formats/mlgo-model.md)",
+            /*Stdout=*/false)
+      ->required();
+  Train->add_option("--features", T->Config.Groups,
+                    "Feature groups the model reads (docs/mlgo.md: cost, callgraph, heuristic, "
+                    "embedding, module)")
+      ->delimiter(',')
+      ->type_name("GROUP,...");
+  Train->add_option("--observations", T->Observations,
+                    "The exploration's observation set: none (the compiler's features), "
+                    "default or a vocabulary file given to explore --embeddings");
+  Train->add_option("--model", T->Config.Kind, "linear or mlp")
+      ->check(CLI::IsMember({"linear", "mlp"}));
+  Train->add_option("--hidden", T->Config.Hidden, "mlp: hidden layer widths")
+      ->delimiter(',')
+      ->type_name("N,...");
+  Train->add_option("--epochs", T->Config.Epochs, "Passes over the training decisions");
+  Train->add_option("--batch-size", T->Config.BatchSize, "Decisions per minibatch");
+  Train->add_option("--lr", T->Config.Optimizer.LearningRate, "Learning rate");
+  Train->add_option("--optimizer", T->Optimizer, "sgd or adam")
+      ->check(CLI::IsMember(support::names<learn::OptimizerKind>(learn::OptimizerNames)));
+  Train->add_option("--seed", T->Config.Seed, "Seed (initial weights, minibatch order)");
+  addQuiet(*Train, T->Quiet, "No summary");
+  setRun(Cmds, Train, [T, Checked] {
+    support::Reporter R(MlgoToolName, T->Quiet);
+    return finish(R, simpleExits(), Checked([&] { return runTrain(*T, R); }));
+  });
+
+  auto Pr = std::make_shared<std::pair<std::string, std::string>>();
+  CLI::App *Predict = addCommand(
+      *M, Cmds, "predict",
+      "Print a model's decisions (1 = inline) on the observations of a session log, as it "
+      "computes them inside the compiler",
+      simpleExits());
+  Predict->add_option("--model", Pr->first, "Model file")->required()->type_name("FILE");
+  Predict->add_option("log", Pr->second, "Session log (mlgo run --log)")->required();
+  setRun(Cmds, Predict, [Pr, Checked] {
+    return finish(support::Reporter(MlgoToolName, false), simpleExits(),
+                  Checked([&] { return runPredict(Pr->first, Pr->second); }));
   });
 
   CLI::App *Log = M->add_subcommand("log", "Training logs: dump, rewrite, export to HDF5");

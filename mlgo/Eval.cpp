@@ -1,0 +1,235 @@
+#include "mlgo/Eval.h"
+
+#include "corpus/H5.h"
+#include "corpus/OrderedPipeline.h"
+#include "features/Augment.h"
+#include "learn/Random.h"
+#include "support/Files.h"
+#include "support/Process.h"
+#include "support/Progress.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+namespace wb::mlgo {
+
+using support::Diagnostic;
+
+EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
+                      unsigned Resamples) {
+  EvalSummary S;
+  std::vector<const EvalModule *> Ok;
+  for (const EvalModule &M : Modules) {
+    ++S.Modules;
+    if (!M.Error.empty() || M.Baseline < 0 || M.Policy < 0) {
+      ++S.Failed;
+      continue;
+    }
+    Ok.push_back(&M);
+    S.BaselineTotal += M.Baseline;
+    S.PolicyTotal += M.Policy;
+    S.Grown += M.Policy > M.Baseline;
+    S.Shrunk += M.Policy < M.Baseline;
+  }
+  auto Reduction = [](double Base, double Policy) { return Base > 0 ? 1 - Policy / Base : 0.0; };
+  S.Reduction = Reduction(double(S.BaselineTotal), double(S.PolicyTotal));
+  if (Ok.empty())
+    return S;
+  // Percentile bootstrap over modules: the unit the corpus is sampled in.
+  learn::Rng G(Seed);
+  std::vector<double> R(Resamples);
+  for (unsigned B = 0; B < Resamples; ++B) {
+    double Base = 0, Pol = 0;
+    for (size_t K = 0; K < Ok.size(); ++K) {
+      const EvalModule &M = *Ok[learn::below(G, uint32_t(Ok.size()))];
+      Base += double(M.Baseline);
+      Pol += double(M.Policy);
+    }
+    R[B] = Reduction(Base, Pol);
+  }
+  std::sort(R.begin(), R.end());
+  S.Low = R[size_t(0.025 * (Resamples - 1) + 0.5)];
+  S.High = R[size_t(0.975 * (Resamples - 1) + 0.5)];
+  return S;
+}
+
+namespace {
+
+/// Runs Measure on every module with C.Jobs workers, reporting failures in input order.
+void measureAll(std::vector<EvalModule> &Modules, const EvalRunConfig &C, const char *What,
+                const std::function<void(EvalModule &, const support::TempDir &)> &Measure) {
+  support::Progress P(What, Modules.size(), C.ShowProgress);
+  corpus::OrderedPipeline<EvalModule> Pipe(C.Jobs, 2 * C.Jobs);
+  size_t Done = 0;
+  llvm::Error E = Pipe.run(
+      0, Modules.size(),
+      [&](size_t I) {
+        EvalModule M = Modules[I];
+        if (!M.Error.empty())
+          return M;
+        llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-eval");
+        if (!D)
+          M.Error = llvm::toString(D.takeError());
+        else
+          Measure(M, *D);
+        return M;
+      },
+      [&](size_t I, EvalModule &&M) -> llvm::Error {
+        if (!M.Error.empty() && Modules[I].Error.empty()) {
+          P.clear();
+          C.Report({Diagnostic::Error, M.Path + ": " + M.Error});
+        }
+        Modules[I] = std::move(M);
+        P.update(++Done);
+        return llvm::Error::success();
+      });
+  llvm::consumeError(std::move(E)); // the consumer never fails
+}
+
+} // namespace
+
+std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Paths,
+                                         const EvalRunConfig &C) {
+  std::vector<EvalModule> Modules;
+  for (const std::string &P : Paths)
+    Modules.push_back({P, "", -1, -1, 0});
+  measureAll(Modules, C, "baseline", [&](EvalModule &M, const support::TempDir &D) {
+    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, nullptr, D, "oz");
+    if (!R)
+      M.Error = llvm::toString(R.takeError());
+    else
+      M.Baseline = R->TextSize;
+  });
+  return Modules;
+}
+
+void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfig &Session,
+                   const std::optional<std::string> &Embeddings, const EvalRunConfig &C) {
+  measureAll(Modules, C, "modules", [&](EvalModule &M, const support::TempDir &D) {
+    runners::SessionConfig S = Session;
+    if (Embeddings)
+      S.Augment = features::embeddingAugmenter(S.T, *Embeddings, M.Path, {});
+    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, &S, D, "policy");
+    if (!R) {
+      M.Error = llvm::toString(R.takeError());
+      return;
+    }
+    M.Policy = R->TextSize;
+    M.Decisions = R->SessionLog.Observations.size();
+  });
+}
+
+llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const EvalRunConfig &C,
+                                  const std::vector<EvalModule> &Modules, const EvalSummary &Sum) {
+  llvm::json::Array Rows;
+  for (const EvalModule &M : Modules) {
+    auto SHA = support::sha256OfFile(M.Path);
+    Rows.push_back(llvm::json::Object{{"path", M.Path},
+                                      {"sha256", SHA ? *SHA : llvm::toString(SHA.takeError())},
+                                      {"baseline_text_size", M.Baseline},
+                                      {"policy_text_size", M.Policy},
+                                      {"decisions", int64_t(M.Decisions)},
+                                      {"error", M.Error}});
+  }
+  llvm::json::Object Policy{{"name", J.PolicyLabel}};
+  if (!J.ModelPath.empty()) {
+    auto SHA = support::sha256OfFile(J.ModelPath);
+    Policy["model"] = J.ModelPath;
+    Policy["model_sha256"] = SHA ? *SHA : llvm::toString(SHA.takeError());
+  }
+  return llvm::json::Object{
+      {"schema", EvalSchema},
+      {"manifest",
+       llvm::json::Object{
+           {"llvm_version", WB_LLVM_VERSION},
+           {"tool_version", WB_VERSION},
+           {"opt", C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " ") + " MODULE -o X.bc"},
+           {"llc", C.Tools.Llc + " " + llvm::join(C.Tools.LlcArgs, " ") + " -filetype=obj X.bc"},
+           {"text", ".text and .text.* section bytes of the object"},
+           {"policy", std::move(Policy)},
+           {"split", S.toJSON()},
+           {"side", J.TestSide ? "test" : "train"},
+           {"bootstrap", llvm::json::Object{{"resamples", 1000}, {"seed", int64_t(J.Seed)}}}}},
+      {"summary",
+       llvm::json::Object{{"modules", int64_t(Sum.Modules)},
+                          {"failed", int64_t(Sum.Failed)},
+                          {"grown", int64_t(Sum.Grown)},
+                          {"shrunk", int64_t(Sum.Shrunk)},
+                          {"baseline_text_size", Sum.BaselineTotal},
+                          {"policy_text_size", Sum.PolicyTotal},
+                          {"reduction", Sum.Reduction},
+                          {"ci95", llvm::json::Array{Sum.Low, Sum.High}}}},
+      {"modules", std::move(Rows)}};
+}
+
+llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunConfig &C) {
+  if (J.JSONOutput.empty())
+    return support::usageError("eval needs an output: -o REPORT.json ('-' = standard output)");
+  auto S = splitCorpus(J.Inputs, J.Split);
+  if (!S)
+    return S.takeError();
+  {
+    // A policy that cannot be made fails once here, not once per module.
+    auto P = J.Session.MakePolicy ? J.Session.MakePolicy() : runners::makePolicy(J.Session.T, J.Session.Policy);
+    if (!P)
+      return P.takeError();
+  }
+  std::vector<EvalModule> Modules = measureBaselines(S->modules(J.TestSide), C);
+  if (support::cancelled(C.Tools.CancelFd))
+    return support::interruptedError("interrupted; no output written");
+  measurePolicy(Modules, J.Session, J.Embeddings, C);
+  if (support::cancelled(C.Tools.CancelFd))
+    return support::interruptedError("interrupted; no output written");
+  const EvalSummary Sum = summarize(Modules, J.Seed);
+  if (Sum.Failed == Sum.Modules)
+    return Sum.Modules == 1 ? support::reportedFailure()
+                            : support::makeError("none of the " + llvm::Twine(Sum.Modules) +
+                                                 " modules could be evaluated");
+  llvm::json::Object Report = evaluationJSON(J, *S, C, Modules, Sum);
+  if (!J.HDF5Output.empty()) {
+    std::string Manifest;
+    llvm::raw_string_ostream(Manifest) << llvm::json::Value(llvm::json::Object(*Report.getObject("manifest")));
+    if (llvm::Error E = corpus::h5::writeFileAtomically(J.HDF5Output, [&](H5::H5File &F) {
+          namespace h5 = corpus::h5;
+          h5::writeAttr(F, "schema", std::string(EvalSchema));
+          h5::writeAttr(F, "manifest", Manifest);
+          h5::writeAttr(F, "reduction", Sum.Reduction);
+          h5::writeAttr(F, "ci95_low", Sum.Low);
+          h5::writeAttr(F, "ci95_high", Sum.High);
+          std::vector<std::string> Paths, Errors;
+          std::vector<double> Base, Pol;
+          for (const EvalModule &M : Modules) {
+            Paths.push_back(M.Path);
+            Errors.push_back(M.Error);
+            Base.push_back(double(M.Baseline));
+            Pol.push_back(double(M.Policy));
+          }
+          H5::Group G = h5::createGroup(F, "modules");
+          h5::writeStrings(G, "path", Paths);
+          h5::writeStrings(G, "error", Errors);
+          h5::writeMatrix(G, "baseline_text_size", Base.data(), Base.size(), 1);
+          h5::writeMatrix(G, "policy_text_size", Pol.data(), Pol.size(), 1);
+        }))
+      return std::move(E);
+  }
+  if (llvm::Error E = support::writeFileAtomically(J.JSONOutput, [&](llvm::raw_ostream &OS) {
+        OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Report))) << "\n";
+      }))
+    return std::move(E);
+  C.Report({Diagnostic::Note,
+            llvm::formatv("{0} on {1} {2} modules: .text {3} bytes vs -Oz {4}: reduction "
+                          "{5:P2} (95% interval {6:P2} to {7:P2}); {8} grow, {9} shrink",
+                          J.PolicyLabel, Sum.Modules - Sum.Failed, J.TestSide ? "held-out" : "training",
+                          Sum.PolicyTotal, Sum.BaselineTotal, Sum.Reduction, Sum.Low, Sum.High,
+                          Sum.Grown, Sum.Shrunk)
+                .str()});
+  if (Sum.Failed)
+    return support::Outcome::partial(std::to_string(Sum.Failed) + " of " +
+                                     std::to_string(Sum.Modules) +
+                                     " modules failed and were skipped");
+  return support::Outcome::complete();
+}
+
+} // namespace wb::mlgo

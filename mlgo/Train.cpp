@@ -1,0 +1,332 @@
+#include "mlgo/Train.h"
+
+#include "corpus/H5.h"
+#include "learn/Random.h"
+#include "support/Files.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+namespace wb::mlgo {
+
+using runners::ModelFile;
+using runners::Normalization;
+
+llvm::Error TrainConfig::validate() const {
+  if (Groups.empty())
+    return support::usageError("--features: name at least one feature group");
+  if (Kind != "linear" && Kind != "mlp")
+    return support::usageError("--model: expected linear or mlp, found '" + Kind + "'");
+  if (Epochs == 0 || BatchSize == 0 || Quantiles == 0)
+    return support::usageError("--epochs, --batch-size and the quantiles must be at least 1");
+  for (unsigned H : Hidden)
+    if (H == 0)
+      return support::usageError("--hidden: layer widths must be at least 1");
+  return Optimizer.validate();
+}
+
+std::vector<double> quantileEdges(std::vector<double> Values, unsigned Quantiles) {
+  std::vector<double> Edges;
+  if (Values.empty())
+    return Edges;
+  std::sort(Values.begin(), Values.end());
+  const size_t N = Values.size();
+  for (unsigned K = 0; K <= Quantiles; ++K)
+    Edges.push_back(Values[size_t(std::llround(double(K) * double(N - 1) / Quantiles))]);
+  Edges.erase(std::unique(Edges.begin(), Edges.end()), Edges.end());
+  return Edges;
+}
+
+namespace {
+
+/// The dataset features the model reads: those of the chosen groups, in the table's order.
+llvm::Expected<std::vector<size_t>> selectInputs(const features::DatasetTable &D,
+                                                 const std::vector<std::string> &Groups) {
+  auto Defs = features::featuresOfGroups(D.T, Groups);
+  if (!Defs)
+    return Defs.takeError();
+  std::vector<size_t> Out;
+  for (const features::FeatureDef *F : *Defs) {
+    std::optional<size_t> I = D.find(F->Name);
+    if (!I)
+      return support::usageError(
+          llvm::Twine("feature group '") + F->Group + "' needs feature '" + F->Name +
+          "', which these observations do not have (embedding features come from an "
+          "exploration with --embeddings and --observations naming its vocabulary)");
+    Out.push_back(*I);
+  }
+  return Out;
+}
+
+Normalization fit(const features::DatasetTable &D, size_t F, unsigned Quantiles) {
+  const features::TensorSpec &S = D.Features[F];
+  const size_t N = S.elementCount(), Rows = D.rows();
+  Normalization Z;
+  if (S.Type != features::TensorType::Float && S.Type != features::TensorType::Double) {
+    std::vector<double> Values;
+    Values.reserve(Rows * N);
+    for (size_t R = 0; R < Rows; ++R)
+      for (size_t J = 0; J < N; ++J)
+        Values.push_back(D.value(F, R, J));
+    Z.K = Normalization::Quantile;
+    Z.Edges = quantileEdges(std::move(Values), Quantiles);
+    return Z;
+  }
+  Z.K = Normalization::ZScore;
+  Z.Mean.assign(N, 0);
+  Z.Std.assign(N, 0);
+  for (size_t J = 0; J < N; ++J) {
+    double Sum = 0, Sq = 0;
+    for (size_t R = 0; R < Rows; ++R) {
+      const double X = D.value(F, R, J);
+      Sum += X;
+      Sq += X * X;
+    }
+    const double Mean = Sum / double(Rows);
+    const double Var = std::max(0.0, Sq / double(Rows) - Mean * Mean);
+    Z.Mean[J] = Mean;
+    // A constant element carries no information: any scale will do, and 1 keeps it finite.
+    Z.Std[J] = std::sqrt(Var) > 1e-12 ? std::sqrt(Var) : 1.0;
+  }
+  return Z;
+}
+
+/// The network's input columns for every row of D.
+arma::mat inputMatrix(const ModelFile &M, const std::vector<size_t> &Features,
+                      const features::DatasetTable &D) {
+  arma::mat X(runners::modelInputWidth(M), D.rows());
+  for (size_t R = 0; R < D.rows(); ++R)
+    runners::modelInputVector(
+        M, [&](size_t I, size_t J) { return D.value(Features[I], R, J); }, 0, X.colptr(R));
+  return X;
+}
+
+double sigmoid(double Z) { return 1 / (1 + std::exp(-Z)); }
+
+/// Mean logistic loss and accuracy of the outputs Z against labels Y.
+std::pair<double, double> lossAndAccuracy(const arma::mat &Z, const arma::rowvec &Y) {
+  double Loss = 0, Right = 0;
+  for (arma::uword I = 0; I < Z.n_cols; ++I) {
+    const double P = sigmoid(Z(0, I));
+    Loss -= Y(I) > 0 ? std::log(std::max(P, 1e-15)) : std::log(std::max(1 - P, 1e-15));
+    Right += (Z(0, I) > 0) == (Y(I) > 0);
+  }
+  return {Loss / std::max<double>(1, Z.n_cols), Right / std::max<double>(1, Z.n_cols)};
+}
+
+} // namespace
+
+llvm::Expected<ModelFile> trainPolicy(const features::DatasetTable &D, const TrainConfig &C,
+                                      TrainingReport &Report) {
+  if (llvm::Error E = C.validate())
+    return std::move(E);
+  if (D.T != runners::Task::Inline)
+    return support::makeError("training is for the inliner (task inline)");
+  if (D.rows() == 0)
+    return support::makeError("no training rows: the training split's best trajectories hold "
+                              "no decision");
+  auto Features = selectInputs(D, C.Groups);
+  if (!Features)
+    return Features.takeError();
+  ModelFile M;
+  M.ForTask = D.T;
+  M.Kind = C.Kind;
+  M.FeatureSet = D.Features;
+  M.FeatureSetVersion = D.FeatureSetVersion;
+  M.Groups = C.Groups;
+  for (size_t F : *Features) {
+    M.Inputs.push_back(D.Features[F]);
+    M.Norms.push_back(fit(D, F, C.Quantiles));
+  }
+  const arma::mat X = inputMatrix(M, *Features, D);
+  arma::rowvec Y(D.rows());
+  for (size_t R = 0; R < D.rows(); ++R)
+    Y(R) = D.Decisions[R] != 0;
+
+  // Glorot-uniform weights, zero biases, from the seed.
+  learn::Rng G(C.Seed);
+  runners::Network Net;
+  std::vector<unsigned> Widths = {unsigned(X.n_rows)};
+  if (C.Kind == "mlp")
+    Widths.insert(Widths.end(), C.Hidden.begin(), C.Hidden.end());
+  Widths.push_back(1);
+  std::vector<arma::SizeMat> Shapes;
+  for (size_t L = 0; L + 1 < Widths.size(); ++L) {
+    const double Bound = std::sqrt(6.0 / double(Widths[L] + Widths[L + 1]));
+    arma::mat W(Widths[L + 1], Widths[L]);
+    for (double &V : W)
+      V = (2 * learn::unit(G) - 1) * Bound;
+    Net.W.push_back(std::move(W));
+    Net.B.push_back(arma::vec(Widths[L + 1], arma::fill::zeros));
+    Shapes.push_back(arma::size(Widths[L + 1], Widths[L]));
+    Shapes.push_back(arma::size(Widths[L + 1], 1));
+  }
+  learn::Optimizer Opt(C.Optimizer, Shapes);
+  std::vector<arma::uword> Order(D.rows());
+  std::iota(Order.begin(), Order.end(), 0);
+  std::vector<arma::mat> A;
+  for (unsigned Epoch = 0; Epoch < C.Epochs; ++Epoch) {
+    for (size_t I = Order.size(); I > 1; --I)
+      std::swap(Order[I - 1], Order[learn::below(G, uint32_t(I))]);
+    for (size_t Lo = 0; Lo < Order.size(); Lo += C.BatchSize) {
+      const arma::uvec Batch(std::vector<arma::uword>(
+          Order.begin() + Lo, Order.begin() + std::min(Order.size(), Lo + C.BatchSize)));
+      const arma::mat Z = Net.forward(X.cols(Batch), &A);
+      // The logistic loss's gradient with respect to the output: sigmoid(z) - y.
+      arma::mat Delta = Z;
+      for (arma::uword K = 0; K < Batch.n_elem; ++K)
+        Delta(0, K) = (sigmoid(Z(0, K)) - Y(Batch(K))) / double(Batch.n_elem);
+      for (size_t L = Net.W.size(); L-- > 0;) {
+        const arma::mat GW = Delta * A[L].t();
+        const arma::mat GB = arma::sum(Delta, 1);
+        if (L > 0) // through the ReLU of the layer below
+          Delta = (Net.W[L].t() * Delta) % arma::conv_to<arma::mat>::from(A[L] > 0);
+        Opt.step(2 * L, Net.W[L], GW);
+        Opt.step(2 * L + 1, Net.B[L], GB);
+      }
+    }
+  }
+  Net.storeInto(M);
+  std::tie(Report.Loss, Report.Accuracy) = lossAndAccuracy(Net.forward(X), Y);
+  Report.Rows = D.rows();
+  Report.Modules = std::set<int64_t>(D.RowModule.begin(), D.RowModule.end()).size();
+  if (std::optional<size_t> H = D.find("inlining_default")) {
+    size_t Same = 0;
+    for (size_t R = 0; R < D.rows(); ++R)
+      Same += (D.value(*H, R, 0) != 0) == (D.Decisions[R] != 0);
+    Report.LabelsFromHeuristic = double(Same) / double(D.rows());
+  }
+  return M;
+}
+
+std::vector<int64_t> predict(const ModelFile &M, const features::DatasetTable &D) {
+  std::vector<size_t> Features;
+  for (const features::TensorSpec &S : M.Inputs)
+    Features.push_back(D.find(S.Name).value_or(0));
+  const arma::mat Z = runners::Network::of(M).forward(inputMatrix(M, Features, D));
+  std::vector<int64_t> Out;
+  for (arma::uword I = 0; I < Z.n_cols; ++I)
+    Out.push_back(Z(0, I) > 0);
+  return Out;
+}
+
+llvm::Expected<std::vector<int64_t>> predictOnLog(const ModelFile &M, const features::Log &L,
+                                                  llvm::StringRef Name) {
+  std::vector<size_t> Index, Offset;
+  for (const features::TensorSpec &S : M.Inputs) {
+    std::optional<size_t> I = L.Header.find(S.Name);
+    if (!I || L.Header.Features[*I] != S)
+      return support::fileError(Name, "the model reads '" + S.Name + "' " +
+                                          features::shapeString(S) +
+                                          ", which the log's observations do not have");
+    Index.push_back(*I);
+    Offset.push_back(L.Header.offsetOf(*I));
+  }
+  const runners::Network Net = runners::Network::of(M);
+  arma::mat X(runners::modelInputWidth(M), L.Observations.size());
+  for (size_t R = 0; R < L.Observations.size(); ++R) {
+    const char *P = L.Observations[R].Payload.data();
+    runners::modelInputVector(
+        M,
+        [&](size_t I, size_t J) {
+          return features::elementAsDouble(M.Inputs[I].Type, P + Offset[I], J);
+        },
+        0, X.colptr(R));
+  }
+  const arma::mat Z = Net.forward(X);
+  std::vector<int64_t> Out;
+  for (arma::uword I = 0; I < Z.n_cols; ++I)
+    Out.push_back(Z(0, I) > 0);
+  return Out;
+}
+
+llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
+                                             const std::string &Observations,
+                                             const TrainConfig &C, const std::string &Output,
+                                             const support::DiagnosticHandler &Report) {
+  if (Output.empty() || Output == "-")
+    return support::usageError("train needs an output file: -o MODEL.h5");
+  if (llvm::Error E = C.validate())
+    return std::move(E);
+  // The observation set and the split the exploration recorded.
+  std::string Group, Split;
+  std::vector<std::string> Sets;
+  try {
+    H5::Exception::dontPrint();
+    H5::H5File F(Exploration, H5F_ACC_RDONLY);
+    if (!F.attrExists("schema") || corpus::h5::readStrAttr(F, "schema") != "ir2vec.mlgo-exploration/1")
+      return support::fileError(Exploration, "not an exploration (expected attribute schema = "
+                                             "ir2vec.mlgo-exploration/1)");
+    Split = corpus::h5::readStrAttr(F, "split");
+    H5::Group O = F.openGroup("observations");
+    for (hsize_t I = 0; I < O.getNumObjs(); ++I) {
+      H5::Group G = O.openGroup(std::to_string(I));
+      const std::string Name = corpus::h5::readStrAttr(G, "vocabulary");
+      Sets.push_back(Name);
+      if (Name == Observations)
+        Group = "/observations/" + std::to_string(I);
+    }
+  } catch (const H5::Exception &E) {
+    return corpus::h5::h5Error(Exploration, E);
+  }
+  if (Group.empty())
+    return support::usageError("--observations: '" + Observations + "' is not among the "
+                               "exploration's observation sets (" + llvm::join(Sets, ", ") +
+                               ")");
+  auto D = features::readDataset(Exploration, Group);
+  if (!D)
+    return D.takeError();
+  TrainingReport R;
+  auto M = trainPolicy(*D, C, R);
+  if (!M)
+    return M.takeError();
+  auto SHA = support::sha256OfFile(Exploration);
+  if (!SHA)
+    return SHA.takeError();
+  llvm::json::Array Hidden;
+  for (unsigned H : C.Hidden)
+    Hidden.push_back(int64_t(H));
+  std::string Hyper;
+  llvm::raw_string_ostream(Hyper) << llvm::json::Value(llvm::json::Object{
+      {"model", C.Kind},
+      {"hidden", std::move(Hidden)},
+      {"epochs", int64_t(C.Epochs)},
+      {"batch_size", int64_t(C.BatchSize)},
+      {"optimizer", learn::optimizerName(C.Optimizer.Kind)},
+      {"learning_rate", C.Optimizer.LearningRate},
+      {"seed", int64_t(C.Seed)},
+      {"quantiles", int64_t(C.Quantiles)},
+      {"loss", "logistic"}});
+  M->Provenance = {{"created_by", "ir2vec mlgo train"},
+                   {"llvm_version", WB_LLVM_VERSION},
+                   {"tool_version", WB_VERSION},
+                   {"training_data", llvm::sys::path::filename(Exploration).str()},
+                   {"training_data_sha256", *SHA},
+                   {"observations", Observations},
+                   {"split", Split},
+                   {"hyperparameters", Hyper},
+                   {"train_rows", std::to_string(R.Rows)},
+                   {"train_accuracy", llvm::formatv("{0:f6}", R.Accuracy).str()},
+                   {"train_loss", llvm::formatv("{0:f6}", R.Loss).str()}};
+  if (llvm::Error E = runners::writeModelFile(Output, *M))
+    return std::move(E);
+  std::string Line = llvm::formatv("trained {0} on {1} decisions of {2} modules ({3}): "
+                                   "accuracy {4:f4}, loss {5:f4}",
+                                   C.Kind, R.Rows, R.Modules, llvm::join(C.Groups, ","),
+                                   R.Accuracy, R.Loss);
+  if (R.LabelsFromHeuristic >= 0)
+    Line += llvm::formatv("; the heuristic agrees with {0:f4} of the labels",
+                          R.LabelsFromHeuristic)
+                .str();
+  Report({support::Diagnostic::Note, Line});
+  return support::Outcome::complete();
+}
+
+} // namespace wb::mlgo

@@ -1,0 +1,66 @@
+// Behavioural cloning of the best exploration trajectories into the linear and mlp policies
+// (BC-Max: shared doc policy-training.md, section 1). The model reads the features of the
+// chosen groups (features/FeatureSets.h), normalised with statistics fitted on the training
+// split only and stored in the model: quantile buckets with unique edges for integer
+// features, a fixed mean and standard deviation for float ones (embeddings). The loss is the
+// logistic loss of "inline" (output > 0), minimised by learn::Optimizer (Adam by default) over
+// minibatches; the model file records its groups, feature-set version, normalisation and the
+// data it was trained on, and runs under the compiler through the versioning contract.
+#pragma once
+
+#include "features/Dataset.h"
+#include "learn/Optimizer.h"
+#include "runners/Models.h"
+#include "support/Diagnostics.h"
+#include "support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace wb::mlgo {
+
+struct TrainConfig {
+  std::vector<std::string> Groups = {"cost", "callgraph"};
+  std::string Kind = "mlp";             // or "linear"
+  std::vector<unsigned> Hidden = {40, 40, 20}; // mlp hidden layer widths
+  unsigned Epochs = 40;
+  unsigned BatchSize = 64;
+  learn::OptimizerConfig Optimizer{learn::OptimizerKind::Adam, 1e-3};
+  uint64_t Seed = 1;
+  unsigned Quantiles = 1000; // edges fitted per integer feature (duplicates removed)
+
+  llvm::Error validate() const;
+};
+
+struct TrainingReport {
+  size_t Rows = 0, Modules = 0;
+  double Loss = 0;     // mean logistic loss after the last epoch
+  double Accuracy = 0; // on the training rows
+  double LabelsFromHeuristic = -1; // share of labels equal to the heuristic's decision
+};
+
+/// Quantile edges of Values: Quantiles + 1 evenly spaced order statistics, duplicates removed.
+std::vector<double> quantileEdges(std::vector<double> Values, unsigned Quantiles);
+
+/// Trains a model on D (the training split's best decisions).
+llvm::Expected<runners::ModelFile> trainPolicy(const features::DatasetTable &D,
+                                               const TrainConfig &C, TrainingReport &Report);
+
+/// The decisions M gives on D's rows, computed as inside the compiler (modelInputVector and
+/// Network::forward): 1 = inline.
+std::vector<int64_t> predict(const runners::ModelFile &M, const features::DatasetTable &D);
+
+/// The decisions M gives on a session log's observations (features bound by name, as a
+/// policy binds them); Name names the log in errors.
+llvm::Expected<std::vector<int64_t>> predictOnLog(const runners::ModelFile &M,
+                                                  const features::Log &L, llvm::StringRef Name);
+
+/// `ir2vec mlgo train`: the observation set named Observations ("none", "default" or a
+/// vocabulary file, as the exploration recorded them) of Exploration, trained as C says,
+/// written to Output with its provenance; the report goes to Report.
+llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
+                                             const std::string &Observations,
+                                             const TrainConfig &C, const std::string &Output,
+                                             const support::DiagnosticHandler &Report);
+
+} // namespace wb::mlgo
