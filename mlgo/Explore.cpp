@@ -242,10 +242,10 @@ std::optional<ModuleExploration> readPart(const std::string &Dir, size_t I,
 
 std::string fingerprint(const std::vector<std::string> &Train, const ExploreConfig &C,
                         const CorpusSplit &S) {
-  std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4} {5}\n{6} {7}\n", WB_VERSION,
+  std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4} {5}\n{6} {7}\n{8}\n", WB_VERSION,
                                    C.Budget, C.Seed, support::nameOf<FlipOrder>(FlipOrderNames, C.Order),
                                    C.Tools.Opt, C.Tools.Llc, llvm::join(C.Tools.OptArgs, " "),
-                                   llvm::join(C.Tools.LlcArgs, " "))
+                                   llvm::join(C.Tools.LlcArgs, " "), C.HeldOut ? "test" : "train")
                          .str();
   for (const std::string &V : C.Vocabularies)
     Text += "vocab " + V + "\n";
@@ -267,6 +267,7 @@ void writeExploration(H5::H5File &F, const std::vector<ModuleExploration> &Xs,
   h5::writeAttr(F, "seed", int64_t(C.Seed));
   h5::writeAttr(F, "flip_order", support::nameOf<FlipOrder>(FlipOrderNames, C.Order).str());
   h5::writeAttr(F, "split", S.toJSONText());
+  h5::writeAttr(F, "side", std::string(C.HeldOut ? "test" : "train"));
   h5::writeAttr(F, "opt", C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " "));
   h5::writeAttr(F, "llc", C.Tools.Llc + " " + llvm::join(C.Tools.LlcArgs, " ") + " -filetype=obj");
   h5::writeAttr(F, "llvm_version", std::string(WB_LLVM_VERSION));
@@ -373,9 +374,9 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
   llvm::Expected<CorpusSplit> S = splitCorpus(Inputs, SplitOpts);
   if (!S)
     return S.takeError();
-  std::vector<std::string> Train, Keys;
+  std::vector<std::string> Train, Keys; // the side explored
   for (size_t I = 0; I < S->Modules.size(); ++I)
-    if (!S->Test[I]) {
+    if (S->Test[I] == C.HeldOut) {
       Train.push_back(S->Modules[I]);
       Keys.push_back(S->Keys[I]);
     }
@@ -445,7 +446,7 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
   if (Failed == Train.size())
     return Train.size() == 1 ? support::reportedFailure()
                              : support::makeError("none of the " + llvm::Twine(Train.size()) +
-                                                  " training modules could be explored");
+                                                  " modules could be explored");
   if (NoDecisions == Done - Failed)
     C.Report({Diagnostic::Warning,
               "the compiler asked no inlining question in any module: IR built at -O0 is "
@@ -459,12 +460,13 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
   std::error_code EC = llvm::sys::fs::remove_directories(Parts);
   (void)EC;
   C.Report({Diagnostic::Note,
-            llvm::formatv("explored {0} training modules ({1} test modules held out): {2} "
+            llvm::formatv("explored {0} {7} modules ({1} on the other side): {2} "
                           "compilations, {3} smaller; .text {4} bytes with the heuristic, {5} "
                           "with the best trajectories ({6:P2})",
                           Done - Failed, S->Modules.size() - Train.size(), Rollouts, Improved,
                           BaseTotal, BestTotal,
-                          BaseTotal ? double(BestTotal - BaseTotal) / double(BaseTotal) : 0.0)
+                          BaseTotal ? double(BestTotal - BaseTotal) / double(BaseTotal) : 0.0,
+                          C.HeldOut ? "held-out" : "training")
                 .str()});
   if (Failed)
     return support::Outcome::partial(std::to_string(Failed) + " of " +

@@ -45,6 +45,9 @@ struct ExploreConfig {
   /// Observations are also recorded with embedding features for each ("" = the default
   /// vocabulary), by one replay of the best decisions per vocabulary and module.
   std::vector<std::string> Vocabularies;
+  /// Explore the held-out side instead: labels for measuring a policy's agreement on modules
+  /// it never saw. Recorded in the file (attribute side), and `mlgo train` refuses such files.
+  bool HeldOut = false;
   unsigned Jobs = 1;
   bool ShowProgress = false;
   support::DiagnosticHandler Report = [](const support::Diagnostic &) {};

@@ -247,6 +247,37 @@ llvm::Expected<std::vector<int64_t>> predictOnLog(const ModelFile &M, const feat
   return Out;
 }
 
+Provenance trainingProvenance(llvm::StringRef CreatedBy, const std::string &Exploration,
+                              llvm::StringRef ExplorationSHA256, llvm::StringRef Observations,
+                              llvm::StringRef Split, const TrainConfig &C,
+                              const TrainingReport &R) {
+  llvm::json::Array Hidden;
+  for (unsigned H : C.Hidden)
+    Hidden.push_back(int64_t(H));
+  std::string Hyper;
+  llvm::raw_string_ostream(Hyper) << llvm::json::Value(llvm::json::Object{
+      {"model", C.Kind},
+      {"hidden", std::move(Hidden)},
+      {"epochs", int64_t(C.Epochs)},
+      {"batch_size", int64_t(C.BatchSize)},
+      {"optimizer", learn::optimizerName(C.Optimizer.Kind)},
+      {"learning_rate", C.Optimizer.LearningRate},
+      {"seed", int64_t(C.Seed)},
+      {"quantiles", int64_t(C.Quantiles)},
+      {"loss", "logistic"}});
+  return {{"created_by", CreatedBy.str()},
+          {"llvm_version", WB_LLVM_VERSION},
+          {"tool_version", WB_VERSION},
+          {"training_data", llvm::sys::path::filename(Exploration).str()},
+          {"training_data_sha256", ExplorationSHA256.str()},
+          {"observations", Observations.str()},
+          {"split", Split.str()},
+          {"hyperparameters", Hyper},
+          {"train_rows", std::to_string(R.Rows)},
+          {"train_accuracy", llvm::formatv("{0:f6}", R.Accuracy).str()},
+          {"train_loss", llvm::formatv("{0:f6}", R.Loss).str()}};
+}
+
 llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
                                              const std::string &Observations,
                                              const TrainConfig &C, const std::string &Output,
@@ -265,6 +296,9 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
       return support::fileError(Exploration, "not an exploration (expected attribute schema = "
                                              "ir2vec.mlgo-exploration/1)");
     Split = corpus::h5::readStrAttr(F, "split");
+    if (F.attrExists("side") && corpus::h5::readStrAttr(F, "side") == "test")
+      return support::fileError(Exploration, "an exploration of the held-out side is for "
+                                             "evaluation only; train on the training side's");
     H5::Group O = F.openGroup("observations");
     for (hsize_t I = 0; I < O.getNumObjs(); ++I) {
       H5::Group G = O.openGroup(std::to_string(I));
@@ -290,31 +324,8 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
   auto SHA = support::sha256OfFile(Exploration);
   if (!SHA)
     return SHA.takeError();
-  llvm::json::Array Hidden;
-  for (unsigned H : C.Hidden)
-    Hidden.push_back(int64_t(H));
-  std::string Hyper;
-  llvm::raw_string_ostream(Hyper) << llvm::json::Value(llvm::json::Object{
-      {"model", C.Kind},
-      {"hidden", std::move(Hidden)},
-      {"epochs", int64_t(C.Epochs)},
-      {"batch_size", int64_t(C.BatchSize)},
-      {"optimizer", learn::optimizerName(C.Optimizer.Kind)},
-      {"learning_rate", C.Optimizer.LearningRate},
-      {"seed", int64_t(C.Seed)},
-      {"quantiles", int64_t(C.Quantiles)},
-      {"loss", "logistic"}});
-  M->Provenance = {{"created_by", "ir2vec mlgo train"},
-                   {"llvm_version", WB_LLVM_VERSION},
-                   {"tool_version", WB_VERSION},
-                   {"training_data", llvm::sys::path::filename(Exploration).str()},
-                   {"training_data_sha256", *SHA},
-                   {"observations", Observations},
-                   {"split", Split},
-                   {"hyperparameters", Hyper},
-                   {"train_rows", std::to_string(R.Rows)},
-                   {"train_accuracy", llvm::formatv("{0:f6}", R.Accuracy).str()},
-                   {"train_loss", llvm::formatv("{0:f6}", R.Loss).str()}};
+  M->Provenance = trainingProvenance("ir2vec mlgo train", Exploration, *SHA, Observations, Split,
+                                     C, R);
   if (llvm::Error E = runners::writeModelFile(Output, *M))
     return std::move(E);
   std::string Line = llvm::formatv("trained {0} on {1} decisions of {2} modules ({3}): "

@@ -555,6 +555,7 @@ TEST(Policies, EvictionAnswersOnlyLegalColumns) {
 
 // ---- policy training ------------------------------------------------------------------------
 
+#include "mlgo/Ablate.h"
 #include "mlgo/Train.h"
 
 namespace {
@@ -665,6 +666,42 @@ TEST(Training, UnknownGroupsAndMissingFeaturesAreErrors) {
   M = mlgo::trainPolicy(Empty, C, R);
   ASSERT_FALSE(bool(M));
   EXPECT_THAT(llvm::toString(M.takeError()), testing::HasSubstr("no training rows"));
+}
+
+// Pooled reductions worked out by hand. Arm A, two seeds, three modules with -Oz sizes 100,
+// 200, 300 (total 600): seed 1 gives 90, 200, 310 (total 600, reduction 0), seed 2 gives 80,
+// 190, 300 (total 570, reduction 0.05): mean 0.025. The reference gives 100, 200, 300 with
+// both seeds (reduction 0): difference 0.025. A fourth module failed in one evaluation and is
+// left out of every sum.
+TEST(Ablation, PooledReductionByHand) {
+  auto Evals = [](std::vector<int64_t> Policy) {
+    std::vector<mlgo::EvalModule> E;
+    const int64_t Base[] = {100, 200, 300, 400};
+    for (size_t I = 0; I < 4; ++I)
+      E.push_back({"m" + std::to_string(I), "", Base[I], Policy[I], 1});
+    return E;
+  };
+  std::vector<std::vector<mlgo::EvalModule>> A = {Evals({90, 200, 310, 1}), Evals({80, 190, 300, 1})};
+  A[1][3].Error = "crashed";
+  A[1][3].Policy = -1;
+  const std::vector<std::vector<mlgo::EvalModule>> Ref = {Evals({100, 200, 300, 400}),
+                                                           Evals({100, 200, 300, 400})};
+  const mlgo::PooledReduction P = mlgo::poolReductions(A, Ref, 7, 500);
+  EXPECT_NEAR(P.Mean, 0.025, 1e-15);
+  EXPECT_NEAR(P.Diff, 0.025, 1e-15);
+  EXPECT_LE(P.Low, P.Mean);
+  EXPECT_GE(P.High, P.Mean);
+  // A resample's reduction per seed is a baseline-weighted mean of module reductions (seed 1:
+  // 0.1, 0, -1/30; seed 2: 0.2, 0.05, 0), so the pooled one lies in [-1/60, 0.15].
+  EXPECT_GE(P.Low, -1.0 / 60 - 1e-12);
+  EXPECT_LE(P.High, 0.15 + 1e-12);
+  EXPECT_LT(P.Low, P.High);
+  // Against itself the difference is zero in every resample.
+  const mlgo::PooledReduction Self = mlgo::poolReductions(A, A, 7, 500);
+  EXPECT_EQ(Self.Diff, 0);
+  EXPECT_EQ(Self.DiffLow, 0);
+  EXPECT_EQ(Self.DiffHigh, 0);
+  EXPECT_DOUBLE_EQ(Self.Mean, P.Mean);
 }
 
 } // namespace

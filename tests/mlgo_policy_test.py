@@ -13,7 +13,11 @@ ablation), against oracles independent of the workbench.
   * a trained model gives, on the observations a compiler session logged, the decisions it
     gave inside the compiler (mlgo predict), also when the compiler sends more features;
   * evaluation's sizes equal independent compilations (opt-22 -Oz alone, and the model's run
-    under the host, each through llc-22 and llvm-size-22); a schema-/1 model file still loads.
+    under the host, each through llc-22 and llvm-size-22); a schema-/1 model file still loads;
+  * an ablation trains every arm on the same labels (each model equals what `mlgo train` makes
+    from the exploration), its sizes and reductions agree with independent compilations and
+    with each other, every arm's model runs under opt-22 and clang-22, a rerun reuses the
+    exploration, and a bad spec is refused with the key named.
 
   mlgo_policy_test.py --ir2vec BIN --llvm-bindir DIR
 """
@@ -324,6 +328,98 @@ if check("a schema-/1 model runs", r.returncode == 0, r.stderr):
     harness.run([B("llc"), "-O2", "-filetype=obj", bc, "-o", bc + ".o"], check=True)
     check("a schema-/1 model that copies the heuristic gives -Oz's .text",
           mlgo_oracle.text_size(B("llvm-size"), bc + ".o") == oz_text(modules[0], "v1oz"))
+
+# ---- 10. a feature-ablation study ----------------------------------------------------------
+abl = W("abl")
+arms = [{"name": "cost", "features": ["cost", "callgraph"]},
+        {"name": "cost+emb", "features": ["cost", "callgraph", "embedding"], "vocabulary": "default"},
+        {"name": "emb", "features": ["callgraph", "embedding"], "vocabulary": "default"}]
+spec = {"corpus": ["@" + listfile], "split": {"test_fraction": 0.3, "seed": 1},
+        "exploration": {"budget": 6}, "model": {"kind": "mlp", "hidden": [8], "epochs": 10},
+        "seeds": [1, 2], "arms": arms}
+spec_file = W("ablate.json")
+json.dump(spec, open(spec_file, "w"))
+r = harness.run([a.ir2vec, "mlgo", "ablate", spec_file, "-o", abl, "-j", "2"])
+if check("ablate: exit 0", r.returncode == 0, r.stderr):
+    rep = json.load(open(os.path.join(abl, "report.json")))
+    check("ablate: schema, every arm with every seed",
+          rep["schema"] == "ir2vec.mlgo-ablation/1" and [x["name"] for x in rep["arms"]] == [x["name"] for x in arms]
+          and all([s_["seed"] for s_ in x["seeds"]] == [1, 2] for x in rep["arms"]), rep.get("arms"))
+    with h5py.File(os.path.join(abl, "exploration.h5")) as f:
+        sets = [f["observations"][k] for k in sorted(f["observations"])]
+        check("ablate: one exploration, its observation sets share the labels",
+              len(sets) == 2 and all(np.array_equal(sets[0]["decision"][:], g["decision"][:]) for g in sets)
+              and f.attrs["side"] == "train")
+    # Each arm's model is what `mlgo train` makes from the same exploration (labels) and seed.
+    for x in rep["arms"]:
+        obs_set = "none" if "embedding" not in x["features"] else "default"
+        own = W(f"own-{x['name']}.h5")
+        r = harness.run([a.ir2vec, "mlgo", "train", os.path.join(abl, "exploration.h5"), "--features", ",".join(x["features"]),
+                         "--observations", obs_set, "--hidden", "8", "--epochs", "10", "--seed", "2", "-o", own])
+        same = r.returncode == 0
+        if same:
+            with h5py.File(own) as f, h5py.File(x["seeds"][1]["model"]) as g:
+                layers = sorted(k for k in f if k.startswith("layer"))
+                same = f.attrs["training_data_sha256"] == g.attrs["training_data_sha256"] and len(layers) == 2 and \
+                    layers == sorted(k for k in g if k.startswith("layer")) and all(
+                        np.array_equal(f[k][t][:], g[k][t][:]) for k in layers for t in ("weight", "bias"))
+        check(f"ablate arm {x['name']}: the model mlgo train makes from the same labels and seed", same, r.stderr)
+    with h5py.File(os.path.join(abl, "results.h5")) as f:
+        held = [p_.decode() for p_ in f["heldout/path"][:]]
+        base = f["heldout/baseline_text_size"][:, 0]
+        check("ablate: the held-out modules of the split", sorted(held) == sorted(held_out), held)
+        for i, path in enumerate(held):
+            check(f"ablate {os.path.basename(path)}: -Oz .text = opt-22 alone (llvm-size)", base[i] == oz_text(path, f"ab{i}"))
+        for x in rep["arms"]:
+            sizes = f["heldout"][x["name"]][:]
+            for k, sd in enumerate(x["seeds"]):
+                check(f"ablate {x['name']} seed {sd['seed']}: reduction = 1 - sum(policy) / sum(-Oz)",
+                      abs(sd["reduction"] - (1 - sizes[:, k].sum() / base.sum())) < 1e-12, (sd, sizes[:, k]))
+            check(f"ablate {x['name']}: the arm's reduction is the seeds' mean, inside its interval",
+                  abs(x["reduction"] - np.mean([sd["reduction"] for sd in x["seeds"]])) < 1e-12
+                  and x["ci95"][0] <= x["reduction"] <= x["ci95"][1], x)
+        # One policy size checked against the model's own run under the host.
+        x = rep["arms"][1]
+        path = held[0]
+        bc, obj = W("abl-own.bc"), W("abl-own.o")
+        r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "mlp", "--model", x["seeds"][0]["model"], "--embeddings", "--",
+                         B("opt"), "-passes=default<Oz>", path, "-o", bc])
+        if check("ablate: an embedding arm's model runs under opt-22", r.returncode == 0, r.stderr):
+            harness.run([B("llc"), "-O2", "-filetype=obj", bc, "-o", obj], check=True)
+            check("ablate: its held-out .text = its own run (llvm-size)",
+                  f["heldout"][x["name"]][0, 0] == mlgo_oracle.text_size(B("llvm-size"), obj))
+    for x in rep["arms"]:
+        log = W(f"abl-clang-{x['name']}.log")
+        r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "mlp", "--model", x["seeds"][0]["model"], "--embeddings",
+                         "--log", log, "--", "clang-22", "-Oz", "-c", held_out[0], "-o", W("abl-clang.o")])
+        ok = r.returncode == 0 and os.path.exists(log)
+        if ok:
+            header, obs = mlgo_oracle.read_log(open(log, "rb").read())
+            with h5py.File(x["seeds"][0]["model"]) as f:
+                ok = obs and len(header["features"]) > len(json.loads(f.attrs["inputs"])) + 1
+        check(f"ablate arm {x['name']}: the model decides under clang-22, which sends more features", ok, r.stderr)
+    check("ablate: both questions answered from the arms",
+          any("Do embeddings help?" in t for t in rep["answers"]) and any("stand in for the cost" in t for t in rep["answers"]),
+          rep["answers"])
+    png = open(os.path.join(abl, "reduction.png"), "rb").read(8)
+    check("ablate: plots (PNG and SVG) and a report",
+          png == b"\x89PNG\r\n\x1a\n" and b"<svg" in open(os.path.join(abl, "importance.svg"), "rb").read()
+          and "| `emb` |" in open(os.path.join(abl, "report.md")).read())
+    r = harness.run([a.ir2vec, "mlgo", "ablate", spec_file, "-o", abl, "-j", "2"])
+    rep2 = json.load(open(os.path.join(abl, "report.json")))
+    check("ablate again: the explorations are reused, the numbers are the same",
+          r.returncode == 0 and b"reusing the exploration" in r.stderr and rep2["arms"] == rep["arms"], r.stderr)
+for change, needle in (({"arms": arms + [{"name": "x", "features": ["cost"], "colour": 1}]}, b'arms[3]: unknown key "colour"'),
+                       ({"arms": [{"name": "x", "features": ["cost", "nonsense"]}]}, b"unknown feature group 'nonsense'"),
+                       ({"arms": [{"name": "x", "features": ["embedding"]}]}, b"arms[0].vocabulary"),
+                       ({"arms": [arms[0], arms[0]]}, b"arms[1].name: arm 'cost' is named twice"),
+                       ({"budget": 3}, b'unknown key "budget"'),
+                       ({"seeds": []}, b"seeds: name at least one seed")):
+    bad = W("bad-spec.json")
+    json.dump({**spec, **change}, open(bad, "w"))
+    r = harness.run([a.ir2vec, "mlgo", "ablate", bad, "-o", W("bad-abl")])
+    check(f"ablate with a bad spec ({needle.decode()}): exit 1, named, nothing written",
+          r.returncode == 1 and needle in r.stderr and b"bad-spec.json" in r.stderr and not os.path.exists(W("bad-abl")), r.stderr)
 
 status = res.summary()
 if status == 0:

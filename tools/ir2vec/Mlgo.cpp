@@ -6,6 +6,7 @@
 #include "features/Augment.h"
 #include "features/Dataset.h"
 #include "features/TrainingLog.h"
+#include "mlgo/Ablate.h"
 #include "mlgo/Collect.h"
 #include "mlgo/Eval.h"
 #include "mlgo/Explore.h"
@@ -48,6 +49,13 @@ struct EvalOptions {
   uint64_t BootstrapSeed = 1;
   bool TrainSide = false;
   unsigned Jobs = 0;
+};
+
+struct AblateOptions {
+  std::string Spec, Output, Gnuplot = "gnuplot";
+  mlgo::Toolchain Tools;
+  unsigned Jobs = 0;
+  bool Quiet = false;
 };
 
 struct TrainOptions {
@@ -187,6 +195,25 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Re
   return Result;
 }
 
+llvm::Expected<support::Outcome> runAblate(const AblateOptions &O, const support::Reporter &R) {
+  auto Spec = mlgo::readAblationSpec(O.Spec);
+  if (!Spec)
+    return Spec.takeError();
+  mlgo::AblationConfig C;
+  C.Tools = O.Tools;
+  C.Jobs = jobsOrHardware(O.Jobs);
+  C.ShowProgress = !O.Quiet;
+  C.Gnuplot = O.Gnuplot;
+  C.Report = R.handler();
+  llvm::Expected<int> Cancel = support::cancellationFd();
+  if (!Cancel)
+    return Cancel.takeError();
+  C.Tools.CancelFd = *Cancel;
+  auto Result = mlgo::runAblation(*Spec, O.Output, C);
+  ::close(*Cancel);
+  return Result;
+}
+
 /// A model's decisions on the observations of a session log, one per line.
 llvm::Expected<support::Outcome> runPredict(const std::string &Model, const std::string &Log) {
   llvm::Expected<runners::ModelFile> M = runners::readModelFile(Model);
@@ -291,6 +318,9 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
                       "Kill a compiler after S seconds (0: no limit); the rollout is recorded "
                       "as failed")
       ->type_name("S");
+  Explore->add_flag("--held-out", X->Config.HeldOut,
+                    "Explore the held-out side instead (labels for measuring agreement only; "
+                    "mlgo train refuses the file)");
   Explore->add_flag("--resume", X->Resume,
                     "Continue an interrupted run of the same command: modules finished before "
                     "are not explored again");
@@ -326,6 +356,38 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   setRun(Cmds, Eval, [E, EvalExits, Checked] {
     support::Reporter R(MlgoToolName, E->Session.Quiet);
     return finish(R, EvalExits, Checked([&] { return runEval(*E, R); }));
+  });
+
+  auto A = std::make_shared<AblateOptions>();
+  ExitTable AblateExits = CollectExits;
+  AblateExits.Rows[0].Meaning = "every arm was trained and evaluated with every seed";
+  AblateExits.Rows[1].Meaning = "nothing usable (bad usage or spec, no input, a failed "
+                                "exploration or training, gnuplot missing); the report is not "
+                                "written";
+  AblateExits.Rows[2].Meaning = "some held-out evaluations failed (each is reported); the "
+                                "report covers the others";
+  AblateExits.Rows[3].Meaning = "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers were "
+                                "killed; finished explorations are kept and reused by a rerun";
+  CLI::App *Ablate = addCommand(
+      *M, Cmds, "ablate",
+      "Feature-ablation study of inlining for size: one exploration, a model per arm and seed, "
+      "held-out .text against -Oz with intervals, permutation importance, plots and a report "
+      "(docs/ablation.md, docs/formats/mlgo-ablation.md)",
+      AblateExits);
+  Ablate->add_option("spec", A->Spec, "The study (JSON, docs/formats/mlgo-ablation.md)")
+      ->required();
+  Ablate->add_option("-o,--output", A->Output,
+                     "Output directory (report.md, report.json, results.h5, plots, models, "
+                     "explorations); explorations in it made with the same settings are reused")
+      ->type_name("DIR")
+      ->required();
+  addToolchainOptions(*Ablate, A->Tools);
+  Ablate->add_option("--gnuplot", A->Gnuplot, "The gnuplot that draws the plots");
+  addJobs(*Ablate, A->Jobs, "Modules in parallel");
+  addQuiet(*Ablate, A->Quiet, "No notes, warnings or progress line");
+  setRun(Cmds, Ablate, [A, AblateExits, Checked] {
+    support::Reporter R(MlgoToolName, A->Quiet);
+    return finish(R, AblateExits, Checked([&] { return runAblate(*A, R); }));
   });
 
   auto T = std::make_shared<TrainOptions>();

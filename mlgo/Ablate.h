@@ -1,0 +1,78 @@
+// Feature-ablation studies for inlining-for-size (`ir2vec mlgo ablate SPEC -o DIR`; shared doc
+// policy-training.md, section 6). One exploration of the training side serves every arm: its
+// labels (the best decisions) do not depend on the features a model reads. Each arm trains a
+// model per seed on those labels with its own feature groups and embedding vocabulary, and is
+// evaluated on the held-out side against -Oz (.text of native objects). The report says, per
+// arm, the held-out reduction (mean over seeds, 95% bootstrap interval over modules), its
+// difference to the reference arm, the training-side reduction, the agreement with the best
+// labels of held-out modules and the modules that grow, answers "do embeddings help, and can
+// they stand in for the cost features?" from the arms it finds, and plots the reductions and
+// the permutation importance of each feature on held-out decisions (gnuplot).
+//
+// Output (docs/formats/mlgo-ablation.md): DIR/report.md, DIR/report.json
+// (ir2vec.mlgo-ablation/1), DIR/results.h5, DIR/reduction.{png,svg}, DIR/importance.{png,svg},
+// DIR/exploration.h5, DIR/heldout.h5, DIR/models/.
+#pragma once
+
+#include "mlgo/Eval.h"
+#include "mlgo/Explore.h"
+#include "mlgo/Train.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb::mlgo {
+
+inline constexpr const char *AblationSchema = "ir2vec.mlgo-ablation/1";
+
+struct AblationArm {
+  std::string Name;
+  std::vector<std::string> Groups;
+  /// "none" (no embedding features), "default" (the default vocabulary) or a vocabulary file.
+  std::string Vocabulary = "none";
+};
+
+struct AblationSpec {
+  std::string Path; // the spec file (relative paths in it are relative to its directory)
+  std::vector<std::string> Corpus;
+  SplitOptions Split;
+  unsigned Budget = 16;
+  uint64_t ExploreSeed = 1;
+  FlipOrder Order = FlipOrder::Inlined;
+  TrainConfig Model;
+  std::vector<uint64_t> Seeds = {1, 2, 3};
+  std::vector<AblationArm> Arms; // the first is the reference arm
+  bool TrainingSide = true;      // also evaluate each arm's first model on the training side
+  double Timeout = 0;
+};
+
+/// Reads and checks a spec (JSON, docs/formats/mlgo-ablation.md): unknown keys, unknown
+/// feature groups, arms that read embeddings without a vocabulary and duplicate arm names are
+/// errors naming the key.
+llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path);
+
+struct AblationConfig {
+  Toolchain Tools;
+  unsigned Jobs = 1;
+  bool ShowProgress = false;
+  std::string Gnuplot = "gnuplot";
+  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
+};
+
+/// `ir2vec mlgo ablate`. An exploration already in DIR with the spec's settings is reused.
+llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std::string &Dir,
+                                             const AblationConfig &C);
+
+/// Pooled statistics of arms evaluated with several seeds on the same modules.
+struct PooledReduction {
+  double Mean = 0, Low = 0, High = 0;  // seed-averaged reduction, 95% bootstrap over modules
+  double Diff = 0, DiffLow = 0, DiffHigh = 0; // minus the reference's, paired resamples
+};
+/// PerSeed[s][m]: the arm's evaluation of module m with seed s; Reference likewise (may be
+/// the arm itself). Modules failed in any evaluation are left out of every sum.
+PooledReduction poolReductions(const std::vector<std::vector<EvalModule>> &PerSeed,
+                               const std::vector<std::vector<EvalModule>> &Reference,
+                               uint64_t Seed, unsigned Resamples = 1000);
+
+} // namespace wb::mlgo
