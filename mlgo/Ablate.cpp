@@ -385,7 +385,8 @@ bool sameExploration(const std::string &File, const ExploreConfig &C, const Corp
            h5::readNumAttr<int64_t>(F, "seed", H5::PredType::NATIVE_INT64) == int64_t(C.Seed) &&
            h5::readStrAttr(F, "flip_order") == support::nameOf<FlipOrder>(FlipOrderNames, C.Order) &&
            h5::readStrAttr(F, "split") == S.toJSONText() && h5::readStrAttr(F, "vocabularies") == Vocabs &&
-           h5::readStrAttr(F, "side") == (C.HeldOut ? "test" : "train");
+           h5::readStrAttr(F, "side") == (C.HeldOut ? "test" : "train") &&
+           h5::readStrAttr(F, "toolchain") == C.Tools.fingerprint();
   } catch (const H5::Exception &) {
     return false;
   }
@@ -426,6 +427,8 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   // One exploration (and one of the held-out side, for agreement) with every vocabulary.
   ExploreConfig EC;
   EC.Tools = C.Tools;
+  if (llvm::Error E = loadRecordedCommands(EC.Tools, Spec.Corpus))
+    return E;
   EC.Tools.TimeoutSeconds = Spec.Timeout;
   EC.Budget = Spec.Budget;
   EC.Seed = Spec.ExploreSeed;
@@ -666,6 +669,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
       {"tool_version", WB_VERSION},
       {"opt", C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " ")},
       {"llc", C.Tools.Llc + " " + llvm::join(C.Tools.LlcArgs, " ") + " -filetype=obj"},
+      {"compile", support::nameOf<CompileMode>(CompileModeNames, C.Tools.Mode)},
       {"split", S->toJSON()},
       {"exploration", llvm::json::Object{{"budget", int64_t(Spec.Budget)},
                                          {"seed", int64_t(Spec.ExploreSeed)},
@@ -825,9 +829,10 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
            << llvm::formatv("{0:f0}", EvalSeconds).str() << " s training and evaluating), "
            << Compilations << " compilations ("
            << llvm::formatv("{0:f1}", Seconds > 0 ? double(Compilations) / Seconds : 0.0).str()
-           << " per second); each is `" << C.Tools.Opt << " " << llvm::join(C.Tools.OptArgs, " ")
-           << "` (under the host where a policy answers) then `" << C.Tools.Llc << " "
-           << llvm::join(C.Tools.LlcArgs, " ") << " -filetype=obj`. Everything the numbers come "
+           << " per second); each is `" << C.Tools.describe()
+           << "` (under the host where a policy answers; modules with a recorded command line "
+              "are compiled with it). "
+           << "Everything the numbers come "
            << "from is in this directory: report.json, results.h5 (every .text), the "
            << "explorations and the models.\n";
       }))

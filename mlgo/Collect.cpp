@@ -2,11 +2,14 @@
 
 #include "corpus/OrderedPipeline.h"
 #include "features/Augment.h"
+#include "mlgo/Parts.h"
 #include "support/Files.h"
 #include "support/Process.h"
 #include "support/Progress.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 namespace wb::mlgo {
 
@@ -19,6 +22,7 @@ struct ModuleResult {
   features::DatasetModule Info;
   features::Log Log;
   bool Cancelled = false;
+  bool Resumed = false; // read from the parts of an interrupted run
 };
 
 ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
@@ -51,6 +55,66 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   return R;
 }
 
+/// Everything that decides a module's result: a resumed run reads only parts made with the
+/// same fingerprint.
+std::string fingerprint(const std::vector<std::string> &Inputs, const CollectConfig &C) {
+  std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4}\n{5} {6}\n{7}\n{8}\n{9}\n",
+                                   WB_VERSION, features::taskInfo(C.T).Name, C.Policy.Name,
+                                   C.Policy.ReplayPath, C.Policy.ModelPath, C.Policy.Seed,
+                                   C.Policy.Explore, C.Bind.ZeroMissing,
+                                   C.Embeddings ? "embeddings " + *C.Embeddings : "none",
+                                   C.Tools.fingerprint())
+                         .str();
+  for (const std::string *F : {&C.Policy.ModelPath, &C.Policy.ReplayPath})
+    if (!F->empty()) {
+      auto SHA = support::sha256OfFile(*F);
+      Text += (SHA ? *SHA : llvm::toString(SHA.takeError())) + "\n";
+    }
+  if (C.Embeddings && !C.Embeddings->empty()) {
+    auto SHA = support::sha256OfFile(*C.Embeddings);
+    Text += (SHA ? *SHA : llvm::toString(SHA.takeError())) + "\n";
+  }
+  for (const std::string &M : Inputs)
+    Text += M + "\n";
+  return support::sha256Hex(Text);
+}
+
+/// A finished module: its session log (when collected) and then its sizes; the JSON file,
+/// written last, says the part is complete.
+llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleResult &R) {
+  if (R.Info.Error.empty())
+    if (llvm::Error E = support::writeFileAtomically(
+            Dir.file(I, ".log"), [&](llvm::raw_ostream &OS) { features::writeLog(OS, R.Log); }))
+      return E;
+  return Dir.writeRecord(I, llvm::json::Object{{"path", R.Info.Path},
+                            {"error", R.Info.Error},
+                            {"text_size", R.Info.TextSize},
+                            {"baseline_text_size", R.Info.BaselineTextSize}});
+}
+
+std::optional<ModuleResult> readPart(const PartsDir &Dir, size_t I, const std::string &Path) {
+  std::optional<llvm::json::Object> O = Dir.readRecord(I, Path);
+  if (!O)
+    return std::nullopt;
+  ModuleResult R;
+  R.Info.Path = Path;
+  R.Info.Error = O->getString("error").value_or("").str();
+  R.Info.TextSize = O->getInteger("text_size").value_or(-1);
+  R.Info.BaselineTextSize = O->getInteger("baseline_text_size").value_or(-1);
+  if (!R.Info.Error.empty())
+    return R;
+  if (R.Info.TextSize < 0 || R.Info.BaselineTextSize < 0)
+    return std::nullopt;
+  R.Info.Reward = features::sizeReward(R.Info.TextSize, R.Info.BaselineTextSize);
+  llvm::Expected<features::Log> L = features::readLogFile(Dir.file(I, ".log"));
+  if (!L) {
+    llvm::consumeError(L.takeError());
+    return std::nullopt;
+  }
+  R.Log = std::move(*L);
+  return R;
+}
+
 } // namespace
 
 llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
@@ -64,15 +128,32 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
     if (!P)
       return P.takeError();
   }
+  llvm::Expected<PartsDir> Parts = PartsDir::open(Output.str(), fingerprint(Inputs, C), C.Resume,
+                                                  C.Report);
+  if (!Parts)
+    return Parts.takeError();
   features::DatasetBuilder DS(C.T, C.Policy.Name);
   CollectSummary Sum;
+  size_t NoDecisions = 0, Resumed = 0;
   support::Progress Bar("modules", Inputs.size(), C.ShowProgress);
   // Workers need no state: every module is compiled by other processes.
   corpus::OrderedPipeline<ModuleResult> Pipe(C.Jobs, 2 * C.Jobs);
   llvm::Error E = Pipe.run(
-      0, Inputs.size(), [&](size_t I) { return collectOne(Inputs[I], C); },
+      0, Inputs.size(),
+      [&](size_t I) {
+        if (std::optional<ModuleResult> R = readPart(*Parts, I, Inputs[I])) {
+          R->Resumed = true;
+          return std::move(*R);
+        }
+        ModuleResult R = collectOne(Inputs[I], C);
+        if (!R.Cancelled)
+          if (llvm::Error W = writePart(*Parts, I, R))
+            R.Info.Error = llvm::toString(std::move(W));
+        return R;
+      },
       [&](size_t I, ModuleResult &&R) -> llvm::Error {
         ++Sum.Modules;
+        Resumed += R.Resumed;
         if (R.Cancelled) {
           Sum.Cancelled = true;
           return makeError("cancelled");
@@ -92,6 +173,7 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
           Sum.Text += R.Info.TextSize;
           Sum.BaselineText += R.Info.BaselineTextSize;
           Sum.SameSize += R.Info.TextSize == R.Info.BaselineTextSize;
+          NoDecisions += R.Log.Observations.empty();
         }
         Bar.update(Sum.Modules, std::to_string(DS.rows()) + " decisions");
         return llvm::Error::success();
@@ -104,10 +186,18 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
   if (E)
     return E;
   Sum.Rows = DS.rows();
-  if (Sum.Failed == Sum.Modules)
+  if (Resumed)
+    C.Report({support::Diagnostic::Note, std::to_string(Resumed) + " modules finished by the "
+                                         "interrupted run were taken from " + Parts->path()});
+  if (Sum.Failed == Sum.Modules) {
+    Parts->remove();
     return Sum; // nothing usable: no output file
+  }
+  if (NoDecisions == Sum.Modules - Sum.Failed)
+    C.Report({support::Diagnostic::Warning, noDecisionsWarning(C.Tools)});
   if (llvm::Error WE = DS.write(Output))
     return WE;
+  Parts->remove();
   return Sum;
 }
 
@@ -129,7 +219,8 @@ llvm::Expected<support::Outcome> collectDataset(const std::vector<std::string> &
   if (!S)
     return S.takeError();
   if (S->Cancelled)
-    return support::interruptedError("interrupted; no output written");
+    return support::interruptedError("interrupted; no output written; finished modules are "
+                                     "kept in " + Output + ".parts for --resume");
   if (S->Failed == S->Modules) // each failure was reported; one module needs no summary
     return S->Modules == 1 ? support::reportedFailure()
                            : support::makeError("none of the " + llvm::Twine(S->Modules) +

@@ -28,6 +28,9 @@ struct CollectConfig {
   Toolchain Tools;
   unsigned Jobs = 1;
   bool ShowProgress = false;
+  /// Continue an interrupted run of the same settings and inputs: finished modules wait in
+  /// OUT.parts/ (mlgo/Parts.h) and are not compiled again.
+  bool Resume = false;
   support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
 };
 
@@ -46,7 +49,7 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
 
 /// A whole `mlgo collect` run: the dataset in Output, the summary line as a note, and the
 /// outcome (partial when some modules failed; interrupted or nothing usable: an error, and no
-/// file under Output).
+/// file under Output; an interrupted run keeps its finished modules for C.Resume).
 llvm::Expected<support::Outcome> collectDataset(const std::vector<std::string> &Inputs,
                                                 llvm::StringRef Output, const CollectConfig &C);
 

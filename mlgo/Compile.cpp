@@ -4,6 +4,8 @@
 #include "support/Process.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -65,9 +67,103 @@ llvm::Error runTool(const std::vector<std::string> &Cmd, int ErrFd, const std::s
 
 } // namespace
 
+namespace {
+
+/// Runs Cmd plainly, or under the host with Host's session settings (the session log goes to
+/// Out).
+llvm::Error runStep(const std::vector<std::string> &Cmd, bool Clang,
+                    const runners::SessionConfig *Host, int Err, const std::string &ErrFile,
+                    const Toolchain &T, Compiled &Out) {
+  if (!Host)
+    return runTool(Cmd, Err, ErrFile, T);
+  runners::SessionConfig S = *Host;
+  S.Command = Cmd;
+  S.Clang = Clang;
+  S.StderrFd = Err;
+  S.TimeoutSeconds = T.TimeoutSeconds;
+  S.CancelFd = T.CancelFd;
+  llvm::Expected<runners::SessionResult> SR = runners::runSession(S);
+  if (!SR)
+    return SR.takeError();
+  if (SR->Outcome != runners::SessionResult::Exited)
+    return makeError(Cmd[0] + " under the host: " + SR->Error);
+  if (SR->Status.Signaled || SR->Status.Code)
+    return runFailed(Cmd[0] + " under the host", SR->Status, ErrFile);
+  if (!SR->Error.empty())
+    return makeError(SR->Error);
+  Out.SessionLog = std::move(SR->SessionLog);
+  return llvm::Error::success();
+}
+
+bool anyRecordedArgument(const Toolchain &T, llvm::StringRef Arg) {
+  if (!T.Recorded || T.Mode == CompileMode::Pipeline)
+    return false;
+  for (const auto &[M, Args] : T.Recorded->ByModule)
+    if (llvm::is_contained(Args, Arg))
+      return true;
+  return false;
+}
+
+} // namespace
+
+llvm::Expected<const std::vector<std::string> *>
+Toolchain::recordedCommand(const std::string &Module) const {
+  const std::vector<std::string> *Args =
+      Mode == CompileMode::Pipeline || !Recorded ? nullptr : Recorded->find(Module);
+  if (!Args && Mode == CompileMode::Recorded)
+    return support::fileError(Module, "the corpus recorded no command line for this module (no "
+                                      ".cmd next to it in a corpus description, no "
+                                      "global_command_override); --compile recorded needs one");
+  return Args;
+}
+
+std::string Toolchain::describe(const std::string &Module) const {
+  auto R = recordedCommand(Module);
+  if (R && *R)
+    return Clang + " " + llvm::join(**R, " ") + " -x ir " + Module + " -o OUT";
+  llvm::consumeError(R.takeError());
+  return Opt + " " + llvm::join(OptArgs, " ") + " " + Module + " -o X.bc; " + Llc + " " +
+         llvm::join(LlcArgs, " ") + " -filetype=obj X.bc -o OUT";
+}
+
+std::string Toolchain::fingerprint() const {
+  return llvm::formatv("{0} {1} | {2} {3} | {4} | {5} | {6}", Opt, llvm::join(OptArgs, " "), Llc,
+                       llvm::join(LlcArgs, " "), Clang,
+                       support::nameOf<CompileMode>(CompileModeNames, Mode),
+                       Recorded ? Recorded->digest() : std::string("none"))
+      .str();
+}
+
+llvm::Error loadRecordedCommands(Toolchain &T, const std::vector<std::string> &InputArgs) {
+  if (T.Mode == CompileMode::Pipeline)
+    return llvm::Error::success();
+  llvm::Expected<corpus::RecordedCommands> R = corpus::readRecordedCommands(InputArgs);
+  if (!R)
+    return R.takeError();
+  T.Recorded = std::make_shared<const corpus::RecordedCommands>(std::move(*R));
+  return llvm::Error::success();
+}
+
+std::string noDecisionsWarning(const Toolchain &T) {
+  std::string Why;
+  if (anyRecordedArgument(T, "-disable-llvm-passes"))
+    Why = "the recorded command lines disable LLVM's passes (-disable-llvm-passes): build the "
+          "objects with -Oz -Xclang -fembed-bitcode=all and nothing that turns passes off";
+  else if (anyRecordedArgument(T, "-O0"))
+    Why = "the recorded command lines compile at -O0, where clang makes every function optnone "
+          "and runs no inliner: build the objects with -Oz -Xclang -fembed-bitcode=all";
+  else
+    Why = "IR built at -O0 is optnone (build the corpus with -Oz -Xclang -disable-llvm-passes), "
+          "or the modules call no defined function";
+  return "the compiler asked no inlining question in any module: " + Why;
+}
+
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,
                                        const runners::SessionConfig *Host,
                                        const support::TempDir &Dir, llvm::StringRef Tag) {
+  llvm::Expected<const std::vector<std::string> *> Recorded = T.recordedCommand(Module);
+  if (!Recorded)
+    return Recorded.takeError();
   const std::string BC = Dir.file(Tag.str() + ".bc"), Obj = Dir.file(Tag.str() + ".o"),
                     ErrFile = Dir.file(Tag.str() + ".err");
   int Err = ::open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -75,33 +171,25 @@ llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchai
     return support::fileError(ErrFile, strerror(errno));
   llvm::scope_exit CloseErr([Err] { ::close(Err); });
   Compiled Out;
-  std::vector<std::string> Opt = {T.Opt};
-  Opt.insert(Opt.end(), T.OptArgs.begin(), T.OptArgs.end());
-  Opt.insert(Opt.end(), {Module, "-o", BC});
-  if (Host) {
-    runners::SessionConfig S = *Host;
-    S.Command = Opt;
-    S.StderrFd = Err;
-    S.TimeoutSeconds = T.TimeoutSeconds;
-    S.CancelFd = T.CancelFd;
-    llvm::Expected<runners::SessionResult> SR = runners::runSession(S);
-    if (!SR)
-      return SR.takeError();
-    if (SR->Outcome != runners::SessionResult::Exited)
-      return makeError(T.Opt + " under the host: " + SR->Error);
-    if (SR->Status.Signaled || SR->Status.Code)
-      return runFailed(T.Opt + " under the host", SR->Status, ErrFile);
-    if (!SR->Error.empty())
-      return makeError(SR->Error);
-    Out.SessionLog = std::move(SR->SessionLog);
-  } else if (llvm::Error E = runTool(Opt, Err, ErrFile, T)) {
-    return E;
+  if (*Recorded) {
+    // As the build compiled it, from the module before optimisation to the object.
+    std::vector<std::string> Cmd = {T.Clang};
+    Cmd.insert(Cmd.end(), (*Recorded)->begin(), (*Recorded)->end());
+    Cmd.insert(Cmd.end(), {"-x", "ir", Module, "-o", Obj});
+    if (llvm::Error E = runStep(Cmd, /*Clang=*/true, Host, Err, ErrFile, T, Out))
+      return E;
+  } else {
+    std::vector<std::string> Opt = {T.Opt};
+    Opt.insert(Opt.end(), T.OptArgs.begin(), T.OptArgs.end());
+    Opt.insert(Opt.end(), {Module, "-o", BC});
+    if (llvm::Error E = runStep(Opt, /*Clang=*/false, Host, Err, ErrFile, T, Out))
+      return E;
+    std::vector<std::string> Llc = {T.Llc};
+    Llc.insert(Llc.end(), T.LlcArgs.begin(), T.LlcArgs.end());
+    Llc.insert(Llc.end(), {"-filetype=obj", BC, "-o", Obj});
+    if (llvm::Error E = runTool(Llc, Err, ErrFile, T))
+      return E;
   }
-  std::vector<std::string> Llc = {T.Llc};
-  Llc.insert(Llc.end(), T.LlcArgs.begin(), T.LlcArgs.end());
-  Llc.insert(Llc.end(), {"-filetype=obj", BC, "-o", Obj});
-  if (llvm::Error E = runTool(Llc, Err, ErrFile, T))
-    return E;
   llvm::Expected<int64_t> Size = textSize(Obj);
   if (!Size)
     return Size.takeError();

@@ -1,29 +1,60 @@
-// One compilation of one module, as every MLGO pipeline measures it: the -Oz pipeline (plainly,
-// or under the interactive host with a policy), then llc to a native object whose .text and
-// .text.* bytes are read with LLVM's Object library. ml-compiler-opt's reward compares these
-// sizes (features/Dataset.h, sizeReward).
+// One compilation of one module, as every MLGO pipeline measures it, plainly or under the
+// interactive host with a policy: with the command line the corpus recorded for the module
+// (`clang-22 -cc1 ARGS -x ir MODULE.bc -o X.o`, corpus/Commands.h), or, for IR-only corpora,
+// the fixed -Oz pipeline (`opt-22 -passes=default<Oz>` then `llc-22 -O2`). The object's
+// .text and .text.* bytes are read with LLVM's Object library; ml-compiler-opt's reward
+// compares these sizes (features/Dataset.h, sizeReward).
 #pragma once
 
+#include "corpus/Commands.h"
 #include "features/TrainingLog.h"
 #include "runners/InteractiveHost.h"
 #include "support/Files.h"
+#include "support/Names.h"
 
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace wb::mlgo {
 
+/// Which command compiles a module: auto = its recorded command line when the corpus has one,
+/// else the fixed pipeline; recorded = its recorded command line, or an error; pipeline =
+/// always the fixed pipeline (recorded command lines ignored).
+enum class CompileMode { Auto, Recorded, Pipeline };
+inline constexpr support::Named<CompileMode> CompileModeNames[] = {
+    {CompileMode::Auto, "auto"}, {CompileMode::Recorded, "recorded"},
+    {CompileMode::Pipeline, "pipeline"}};
+
 /// The compilers and how they are run.
 struct Toolchain {
-  std::string Opt = "opt-22", Llc = "llc-22";
+  std::string Opt = "opt-22", Llc = "llc-22", Clang = "clang-22";
   std::vector<std::string> OptArgs = {"-passes=default<Oz>"};
   std::vector<std::string> LlcArgs = {"-O2"};
+  CompileMode Mode = CompileMode::Auto;
+  /// The corpus's recorded command lines (readRecordedCommands of the inputs).
+  std::shared_ptr<const corpus::RecordedCommands> Recorded;
   double TimeoutSeconds = 0; // per compiler run; 0 = none
   int CancelFd = -1;         // readable = stop
+
+  /// The recorded arguments Module is compiled with; nullptr = the fixed pipeline. An error
+  /// when Mode is Recorded and the corpus recorded none for Module.
+  llvm::Expected<const std::vector<std::string> *> recordedCommand(const std::string &Module) const;
+  /// The commands as run, with MODULE and OUT for the files ("opt-22 ... MODULE -o X.bc;
+  /// llc-22 ... -filetype=obj X.bc -o OUT", or "clang-22 ARGS -x ir MODULE -o OUT").
+  std::string describe(const std::string &Module = "MODULE") const;
+  /// Everything that decides the objects (tools, arguments, mode, every recorded command).
+  std::string fingerprint() const;
 };
+
+/// Reads the recorded command lines of the inputs (corpus descriptions among them) into T.
+llvm::Error loadRecordedCommands(Toolchain &T, const std::vector<std::string> &InputArgs);
+
+/// The warning when no module gave a decision: why that happens and what to do.
+std::string noDecisionsWarning(const Toolchain &T);
 
 /// Bytes in the object's sections named .text or .text.*.
 llvm::Expected<int64_t> textSize(llvm::StringRef Path);

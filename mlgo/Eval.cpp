@@ -128,6 +128,7 @@ llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const 
     auto SHA = support::sha256OfFile(M.Path);
     Rows.push_back(llvm::json::Object{{"path", M.Path},
                                       {"sha256", SHA ? *SHA : llvm::toString(SHA.takeError())},
+                                      {"command", C.Tools.describe(M.Path)},
                                       {"baseline_text_size", M.Baseline},
                                       {"policy_text_size", M.Policy},
                                       {"decisions", int64_t(M.Decisions)},
@@ -147,6 +148,8 @@ llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const 
            {"tool_version", WB_VERSION},
            {"opt", C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " ") + " MODULE -o X.bc"},
            {"llc", C.Tools.Llc + " " + llvm::join(C.Tools.LlcArgs, " ") + " -filetype=obj X.bc"},
+           {"compile", support::nameOf<CompileMode>(CompileModeNames, C.Tools.Mode)},
+           {"clang", C.Tools.Clang},
            {"text", ".text and .text.* section bytes of the object"},
            {"policy", std::move(Policy)},
            {"split", S.toJSON()},
@@ -212,12 +215,12 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
           h5::writeMatrix(G, "baseline_text_size", Base.data(), Base.size(), 1);
           h5::writeMatrix(G, "policy_text_size", Pol.data(), Pol.size(), 1);
         }))
-      return std::move(E);
+      return E;
   }
   if (llvm::Error E = support::writeFileAtomically(J.JSONOutput, [&](llvm::raw_ostream &OS) {
         OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Report))) << "\n";
       }))
-    return std::move(E);
+    return E;
   C.Report({Diagnostic::Note,
             llvm::formatv("{0} on {1} {2} modules: .text {3} bytes vs -Oz {4}: reduction "
                           "{5:P2} (95% interval {6:P2} to {7:P2}); {8} grow, {9} shrink",

@@ -1,5 +1,7 @@
 #include "mlgo/Explore.h"
 
+#include "mlgo/Parts.h"
+
 #include "corpus/H5.h"
 #include "corpus/OrderedPipeline.h"
 #include "features/Augment.h"
@@ -167,14 +169,10 @@ std::vector<int64_t> decisionsFromText(llvm::StringRef S) {
   return D;
 }
 
-std::string partFile(const std::string &Dir, size_t I, const std::string &Ext) {
-  return support::pathIn(Dir, llvm::formatv("{0:6}", I).str() + Ext);
-}
-
-llvm::Error writePart(const std::string &Dir, size_t I, const ModuleExploration &X) {
+llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleExploration &X) {
   for (size_t V = 0; V < X.Observations.size(); ++V)
     if (llvm::Error E = support::writeFileAtomically(
-            partFile(Dir, I, "." + std::to_string(V) + ".log"),
+            Dir.file(I, "." + std::to_string(V) + ".log"),
             [&](llvm::raw_ostream &OS) { features::writeLog(OS, X.Observations[V]); }))
       return E;
   llvm::json::Array Rollouts;
@@ -190,25 +188,14 @@ llvm::Error writePart(const std::string &Dir, size_t I, const ModuleExploration 
                        {"best", int64_t(X.Best)},
                        {"observation_sets", int64_t(X.Observations.size())},
                        {"rollouts", std::move(Rollouts)}};
-  // Written last: its presence says the module is done.
-  return support::writeFileAtomically(partFile(Dir, I, ".json"), [&](llvm::raw_ostream &OS) {
-    OS << llvm::json::Value(std::move(O)) << "\n";
-  });
+  return Dir.writeRecord(I, std::move(O));
 }
 
 /// A finished module's part, or std::nullopt when there is none (or it is unreadable).
-std::optional<ModuleExploration> readPart(const std::string &Dir, size_t I,
+std::optional<ModuleExploration> readPart(const PartsDir &Dir, size_t I,
                                           const std::string &Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(partFile(Dir, I, ".json"));
-  if (!Buf)
-    return std::nullopt;
-  auto J = llvm::json::parse((*Buf)->getBuffer());
-  if (!J) {
-    llvm::consumeError(J.takeError());
-    return std::nullopt;
-  }
-  const llvm::json::Object *O = J->getAsObject();
-  if (!O || O->getString("path") != llvm::StringRef(Path))
+  std::optional<llvm::json::Object> O = Dir.readRecord(I, Path);
+  if (!O)
     return std::nullopt;
   ModuleExploration X;
   X.Path = Path;
@@ -228,7 +215,7 @@ std::optional<ModuleExploration> readPart(const std::string &Dir, size_t I,
     }
   for (int64_t V = 0, N = O->getInteger("observation_sets").value_or(0); V < N; ++V) {
     llvm::Expected<features::Log> L =
-        features::readLogFile(partFile(Dir, I, "." + std::to_string(V) + ".log"));
+        features::readLogFile(Dir.file(I, "." + std::to_string(V) + ".log"));
     if (!L) {
       llvm::consumeError(L.takeError());
       return std::nullopt;
@@ -242,10 +229,9 @@ std::optional<ModuleExploration> readPart(const std::string &Dir, size_t I,
 
 std::string fingerprint(const std::vector<std::string> &Train, const ExploreConfig &C,
                         const CorpusSplit &S) {
-  std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4} {5}\n{6} {7}\n{8}\n", WB_VERSION,
-                                   C.Budget, C.Seed, support::nameOf<FlipOrder>(FlipOrderNames, C.Order),
-                                   C.Tools.Opt, C.Tools.Llc, llvm::join(C.Tools.OptArgs, " "),
-                                   llvm::join(C.Tools.LlcArgs, " "), C.HeldOut ? "test" : "train")
+  std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4}\n{5}\n", WB_VERSION, C.Budget,
+                                   C.Seed, support::nameOf<FlipOrder>(FlipOrderNames, C.Order),
+                                   C.Tools.fingerprint(), C.HeldOut ? "test" : "train")
                          .str();
   for (const std::string &V : C.Vocabularies)
     Text += "vocab " + V + "\n";
@@ -270,6 +256,8 @@ void writeExploration(H5::H5File &F, const std::vector<ModuleExploration> &Xs,
   h5::writeAttr(F, "side", std::string(C.HeldOut ? "test" : "train"));
   h5::writeAttr(F, "opt", C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " "));
   h5::writeAttr(F, "llc", C.Tools.Llc + " " + llvm::join(C.Tools.LlcArgs, " ") + " -filetype=obj");
+  h5::writeAttr(F, "compile", support::nameOf<CompileMode>(CompileModeNames, C.Tools.Mode).str());
+  h5::writeAttr(F, "toolchain", C.Tools.fingerprint());
   h5::writeAttr(F, "llvm_version", std::string(WB_LLVM_VERSION));
   h5::writeAttr(F, "tool_version", std::string(WB_VERSION));
   llvm::json::Array Vocabs;
@@ -279,7 +267,7 @@ void writeExploration(H5::H5File &F, const std::vector<ModuleExploration> &Xs,
   llvm::raw_string_ostream(VocabText) << llvm::json::Value(std::move(Vocabs));
   h5::writeAttr(F, "vocabularies", VocabText);
 
-  std::vector<std::string> Paths, Errors;
+  std::vector<std::string> Paths, Commands, Errors;
   std::vector<int64_t> Base, Best, BestRollout, FirstRollout;
   std::vector<int64_t> RModule, RSize, RFlip, RFirst, RCount;
   std::vector<std::string> RError;
@@ -287,6 +275,7 @@ void writeExploration(H5::H5File &F, const std::vector<ModuleExploration> &Xs,
   for (size_t M = 0; M < Xs.size(); ++M) {
     const ModuleExploration &X = Xs[M];
     Paths.push_back(X.Path);
+    Commands.push_back(C.Tools.describe(X.Path));
     Errors.push_back(X.Error);
     Base.push_back(X.BaselineSize);
     Best.push_back(X.BestSize);
@@ -313,6 +302,7 @@ void writeExploration(H5::H5File &F, const std::vector<ModuleExploration> &Xs,
   };
   H5::Group MG = h5::createGroup(F, "modules");
   h5::writeStrings(MG, "path", Paths);
+  h5::writeStrings(MG, "command", Commands);
   h5::writeStrings(MG, "key", Keys);
   h5::writeStrings(MG, "error", Errors);
   Ints(MG, "baseline_text_size", Base);
@@ -381,27 +371,10 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
       Keys.push_back(S->Keys[I]);
     }
   // Finished modules wait in OUT.parts/ until the file is written.
-  const std::string Parts = Output + ".parts";
-  const std::string Print = fingerprint(Train, C, *S);
-  const std::string PrintFile = support::pathIn(Parts, "fingerprint");
-  bool Reuse = false;
-  if (llvm::sys::fs::exists(Parts)) {
-    auto Old = llvm::MemoryBuffer::getFile(PrintFile);
-    Reuse = Resume && Old && (*Old)->getBuffer().trim() == Print;
-    if (!Reuse)
-      C.Report({Diagnostic::Warning,
-                Resume ? Parts + ": the interrupted run used other options or inputs; starting over"
-                       : Parts + ": discarding an interrupted run (use --resume to continue it)"});
-  }
-  if (!Reuse) {
-    std::error_code EC = llvm::sys::fs::remove_directories(Parts);
-    (void)EC;
-    if (llvm::Error E = support::prepareOutputDirectory(Parts))
-      return E;
-    if (llvm::Error E = support::writeFileAtomically(
-            PrintFile, [&](llvm::raw_ostream &OS) { OS << Print << "\n"; }))
-      return E;
-  }
+  llvm::Expected<PartsDir> Parts =
+      PartsDir::open(Output, fingerprint(Train, C, *S), Resume, C.Report);
+  if (!Parts)
+    return Parts.takeError();
 
   std::vector<ModuleExploration> Xs(Train.size());
   support::Progress P("modules", Train.size(), C.ShowProgress);
@@ -411,18 +384,17 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
   llvm::Error E = Pipe.run(
       0, Train.size(),
       [&](size_t I) {
-        if (Reuse)
-          if (std::optional<ModuleExploration> X = readPart(Parts, I, Train[I]))
-            return std::move(*X);
+        if (std::optional<ModuleExploration> X = readPart(*Parts, I, Train[I]))
+          return std::move(*X);
         ModuleExploration X = exploreModule(Train[I], C, C.Seed * 0x9E3779B97F4A7C15ull + I);
         if (!support::cancelled(C.Tools.CancelFd))
-          if (llvm::Error W = writePart(Parts, I, X))
+          if (llvm::Error W = writePart(*Parts, I, X))
             X.Error = llvm::toString(std::move(W));
         return X;
       },
       [&](size_t I, ModuleExploration &&X) -> llvm::Error {
         if (support::cancelled(C.Tools.CancelFd))
-          return support::interruptedError("interrupted; finished modules are kept in " + Parts +
+          return support::interruptedError("interrupted; finished modules are kept in " + Parts->path() +
                                            " for --resume");
         ++Done;
         if (!X.Error.empty()) {
@@ -448,17 +420,13 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
                              : support::makeError("none of the " + llvm::Twine(Train.size()) +
                                                   " modules could be explored");
   if (NoDecisions == Done - Failed)
-    C.Report({Diagnostic::Warning,
-              "the compiler asked no inlining question in any module: IR built at -O0 is "
-              "optnone (build the corpus with -Oz -Xclang -disable-llvm-passes), or the modules "
-              "call no defined function"});
+    C.Report({Diagnostic::Warning, noDecisionsWarning(C.Tools)});
   else if (NoDecisions)
     C.Report({Diagnostic::Note, std::to_string(NoDecisions) + " modules had no inlining decision"});
   if (llvm::Error W = corpus::h5::writeFileAtomically(
           Output, [&](H5::H5File &F) { writeExploration(F, Xs, Keys, C, *S); }))
     return W;
-  std::error_code EC = llvm::sys::fs::remove_directories(Parts);
-  (void)EC;
+  Parts->remove();
   C.Report({Diagnostic::Note,
             llvm::formatv("explored {0} {7} modules ({1} on the other side): {2} "
                           "compilations, {3} smaller; .text {4} bytes with the heuristic, {5} "

@@ -157,7 +157,7 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
       break;
     Start = Dash - Cmd.begin() + 1;
   }
-  bool Clang = Start < Cmd.size() && isClang(Cmd[Start]);
+  bool Clang = C.Clang || (Start < Cmd.size() && isClang(Cmd[Start]));
   for (const std::string &F : Flags) {
     if (Clang)
       Cmd.push_back("-mllvm");

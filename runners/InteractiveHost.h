@@ -51,6 +51,9 @@ struct SessionConfig {
   llvm::raw_ostream *TranscriptStream = nullptr;
   /// The compiler's extra flags (the same for every session of a run).
   std::vector<std::string> ExtraFlags;
+  /// The compiler is clang whatever its file is called (recorded command lines): every flag
+  /// goes after -mllvm. Otherwise a program named clang* gets them so.
+  bool Clang = false;
 };
 
 struct SessionResult {

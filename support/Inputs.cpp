@@ -46,6 +46,23 @@ llvm::Error expandList(llvm::StringRef ListPath, std::vector<std::string> &Out) 
 }
 
 llvm::Error expandCorpus(llvm::StringRef Desc, std::vector<std::string> &Out) {
+  llvm::Expected<CorpusDescription> D = readCorpusDescription(Desc);
+  if (!D)
+    return D.takeError();
+  for (size_t I = 0; I < D->Modules.size(); ++I)
+    Out.push_back(D->stem(I) + ".bc");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+std::string CorpusDescription::stem(size_t I) const {
+  llvm::SmallString<256> P(llvm::sys::path::parent_path(Path));
+  llvm::sys::path::append(P, Modules[I]);
+  return std::string(P);
+}
+
+llvm::Expected<CorpusDescription> readCorpusDescription(llvm::StringRef Desc) {
   auto Buf = llvm::MemoryBuffer::getFile(Desc, /*IsText=*/true);
   if (!Buf)
     return fileError(Desc, "cannot read corpus description: " + Buf.getError().message());
@@ -57,16 +74,34 @@ llvm::Error expandCorpus(llvm::StringRef Desc, std::vector<std::string> &Out) {
   if (!Modules)
     return fileError(Desc, "expected an object with a \"modules\" array (ml-compiler-opt corpus "
                       "description)");
-  const llvm::StringRef Dir = llvm::sys::path::parent_path(Desc);
+  CorpusDescription D;
+  D.Path = Desc.str();
   for (size_t I = 0; I < Modules->size(); ++I) {
     std::optional<llvm::StringRef> M = (*Modules)[I].getAsString();
     if (!M)
       return fileError(Desc, "\"modules\"[" + llvm::Twine(I) + "] is not a string");
-    llvm::SmallString<256> P(Dir);
-    llvm::sys::path::append(P, *M + ".bc");
-    Out.push_back(std::string(P));
+    D.Modules.push_back(M->str());
   }
-  return llvm::Error::success();
+  if (const llvm::json::Value *T = Root->get("has_thinlto")) {
+    std::optional<bool> B = T->getAsBoolean();
+    if (!B)
+      return fileError(Desc, "\"has_thinlto\" is not true or false");
+    D.HasThinLTO = *B;
+  }
+  if (const llvm::json::Value *O = Root->get("global_command_override")) {
+    const llvm::json::Array *A = O->getAsArray();
+    if (!A)
+      return fileError(Desc, "\"global_command_override\" is not an array of strings");
+    std::vector<std::string> Args;
+    for (const llvm::json::Value &V : *A) {
+      std::optional<llvm::StringRef> S = V.getAsString();
+      if (!S)
+        return fileError(Desc, "\"global_command_override\" is not an array of strings");
+      Args.push_back(S->str());
+    }
+    D.GlobalCommandOverride = std::move(Args);
+  }
+  return D;
 }
 
 // IR never starts with '{' (text IR starts with a comment, a directive or a definition;
@@ -82,8 +117,6 @@ bool isCorpusDescription(llvm::StringRef Path) {
     return false;
   return (*Head)->getBuffer().ltrim().starts_with("{");
 }
-
-} // namespace
 
 llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args) {
   std::vector<std::string> Out;

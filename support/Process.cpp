@@ -48,6 +48,8 @@ llvm::Expected<int> cancellationFd() {
   return FD;
 }
 
+void closeFd(int Fd) { ::close(Fd); }
+
 bool cancelled(int CancelFd) {
   pollfd P{CancelFd, POLLIN, 0};
   return CancelFd >= 0 && ::poll(&P, 1, 0) > 0;

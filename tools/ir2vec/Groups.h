@@ -9,6 +9,7 @@ namespace wb::tool {
 void addTripletCommands(CLI::App &App, Commands &Cmds);   // entities, triplets
 void addEmbeddingCommands(CLI::App &App, Commands &Cmds); // embeddings, from-counts
 void addVocabCommands(CLI::App &App, Commands &Cmds);     // vocab train|eval|split|export
+void addCorpusCommands(CLI::App &App, Commands &Cmds);    // corpus extract
 /// mlgo run|collect|log|features|policies; Compiler is what followed "--" on the command line.
 void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler);
 

@@ -28,6 +28,7 @@ struct CollectOptions {
   std::string Output;
   std::vector<std::string> Inputs;
   unsigned Jobs = 0;
+  bool Resume = false;
 };
 
 struct ExploreOptions {
@@ -91,17 +92,17 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
   C.Bind.ZeroMissing = O.Session.ZeroMissing;
   C.Embeddings = O.Session.embeddings();
   C.Tools = O.Tools;
+  if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
+    return E;
   C.Jobs = jobsOrHardware(O.Jobs);
   C.Tools.TimeoutSeconds = O.Session.Timeout;
   C.ShowProgress = !O.Session.Quiet;
+  C.Resume = O.Resume;
   C.Report = R.handler();
-  llvm::Expected<int> Cancel = support::cancellationFd();
-  if (!Cancel)
-    return Cancel.takeError();
-  C.Tools.CancelFd = *Cancel;
-  auto Result = mlgo::collectDataset(*Inputs, O.Output, C);
-  ::close(*Cancel);
-  return Result;
+  return support::withCancellation([&](int Cancel) {
+    C.Tools.CancelFd = Cancel;
+    return mlgo::collectDataset(*Inputs, O.Output, C);
+  });
 }
 
 llvm::Expected<support::Outcome> printLog(const std::string &Path, bool Dump,
@@ -118,8 +119,22 @@ llvm::Expected<support::Outcome> printLog(const std::string &Path, bool Dump,
 }
 
 void addToolchainOptions(CLI::App &Sub, mlgo::Toolchain &T) {
-  Sub.add_option("--opt", T.Opt, "The opt that runs -Oz");
-  Sub.add_option("--llc", T.Llc, "The llc that compiles to an object");
+  Sub.add_option("--opt", T.Opt, "The opt that runs -Oz (modules without a recorded command)");
+  Sub.add_option("--llc", T.Llc, "The llc that compiles to an object (modules without a "
+                                 "recorded command)");
+  Sub.add_option("--clang", T.Clang, "The clang that runs recorded command lines (.cmd files "
+                                     "of a corpus description, global_command_override)");
+  Sub.add_option_function<std::string>(
+         "--compile",
+         [&T](const std::string &S) {
+           T.Mode = *support::parseNamed<mlgo::CompileMode>(mlgo::CompileModeNames, S, "mode");
+         },
+         "How modules are compiled: auto (each module's recorded command line when the corpus "
+         "has one, else opt -Oz then llc), recorded (recorded command lines only), pipeline "
+         "(opt -Oz then llc, recorded command lines ignored)")
+      ->check(CLI::IsMember(support::names<mlgo::CompileMode>(mlgo::CompileModeNames)))
+      ->type_name("MODE")
+      ->default_str("auto");
 }
 
 void addSplitOptions(CLI::App &Sub, mlgo::SplitOptions &S) {
@@ -140,18 +155,17 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
   if (!Inputs)
     return Inputs.takeError();
   mlgo::ExploreConfig &C = O.Config;
+  if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
+    return E;
   C.Order = *Order;
   C.Vocabularies = O.Embeddings;
   C.Jobs = jobsOrHardware(O.Jobs);
   C.ShowProgress = !O.Quiet;
   C.Report = R.handler();
-  llvm::Expected<int> Cancel = support::cancellationFd();
-  if (!Cancel)
-    return Cancel.takeError();
-  C.Tools.CancelFd = *Cancel;
-  auto Result = mlgo::runExploration(*Inputs, O.Split, C, O.Output, O.Resume);
-  ::close(*Cancel);
-  return Result;
+  return support::withCancellation([&](int Cancel) {
+    C.Tools.CancelFd = Cancel;
+    return mlgo::runExploration(*Inputs, O.Split, C, O.Output, O.Resume);
+  });
 }
 
 llvm::Expected<support::Outcome> runTrain(TrainOptions &O, const support::Reporter &R) {
@@ -182,17 +196,16 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Re
   J.HDF5Output = O.HDF5Output;
   mlgo::EvalRunConfig C;
   C.Tools = O.Tools;
+  if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
+    return E;
   C.Tools.TimeoutSeconds = O.Session.Timeout;
   C.Jobs = jobsOrHardware(O.Jobs);
   C.ShowProgress = !O.Session.Quiet;
   C.Report = R.handler();
-  llvm::Expected<int> Cancel = support::cancellationFd();
-  if (!Cancel)
-    return Cancel.takeError();
-  C.Tools.CancelFd = *Cancel;
-  auto Result = mlgo::runEvaluation(J, C);
-  ::close(*Cancel);
-  return Result;
+  return support::withCancellation([&](int Cancel) {
+    C.Tools.CancelFd = Cancel;
+    return mlgo::runEvaluation(J, C);
+  });
 }
 
 llvm::Expected<support::Outcome> runAblate(const AblateOptions &O, const support::Reporter &R) {
@@ -205,13 +218,10 @@ llvm::Expected<support::Outcome> runAblate(const AblateOptions &O, const support
   C.ShowProgress = !O.Quiet;
   C.Gnuplot = O.Gnuplot;
   C.Report = R.handler();
-  llvm::Expected<int> Cancel = support::cancellationFd();
-  if (!Cancel)
-    return Cancel.takeError();
-  C.Tools.CancelFd = *Cancel;
-  auto Result = mlgo::runAblation(*Spec, O.Output, C);
-  ::close(*Cancel);
-  return Result;
+  return support::withCancellation([&](int Cancel) {
+    C.Tools.CancelFd = Cancel;
+    return mlgo::runAblation(*Spec, O.Output, C);
+  });
 }
 
 /// A model's decisions on the observations of a session log, one per line.
@@ -264,7 +274,7 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
       {"2", "some modules failed (each is reported and listed in modules/error); the dataset "
             "holds the others"},
       {"130", "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers were killed, no output "
-              "file"}};
+              "file; finished modules are kept for --resume"}};
   CLI::App *Collect = addCommand(
       *M, Cmds, "collect",
       "Collect a dataset over a corpus: -Oz under the host and with the default heuristic, "
@@ -277,6 +287,9 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
       ->required();
   addJobs(*Collect, C->Jobs, "Modules in parallel");
   addToolchainOptions(*Collect, C->Tools);
+  Collect->add_flag("--resume", C->Resume,
+                    "Continue an interrupted run of the same command: modules finished before "
+                    "are not compiled again");
   addInputs(*Collect, C->Inputs)->required();
   setRun(Cmds, Collect, [C, CollectExits, Checked] {
     support::Reporter R(MlgoToolName, C->Session.Quiet);
@@ -335,6 +348,8 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   auto E = std::make_shared<EvalOptions>();
   ExitTable EvalExits = CollectExits;
   EvalExits.Rows[0].Meaning = "every module was evaluated";
+  EvalExits.Rows[3].Meaning = "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers were "
+                              "killed, no output file";
   EvalExits.Rows[2].Meaning = "some modules failed (each is reported and listed with its error); "
                               "the report covers the others";
   CLI::App *Eval = addCommand(

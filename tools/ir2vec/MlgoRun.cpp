@@ -37,13 +37,10 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
     C.Augment = H.Augmenter(C.T, *E, O.ModulePath, O.Command);
   }
   C.TimeoutSeconds = P.Timeout;
-  llvm::Expected<int> Cancel = support::cancellationFd();
-  if (!Cancel)
-    return Cancel.takeError();
-  C.CancelFd = *Cancel;
-  llvm::Expected<runners::SessionResult> S =
-      runners::runSessionToFiles(C, O.LogPath, O.TranscriptPath);
-  ::close(C.CancelFd);
+  llvm::Expected<runners::SessionResult> S = support::withCancellation([&](int Cancel) {
+    C.CancelFd = Cancel;
+    return runners::runSessionToFiles(C, O.LogPath, O.TranscriptPath);
+  });
   if (!S)
     return S.takeError();
   R.warnings(S->Warnings);

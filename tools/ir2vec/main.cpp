@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
   wb::tool::addTripletCommands(App, Cmds);
   wb::tool::addEmbeddingCommands(App, Cmds);
   wb::tool::addVocabCommands(App, Cmds);
+  wb::tool::addCorpusCommands(App, Cmds);
   wb::tool::addMlgoCommands(App, Cmds, std::move(Compiler));
   return wb::tool::parseAndRun(App, Cmds, std::move(Args));
 }

@@ -1,0 +1,342 @@
+#include "corpus/Extract.h"
+
+#include "corpus/Commands.h"
+#include "corpus/OrderedPipeline.h"
+#include "support/Files.h"
+#include "support/Process.h"
+#include "support/Progress.h"
+
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <algorithm>
+#include <set>
+
+namespace wb::corpus {
+
+using support::Diagnostic;
+
+namespace {
+
+/// Path relative to Base when it lies below it (both made absolute), else std::nullopt.
+std::optional<std::string> relativeTo(llvm::StringRef Path, llvm::StringRef Base) {
+  llvm::SmallString<256> P(Path), B(Base);
+  if (llvm::sys::fs::make_absolute(P) || llvm::sys::fs::make_absolute(B))
+    return std::nullopt;
+  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  llvm::sys::path::remove_dots(B, /*remove_dot_dot=*/true);
+  llvm::StringRef Rest = P.str();
+  if (!Rest.consume_front(B.str()))
+    return std::nullopt;
+  if (!Rest.empty() && !llvm::sys::path::is_separator(Rest.front()))
+    return std::nullopt;
+  Rest = Rest.ltrim('/');
+  if (Rest.empty())
+    return std::nullopt;
+  return Rest.str();
+}
+
+/// The module name of an object: relative to Base, or as written when it is relative and
+/// stays below the current directory.
+llvm::Expected<std::string> nameOf(llvm::StringRef Object, llvm::StringRef Base,
+                                   llvm::StringRef Origin) {
+  if (!Base.empty()) {
+    if (std::optional<std::string> R = relativeTo(Object, Base))
+      return *R;
+    return support::fileError(Origin, "object " + Object + " is not below the base directory " +
+                                          Base + " (--obj-base-dir)");
+  }
+  llvm::SmallString<256> P(Object);
+  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/false);
+  const bool Escapes = llvm::any_of(llvm::make_range(llvm::sys::path::begin(P),
+                                                     llvm::sys::path::end(P)),
+                                    [](llvm::StringRef C) { return C == ".."; });
+  if (llvm::sys::path::is_absolute(P) || Escapes) {
+    if (std::optional<std::string> R = relativeTo(Object, "."))
+      return *R;
+    return support::fileError(Origin, "object " + Object + " is outside the current directory: "
+                                          "name the directory its module names start from with "
+                                          "--obj-base-dir");
+  }
+  return std::string(P);
+}
+
+llvm::Error expandDirectory(llvm::StringRef Dir, const std::string &Base,
+                            std::vector<ObjectInput> &Out) {
+  std::vector<std::string> Found;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
+    if (llvm::sys::path::extension(It->path()) == ".o" &&
+        It->type() != llvm::sys::fs::file_type::directory_file)
+      Found.push_back(It->path());
+  if (EC)
+    return support::fileError(Dir, "cannot list directory: " + EC.message());
+  if (Found.empty())
+    return support::fileError(Dir, "directory holds no .o files");
+  std::sort(Found.begin(), Found.end());
+  for (const std::string &F : Found) {
+    auto Name = nameOf(F, Base.empty() ? Dir : llvm::StringRef(Base), Dir);
+    if (!Name)
+      return Name.takeError();
+    Out.push_back({F, *Name});
+  }
+  return llvm::Error::success();
+}
+
+/// compile_commands.json: a JSON array of {"directory", "arguments" | "command", "file",
+/// "output"?}. Entries without an object (no "output", no -o) are not compilations to
+/// objects and are passed over, as extract_ir does.
+llvm::Error expandDatabase(llvm::StringRef Path, const std::string &Base,
+                           std::vector<ObjectInput> &Out, const ExtractConfig &C) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buf)
+    return support::fileError(Path, "cannot read the compilation database: " +
+                                        Buf.getError().message());
+  auto J = llvm::json::parse((*Buf)->getBuffer());
+  if (!J)
+    return support::fileError(Path, "invalid JSON: " + llvm::toString(J.takeError()));
+  const llvm::json::Array *Entries = J->getAsArray();
+  if (!Entries)
+    return support::fileError(Path, "expected a JSON array of compile commands");
+  size_t Passed = 0;
+  for (size_t I = 0; I < Entries->size(); ++I) {
+    const std::string Where = "entry " + std::to_string(I);
+    const llvm::json::Object *E = (*Entries)[I].getAsObject();
+    std::optional<llvm::StringRef> Dir = E ? E->getString("directory") : std::nullopt;
+    if (!Dir)
+      return support::fileError(Path, Where + ": expected an object with a \"directory\"");
+    std::vector<std::string> Args;
+    if (const llvm::json::Array *A = E->getArray("arguments")) {
+      for (const llvm::json::Value &V : *A) {
+        std::optional<llvm::StringRef> S = V.getAsString();
+        if (!S)
+          return support::fileError(Path, Where + ": \"arguments\" is not an array of strings");
+        Args.push_back(S->str());
+      }
+    } else if (std::optional<llvm::StringRef> Cmd = E->getString("command")) {
+      // The database's "command" is a shell command line: split as a POSIX shell would.
+      llvm::BumpPtrAllocator Alloc;
+      llvm::StringSaver Saver(Alloc);
+      llvm::SmallVector<const char *> Toks;
+      llvm::cl::TokenizeGNUCommandLine(*Cmd, Saver, Toks);
+      Args.assign(Toks.begin(), Toks.end());
+    } else {
+      return support::fileError(Path, Where + ": neither \"arguments\" nor \"command\"");
+    }
+    std::string Obj;
+    if (std::optional<llvm::StringRef> O = E->getString("output"))
+      Obj = O->str();
+    for (size_t K = 0; Obj.empty() && K < Args.size(); ++K)
+      if (Args[K] == "-o" && K + 1 < Args.size())
+        Obj = Args[K + 1];
+      else if (llvm::StringRef(Args[K]).starts_with("-o") && Args[K].size() > 2)
+        Obj = Args[K].substr(2);
+    if (Obj.empty()) {
+      ++Passed;
+      continue;
+    }
+    llvm::SmallString<256> Full(*Dir);
+    llvm::sys::path::append(Full, Obj);
+    if (llvm::sys::path::is_absolute(Obj))
+      Full = Obj;
+    auto Name = nameOf(Full, Base.empty() ? *Dir : llvm::StringRef(Base), Path);
+    if (!Name)
+      return Name.takeError();
+    Out.push_back({std::string(Full), *Name});
+  }
+  if (Passed)
+    C.Report({Diagnostic::Note, Path.str() + ": " + std::to_string(Passed) +
+                                    " entries name no object (no \"output\", no -o) and were "
+                                    "passed over"});
+  return llvm::Error::success();
+}
+
+bool isDatabase(llvm::StringRef Path) {
+  if (llvm::sys::path::filename(Path) == "compile_commands.json")
+    return true;
+  if (!llvm::sys::fs::is_regular_file(Path))
+    return false;
+  auto Head = llvm::MemoryBuffer::getFileSlice(Path, 64, 0);
+  return Head && (*Head)->getBuffer().ltrim().starts_with("[");
+}
+
+struct Extracted {
+  std::string Bitcode, Command, Error;
+  bool FilteredOut = false;
+};
+
+Extracted extractOne(const ObjectInput &In, const std::optional<llvm::Regex> &Filter,
+                     const std::string &OutDir) {
+  Extracted X;
+  auto Fail = [&](llvm::Error E) {
+    X.Error = llvm::toString(std::move(E));
+    return std::move(X);
+  };
+  auto Bin = llvm::object::ObjectFile::createObjectFile(In.Path);
+  if (!Bin)
+    return Fail(support::fileError(In.Path, "not an object file: " +
+                                                llvm::toString(Bin.takeError())));
+  std::optional<llvm::StringRef> BC, Cmd;
+  for (const llvm::object::SectionRef &Sec : Bin->getBinary()->sections()) {
+    llvm::Expected<llvm::StringRef> Name = Sec.getName();
+    if (!Name)
+      return Fail(support::fileError(In.Path, llvm::toString(Name.takeError())));
+    const bool IsBC = *Name == ".llvmbc" || *Name == "__bitcode";
+    const bool IsCmd = *Name == ".llvmcmd" || *Name == "__cmdline";
+    if (!IsBC && !IsCmd)
+      continue;
+    llvm::Expected<llvm::StringRef> Data = Sec.getContents();
+    if (!Data)
+      return Fail(support::fileError(In.Path, "section " + *Name + ": " +
+                                                  llvm::toString(Data.takeError())));
+    (IsBC ? BC : Cmd) = *Data;
+  }
+  if (!BC || !Cmd)
+    return Fail(support::fileError(
+        In.Path, std::string("no ") + (!BC ? ".llvmbc" : ".llvmcmd") +
+                     " section: the object was not built with -Xclang -fembed-bitcode=all "
+                     "(or was assembled from assembly)"));
+  if (llvm::identify_magic(*BC) != llvm::file_magic::bitcode)
+    return Fail(support::fileError(In.Path, "section .llvmbc does not hold LLVM bitcode"));
+  auto Args = parseCommand(*Cmd, In.Path + " (section .llvmcmd)");
+  if (!Args)
+    return Fail(Args.takeError());
+  if (Filter && std::none_of(Args->begin(), Args->end(),
+                             [&](const std::string &A) { return Filter->match(A); })) {
+    X.FilteredOut = true;
+    return X;
+  }
+  // Write now (workers run in parallel); the description, written last, lists the module.
+  const std::string Stem = support::pathIn(OutDir, In.Name);
+  if (std::error_code EC = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(Stem)))
+    return Fail(support::fileError(llvm::sys::path::parent_path(Stem), EC.message()));
+  for (auto [Ext, Bytes] : {std::pair{".bc", *BC}, std::pair{".cmd", *Cmd}})
+    if (llvm::Error E = support::writeFileAtomically(
+            Stem + Ext, [&](llvm::raw_ostream &OS) { OS << Bytes; }))
+      return Fail(std::move(E));
+  return X;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<ObjectInput>> expandObjectInputs(const std::vector<std::string> &Args,
+                                                            const ExtractConfig &C) {
+  const std::string &ObjBaseDir = C.ObjBaseDir;
+  std::vector<ObjectInput> Out;
+  for (const std::string &A : Args) {
+    llvm::Error E = llvm::Error::success();
+    if (A.size() > 1 && A[0] == '@') {
+      auto Buf = llvm::MemoryBuffer::getFile(A.substr(1), /*IsText=*/true);
+      if (!Buf)
+        return support::fileError(A.substr(1), "cannot read input list: " +
+                                                   Buf.getError().message());
+      llvm::SmallVector<llvm::StringRef> Lines;
+      (*Buf)->getBuffer().split(Lines, '\n');
+      for (llvm::StringRef L : Lines) {
+        L = L.trim();
+        if (L.empty() || L.starts_with("#"))
+          continue;
+        auto Name = nameOf(L, ObjBaseDir, A.substr(1));
+        if (!Name)
+          return Name.takeError();
+        Out.push_back({L.str(), *Name});
+      }
+    } else if (llvm::sys::fs::is_directory(A)) {
+      E = expandDirectory(A, ObjBaseDir, Out);
+    } else if (isDatabase(A)) {
+      E = expandDatabase(A, ObjBaseDir, Out, C);
+    } else {
+      auto Name = nameOf(A, ObjBaseDir, A);
+      if (!Name)
+        return Name.takeError();
+      Out.push_back({A, *Name});
+    }
+    if (E)
+      return E;
+  }
+  std::set<std::string> Seen;
+  for (const ObjectInput &O : Out)
+    if (!Seen.insert(O.Name).second)
+      return support::fileError(O.Path, "a second object named " + O.Name +
+                                            " (module names must be unique in a corpus)");
+  return Out;
+}
+
+llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &Args,
+                                               const ExtractConfig &C) {
+  if (C.OutputDir.empty() || C.OutputDir == "-")
+    return support::usageError("extract needs an output directory: -o DIR");
+  std::optional<llvm::Regex> Filter;
+  if (C.CmdFilter) {
+    Filter.emplace(*C.CmdFilter, llvm::Regex::NoFlags);
+    std::string Why;
+    if (!Filter->isValid(Why))
+      return support::usageError("--cmd-filter: " + Why);
+  }
+  auto Objects = expandObjectInputs(Args, C);
+  if (!Objects)
+    return Objects.takeError();
+  if (Objects->empty())
+    return support::makeError("no objects to extract");
+  if (llvm::Error E = support::prepareOutputDirectory(C.OutputDir))
+    return E;
+
+  support::Progress Bar("objects", Objects->size(), C.ShowProgress);
+  llvm::json::Array Modules;
+  size_t Done = 0, Failed = 0, Filtered = 0;
+  OrderedPipeline<Extracted> Pipe(C.Jobs, 4 * C.Jobs);
+  llvm::Error E = Pipe.run(
+      0, Objects->size(), [] { return NoState(); },
+      [&](size_t I, NoState &) { return extractOne((*Objects)[I], Filter, C.OutputDir); },
+      [&](size_t I, Extracted &&X) -> llvm::Error {
+        if (support::cancelled(C.CancelFd))
+          return support::interruptedError("interrupted; no corpus description written");
+        ++Done;
+        if (!X.Error.empty()) {
+          ++Failed;
+          Bar.clear();
+          C.Report({Diagnostic::Error, X.Error});
+        } else if (X.FilteredOut) {
+          ++Filtered;
+        } else {
+          Modules.push_back((*Objects)[I].Name);
+        }
+        Bar.update(Done, std::to_string(Modules.size()) + " modules");
+        return llvm::Error::success();
+      });
+  Bar.clear();
+  if (E)
+    return E;
+  const size_t Kept = Modules.size();
+  if (Kept == 0)
+    return support::makeError(Failed ? "no object held embedded bitcode and a command line "
+                                       "(build with -Xclang -fembed-bitcode=all)"
+                                     : "--cmd-filter matched no module");
+  const std::string Desc = support::pathIn(C.OutputDir, "corpus_description.json");
+  llvm::json::Object D{{"has_thinlto", false}, {"modules", std::move(Modules)}};
+  if (llvm::Error W = support::writeFileAtomically(Desc, [&](llvm::raw_ostream &OS) {
+        OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(D))) << "\n";
+      }))
+    return W;
+  C.Report({Diagnostic::Note,
+            llvm::formatv("{0}: {1} modules ({2} filtered out by --cmd-filter, {3} objects "
+                          "without embedded bitcode)",
+                          Desc, Kept, Filtered, Failed)
+                .str()});
+  if (Failed)
+    return support::Outcome::partial(std::to_string(Failed) + " of " +
+                                     std::to_string(Objects->size()) +
+                                     " objects were skipped (each is reported)");
+  return support::Outcome::complete();
+}
+
+} // namespace wb::corpus

@@ -1,0 +1,44 @@
+// Resumable corpus runs (mlgo explore, mlgo collect): each finished module's result waits in
+// OUT.parts/ until the output file is written, so that an interrupted run continues with
+// --resume instead of compiling everything again. The directory holds a fingerprint of
+// everything that decides the results (tool version, settings, toolchain, inputs); parts of a
+// run with another fingerprint are never mixed in: that run starts over.
+#pragma once
+
+#include "support/Diagnostics.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+
+namespace wb::mlgo {
+
+class PartsDir {
+public:
+  /// Prepares Output + ".parts": kept when Resume and its fingerprint equals Fingerprint,
+  /// otherwise emptied (a warning says why when there was one).
+  static llvm::Expected<PartsDir> open(const std::string &Output, const std::string &Fingerprint,
+                                       bool Resume, const support::DiagnosticHandler &Report);
+
+  /// Whether parts of an earlier run may be read.
+  bool reusing() const { return Reuse; }
+  const std::string &path() const { return Dir; }
+  /// The file of module I with this suffix (".json", ".0.log", ...).
+  std::string file(size_t I, llvm::StringRef Suffix) const;
+  /// Writes module I's record (I.json). Written after the module's other files: its presence
+  /// says the part is complete.
+  llvm::Error writeRecord(size_t I, llvm::json::Object Record) const;
+  /// Module I's record when reusing and it is complete and was made for Path (its "path").
+  std::optional<llvm::json::Object> readRecord(size_t I, llvm::StringRef Path) const;
+  /// Removes the directory (after the output is written).
+  void remove() const;
+
+private:
+  std::string Dir;
+  bool Reuse = false;
+};
+
+} // namespace wb::mlgo
