@@ -4,6 +4,7 @@
 // distributions are not, so seeded runs are reproducible everywhere.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace wb::learn {
@@ -34,5 +35,10 @@ private:
 inline uint32_t below(Rng &G, uint32_t N) { return uint32_t(((G() >> 32) * N) >> 32); }
 /// Uniform double in [0, 1) with 53 random bits.
 inline double unit(Rng &G) { return double(G() >> 11) * 0x1.0p-53; }
+/// Standard normal (Box-Muller on two uniforms; one value per call, the same everywhere).
+inline double normal(Rng &G) {
+  const double U = 1 - unit(G); // (0, 1]: the logarithm stays finite
+  return std::sqrt(-2 * std::log(U)) * std::cos(2 * 3.14159265358979323846 * unit(G));
+}
 
 } // namespace wb::learn

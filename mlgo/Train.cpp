@@ -20,8 +20,8 @@ using runners::ModelFile;
 using runners::Normalization;
 
 llvm::Error TrainConfig::validate() const {
-  if (Groups.empty())
-    return support::usageError("--features: name at least one feature group");
+  if (Groups.empty() && Inputs.empty())
+    return support::usageError("--features: name at least one feature group (or --inputs)");
   if (Kind != "linear" && Kind != "mlp")
     return support::usageError("--model: expected linear or mlp, found '" + Kind + "'");
   if (Epochs == 0 || BatchSize == 0 || Quantiles == 0)
@@ -46,12 +46,29 @@ std::vector<double> quantileEdges(std::vector<double> Values, unsigned Quantiles
 
 namespace {
 
-/// The dataset features the model reads: those of the chosen groups, in the table's order.
+/// The dataset features the model reads: those of the chosen groups and the named ones, in
+/// the table's order.
 llvm::Expected<std::vector<size_t>> selectInputs(const features::DatasetTable &D,
-                                                 const std::vector<std::string> &Groups) {
-  auto Defs = features::featuresOfGroups(D.T, Groups);
+                                                 const std::vector<std::string> &Groups,
+                                                 const std::vector<std::string> &Names) {
+  auto Defs = Groups.empty() ? llvm::Expected<std::vector<const features::FeatureDef *>>(
+                                   std::vector<const features::FeatureDef *>())
+                             : features::featuresOfGroups(D.T, Groups);
   if (!Defs)
     return Defs.takeError();
+  std::set<std::string> Want(Names.begin(), Names.end());
+  for (const features::FeatureDef *F : *Defs)
+    Want.erase(F->Name);
+  for (const features::FeatureDef &F : features::taskInfo(D.T).Features)
+    if (Want.erase(F.Name))
+      Defs->push_back(&F);
+  if (!Want.empty())
+    return support::usageError("--inputs: unknown feature '" + *Want.begin() +
+                               "' (ir2vec mlgo features --task inline lists them)");
+  std::stable_sort(Defs->begin(), Defs->end(),
+                   [&](const features::FeatureDef *A, const features::FeatureDef *B) {
+                     return A < B; // the table is one array: addresses are its order
+                   });
   std::vector<size_t> Out;
   for (const features::FeatureDef *F : *Defs) {
     std::optional<size_t> I = D.find(F->Name);
@@ -65,11 +82,15 @@ llvm::Expected<std::vector<size_t>> selectInputs(const features::DatasetTable &D
   return Out;
 }
 
-Normalization fit(const features::DatasetTable &D, size_t F, unsigned Quantiles) {
+Normalization fit(const features::DatasetTable &D, size_t F, const TrainConfig &C) {
   const features::TensorSpec &S = D.Features[F];
   const size_t N = S.elementCount(), Rows = D.rows();
+  const unsigned Quantiles = C.Quantiles;
   Normalization Z;
-  if (S.Type != features::TensorType::Float && S.Type != features::TensorType::Double) {
+  if (C.Normalize == IntegerNormalization::None)
+    return Z;
+  if (S.Type != features::TensorType::Float && S.Type != features::TensorType::Double &&
+      C.Normalize == IntegerNormalization::Quantile) {
     std::vector<double> Values;
     Values.reserve(Rows * N);
     for (size_t R = 0; R < Rows; ++R)
@@ -98,7 +119,7 @@ Normalization fit(const features::DatasetTable &D, size_t F, unsigned Quantiles)
   return Z;
 }
 
-/// The network's input columns for every row of D.
+/// The network's input columns for every row of D, M's inputs being D's Features.
 arma::mat inputMatrix(const ModelFile &M, const std::vector<size_t> &Features,
                       const features::DatasetTable &D) {
   arma::mat X(runners::modelInputWidth(M), D.rows());
@@ -123,16 +144,19 @@ std::pair<double, double> lossAndAccuracy(const arma::mat &Z, const arma::rowvec
 
 } // namespace
 
-llvm::Expected<ModelFile> trainPolicy(const features::DatasetTable &D, const TrainConfig &C,
-                                      TrainingReport &Report) {
+namespace {
+
+/// The model's inputs and their normalisation fitted on D; no layers yet.
+llvm::Expected<std::pair<ModelFile, std::vector<size_t>>>
+modelWithoutLayers(const features::DatasetTable &D, const TrainConfig &C) {
   if (llvm::Error E = C.validate())
-    return std::move(E);
+    return E;
   if (D.T != runners::Task::Inline)
     return support::makeError("training is for the inliner (task inline)");
   if (D.rows() == 0)
     return support::makeError("no training rows: the training split's best trajectories hold "
                               "no decision");
-  auto Features = selectInputs(D, C.Groups);
+  auto Features = selectInputs(D, C.Groups, C.Inputs);
   if (!Features)
     return Features.takeError();
   ModelFile M;
@@ -143,9 +167,44 @@ llvm::Expected<ModelFile> trainPolicy(const features::DatasetTable &D, const Tra
   M.Groups = C.Groups;
   for (size_t F : *Features) {
     M.Inputs.push_back(D.Features[F]);
-    M.Norms.push_back(fit(D, F, C.Quantiles));
+    M.Norms.push_back(fit(D, F, C));
   }
-  const arma::mat X = inputMatrix(M, *Features, D);
+  return std::make_pair(std::move(M), std::move(*Features));
+}
+
+} // namespace
+
+llvm::Expected<ModelFile> heuristicModel(const features::DatasetTable &D) {
+  TrainConfig C;
+  C.Kind = "linear";
+  C.Groups.clear();
+  C.Inputs = {"threshold", "cost_estimate", "inlining_default"};
+  C.Normalize = IntegerNormalization::None;
+  auto MF = modelWithoutLayers(D, C);
+  if (!MF)
+    return MF.takeError();
+  ModelFile &M = MF->first;
+  ModelFile::Layer L;
+  L.In = unsigned(runners::modelInputWidth(M));
+  L.Out = 1;
+  L.Weight.assign(L.In, 0.0);
+  for (size_t I = 0; I < M.Inputs.size(); ++I) {
+    const std::string &N = M.Inputs[I].Name;
+    L.Weight[I] = N == "threshold" ? 1 : N == "cost_estimate" ? -1 : HeuristicWeight;
+  }
+  L.Bias = {HeuristicStartBias - HeuristicWeight};
+  M.Layers = {L};
+  return M;
+}
+
+llvm::Expected<ModelFile> trainPolicy(const features::DatasetTable &D, const TrainConfig &C,
+                                      TrainingReport &Report) {
+  auto MF = modelWithoutLayers(D, C);
+  if (!MF)
+    return MF.takeError();
+  ModelFile &M = MF->first;
+  const std::vector<size_t> &Features = MF->second;
+  const arma::mat X = inputMatrix(M, Features, D);
   arma::rowvec Y(D.rows());
   for (size_t R = 0; R < D.rows(); ++R)
     Y(R) = D.Decisions[R] != 0;
@@ -206,11 +265,15 @@ llvm::Expected<ModelFile> trainPolicy(const features::DatasetTable &D, const Tra
   return M;
 }
 
-std::vector<int64_t> predict(const ModelFile &M, const features::DatasetTable &D) {
+arma::mat inputMatrix(const ModelFile &M, const features::DatasetTable &D) {
   std::vector<size_t> Features;
   for (const features::TensorSpec &S : M.Inputs)
     Features.push_back(D.find(S.Name).value_or(0));
-  const arma::mat Z = runners::Network::of(M).forward(inputMatrix(M, Features, D));
+  return inputMatrix(M, Features, D);
+}
+
+std::vector<int64_t> predict(const ModelFile &M, const features::DatasetTable &D) {
+  const arma::mat Z = runners::Network::of(M).forward(inputMatrix(M, D));
   std::vector<int64_t> Out;
   for (arma::uword I = 0; I < Z.n_cols; ++I)
     Out.push_back(Z(0, I) > 0);
@@ -264,6 +327,7 @@ Provenance trainingProvenance(llvm::StringRef CreatedBy, const std::string &Expl
       {"learning_rate", C.Optimizer.LearningRate},
       {"seed", int64_t(C.Seed)},
       {"quantiles", int64_t(C.Quantiles)},
+      {"normalize", support::nameOf<IntegerNormalization>(IntegerNormalizationNames, C.Normalize)},
       {"loss", "logistic"}});
   return {{"created_by", CreatedBy.str()},
           {"llvm_version", WB_LLVM_VERSION},
@@ -285,7 +349,7 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
   if (Output.empty() || Output == "-")
     return support::usageError("train needs an output file: -o MODEL.h5");
   if (llvm::Error E = C.validate())
-    return std::move(E);
+    return E;
   // The observation set and the split the exploration recorded.
   std::string Group, Split;
   std::vector<std::string> Sets;
@@ -327,10 +391,12 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
   M->Provenance = trainingProvenance("ir2vec mlgo train", Exploration, *SHA, Observations, Split,
                                      C, R);
   if (llvm::Error E = runners::writeModelFile(Output, *M))
-    return std::move(E);
+    return E;
+  std::vector<std::string> Reads(C.Groups);
+  Reads.insert(Reads.end(), C.Inputs.begin(), C.Inputs.end());
   std::string Line = llvm::formatv("trained {0} on {1} decisions of {2} modules ({3}): "
                                    "accuracy {4:f4}, loss {5:f4}",
-                                   C.Kind, R.Rows, R.Modules, llvm::join(C.Groups, ","),
+                                   C.Kind, R.Rows, R.Modules, llvm::join(Reads, ","),
                                    R.Accuracy, R.Loss);
   if (R.LabelsFromHeuristic >= 0)
     Line += llvm::formatv("; the heuristic agrees with {0:f4} of the labels",

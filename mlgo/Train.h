@@ -11,6 +11,7 @@
 #include "features/Dataset.h"
 #include "learn/Optimizer.h"
 #include "runners/Models.h"
+#include "support/Names.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
 
@@ -19,8 +20,19 @@
 
 namespace wb::mlgo {
 
+/// How integer features are normalised: quantile buckets (auto), z-scores, or not at all
+/// (float features, the embeddings, get z-scores unless none).
+enum class IntegerNormalization { Quantile, ZScore, None };
+inline constexpr support::Named<IntegerNormalization> IntegerNormalizationNames[] = {
+    {IntegerNormalization::Quantile, "quantile"},
+    {IntegerNormalization::ZScore, "zscore"},
+    {IntegerNormalization::None, "none"}};
+
 struct TrainConfig {
   std::vector<std::string> Groups = {"cost", "callgraph"};
+  /// Further features by name (the union with the groups' is read, in the table's order).
+  std::vector<std::string> Inputs;
+  IntegerNormalization Normalize = IntegerNormalization::Quantile;
   std::string Kind = "mlp";             // or "linear"
   std::vector<unsigned> Hidden = {40, 40, 20}; // mlp hidden layer widths
   unsigned Epochs = 40;
@@ -45,6 +57,21 @@ std::vector<double> quantileEdges(std::vector<double> Values, unsigned Quantiles
 /// Trains a model on D (the training split's best decisions).
 llvm::Expected<runners::ModelFile> trainPolicy(const features::DatasetTable &D,
                                                const TrainConfig &C, TrainingReport &Report);
+
+/// The heuristic as a linear model over raw features (no normalisation), the start of
+/// `mlgo finetune --from-heuristic`:
+///   out = threshold - cost_estimate + W (inlining_default - 1) + B,   inline when out > 0,
+/// with W = HeuristicWeight larger than any margin, so that it never inlines what the heuristic
+/// declines, and inlines what the heuristic inlines when its margin threshold - cost_estimate
+/// exceeds -B. At the start B = HeuristicStartBias, above any margin: exactly the heuristic.
+/// Moving B (mlgo finetune --method bias) makes it more conservative: a margin the exploration
+/// suggested (flips that shrink .text gather just inside the heuristic's threshold).
+inline constexpr double HeuristicWeight = 1e9, HeuristicStartBias = 1e7;
+llvm::Expected<runners::ModelFile> heuristicModel(const features::DatasetTable &D);
+
+/// The network's input columns for every row of D (M's inputs bound by name; each must be
+/// in D).
+arma::mat inputMatrix(const runners::ModelFile &M, const features::DatasetTable &D);
 
 /// The decisions M gives on D's rows, computed as inside the compiler (modelInputVector and
 /// Network::forward): 1 = inline.

@@ -163,6 +163,10 @@ arma::mat Network::forward(const arma::mat &X, std::vector<arma::mat> *Activatio
   return A;
 }
 
+std::unique_ptr<Policy> makeModelPolicy(ModelFile M) {
+  return std::make_unique<NetworkPolicy>(std::move(M));
+}
+
 llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOptions &O) {
   llvm::Expected<ModelFile> M = readModelFile(O.ModelPath);
   if (!M)
@@ -171,9 +175,12 @@ llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOpti
     return fileError(O.ModelPath, llvm::Twine("a model for task '") +
                                       features::taskInfo(M->ForTask).Name + "', not '" +
                                       features::taskInfo(T).Name + "'");
-  if (M->Kind != O.Name)
+  // A policy named after a model kind reads only that kind; a shipped policy is what its
+  // file says.
+  const PolicyInfo *P = findPolicy(O.Name);
+  if (P && P->Needs == PolicyNeeds::ModelFile && M->Kind != O.Name)
     return fileError(O.ModelPath, "a " + M->Kind + " model, not " + O.Name);
-  return std::make_unique<NetworkPolicy>(std::move(*M));
+  return makeModelPolicy(std::move(*M));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,7 +276,7 @@ llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path) {
     }
     if (Schema == ModelSchema) {
       if (llvm::Error E = readNormalizations(F, M, Path))
-        return std::move(E);
+        return E;
       if (F.attrExists("groups")) {
         auto G = llvm::json::parse(h5::readStrAttr(F, "groups"));
         const llvm::json::Array *A = G ? G->getAsArray() : nullptr;

@@ -80,6 +80,9 @@ struct Network {
   arma::mat forward(const arma::mat &X, std::vector<arma::mat> *Activations = nullptr) const;
 };
 
+/// A policy answering with M (what loadModelPolicy makes from a file).
+std::unique_ptr<Policy> makeModelPolicy(ModelFile M);
+
 /// PolicyOptions::LoadModel for the full tool.
 llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOptions &O);
 

@@ -2,6 +2,8 @@
 
 #include "support/Error.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <random>
@@ -32,6 +34,12 @@ constexpr PolicyInfo Policies[] = {
     {"replay", AllTasks, PolicyNeeds::SessionLog,
      "the decisions of a session log (`--replay`), in order; a compiler that asks for more is "
      "a host error (status 125), never a spin"},
+    {"size", bit(Task::Inline), PolicyNeeds::ShippedModel,
+     "the project's inliner-for-size policy, installed with the tool (`share/ir2vec/"
+     "policies/inline-size.h5`): the heuristic with a size margin tuned on the .text of a "
+     "training corpus by `scripts/train-default-policy.sh` (a `linear` model; held-out "
+     "evaluation in the README); reads only features the compiler always sends",
+     "inline-size.h5"},
 };
 
 } // namespace
@@ -68,7 +76,17 @@ llvm::Expected<std::string> defaultPolicyFor(Task T) {
 
 bool needsFullTool(llvm::StringRef PolicyName) {
   const PolicyInfo *P = findPolicy(PolicyName);
-  return !P || P->Needs == PolicyNeeds::ModelFile;
+  return !P || P->Needs == PolicyNeeds::ModelFile || P->Needs == PolicyNeeds::ShippedModel;
+}
+
+std::string shippedModelPath(const PolicyInfo &P) {
+  // Any function of this program gives getMainExecutable its address.
+  static int Anchor;
+  llvm::SmallString<256> Path(
+      llvm::sys::path::parent_path(llvm::sys::fs::getMainExecutable(nullptr, &Anchor)));
+  llvm::sys::path::remove_filename(Path); // bin/ -> the prefix
+  llvm::sys::path::append(Path, "share", "ir2vec", "policies", P.Shipped ? P.Shipped : "");
+  return std::string(Path);
 }
 
 std::string policyTableMarkdown() {
@@ -253,6 +271,18 @@ llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &
     if (!O.LoadModel)
       return makeError("policy '" + N + "' is not available in this program");
     return O.LoadModel(T, O);
+  case PolicyNeeds::ShippedModel: {
+    PolicyOptions Shipped = O;
+    if (Shipped.ModelPath.empty())
+      Shipped.ModelPath = shippedModelPath(*P);
+    if (!llvm::sys::fs::exists(Shipped.ModelPath))
+      return support::fileError(Shipped.ModelPath,
+                                "the model of policy '" + N + "' is not there (it is installed "
+                                "with the tool in share/ir2vec/policies; --model names another)");
+    if (!O.LoadModel)
+      return makeError("policy '" + N + "' is not available in this program");
+    return O.LoadModel(T, Shipped);
+  }
   case PolicyNeeds::SessionLog: {
     if (O.ReplayPath.empty())
       return support::usageError("policy '" + N + "' needs --replay LOG");

@@ -15,9 +15,10 @@ namespace wb::runners {
 
 /// What a policy needs besides the observations.
 enum class PolicyNeeds {
-  Nothing,    // built in
-  ModelFile,  // --model: weights in HDF5, evaluated with Armadillo (the full tool only)
-  SessionLog, // --replay: a session log
+  Nothing,      // built in
+  ModelFile,    // --model: weights in HDF5, evaluated with Armadillo (the full tool only)
+  SessionLog,   // --replay: a session log
+  ShippedModel, // a model file installed with the tool (--model overrides it); full tool only
 };
 
 struct PolicyInfo {
@@ -25,8 +26,13 @@ struct PolicyInfo {
   unsigned Tasks; // bit (1 << Task) for each task it serves
   PolicyNeeds Needs;
   const char *Answer; // what it answers, for help and docs
+  const char *Shipped = nullptr; // ShippedModel: the file in share/ir2vec/policies
   bool serves(Task T) const { return Tasks & (1u << static_cast<unsigned>(T)); }
 };
+
+/// Where a shipped model is: share/ir2vec/policies/<file> next to the program's bin/ (the
+/// install tree, and the build tree, where the build copies it).
+std::string shippedModelPath(const PolicyInfo &P);
 
 llvm::ArrayRef<PolicyInfo> policyTable();
 const PolicyInfo *findPolicy(llvm::StringRef Name);

@@ -21,7 +21,7 @@ ablation), against oracles independent of the workbench.
 
   mlgo_policy_test.py --ir2vec BIN --llvm-bindir DIR
 """
-import argparse, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
+import argparse, hashlib, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
 
 import h5py
 import numpy as np
@@ -267,6 +267,25 @@ for args, needle in ((["--features", "cost,nonsense"], b"unknown feature group '
     check(f"train {' '.join(args)}: exit 1, named", r.returncode == 1 and needle in r.stderr and not os.path.exists(W("bad-model.h5")),
           r.stderr)
 
+for norm in ("zscore", "none"):
+    zs = W(f"inputs-{norm}.h5")
+    r = harness.run([a.ir2vec, "mlgo", "train", ex, "--inputs", "threshold,cost_estimate", "--normalize", norm,
+                     "--model", "linear", "--epochs", "5", "-o", zs])
+    if check(f"train --inputs --normalize {norm}: exit 0", r.returncode == 0, r.stderr):
+        with h5py.File(zs) as f, h5py.File(ex) as e:
+            names = [s_["name"] for s_ in json.loads(f.attrs["inputs"])]
+            ok = sorted(names) == ["cost_estimate", "threshold"] and json.loads(f.attrs["groups"]) == []
+            for i, n in enumerate(names):
+                z = f["normalization"][str(i)]
+                col = e["observations/0/features"][n][:].astype(np.float64).reshape(-1)
+                if norm == "none":
+                    ok &= z.attrs["kind"] == "none"
+                else:   # population mean and standard deviation of the training rows, worked out here
+                    ok &= z.attrs["kind"] == "zscore" and abs(z["mean"][0] - col.mean()) < 1e-9 * max(1, abs(col.mean())) \
+                        and abs(z["std"][0] - (col.std() if col.std() > 1e-12 else 1.0)) < 1e-9 * max(1, col.std())
+            check(f"train --inputs threshold,cost_estimate --normalize {norm}: exactly those inputs, {norm} normalisation",
+                  ok, names)
+
 # ---- 7. the model inside the compiler and in C++ -------------------------------------------
 with h5py.File(ex) as f:
     held_out = [m for m in modules if m.split("/corpus/")[1].split("/")[0] in set(json.loads(f.attrs["split"])["test_keys"])]
@@ -420,6 +439,127 @@ for change, needle in (({"arms": arms + [{"name": "x", "features": ["cost"], "co
     r = harness.run([a.ir2vec, "mlgo", "ablate", bad, "-o", W("bad-abl")])
     check(f"ablate with a bad spec ({needle.decode()}): exit 1, named, nothing written",
           r.returncode == 1 and needle in r.stderr and b"bad-spec.json" in r.stderr and not os.path.exists(W("bad-abl")), r.stderr)
+
+# ---- 11. fine-tuning on the training side's .text ------------------------------------------
+ft, ft1 = W("ft.h5"), W("ft1.h5")
+r = harness.run([a.ir2vec, "mlgo", "finetune", ex, "--from-heuristic", "-j", "2", "-q", "-o", ft])
+r1 = harness.run([a.ir2vec, "mlgo", "finetune", ex, "--from-heuristic", "-j", "1", "-q", "-o", ft1])
+if check("finetune --from-heuristic: exit 0, the same bytes for -j1 and -j2",
+         r.returncode == 0 and r1.returncode == 0 and open(ft, "rb").read() == open(ft1, "rb").read(), r.stderr + r1.stderr):
+    with h5py.File(ft) as f:
+        kept = f.attrs["finetune_kept"] == "true"
+        claimed = float(f.attrs["finetune_training_reduction_tuned" if kept else "finetune_training_reduction_start"])
+        names = [s_["name"] for s_ in json.loads(f.attrs["inputs"])]
+        w, b = f["layer0/weight"][:].reshape(-1), float(np.asarray(f["layer0/bias"][:]).reshape(-1)[0])
+        check("finetune --from-heuristic: a linear model on threshold, cost_estimate, inlining_default, unnormalised",
+              f.attrs["kind"] == "linear" and sorted(names) == ["cost_estimate", "inlining_default", "threshold"]
+              and all(f["normalization"][k].attrs["kind"] == "none" for k in f["normalization"]), names)
+        check("finetune: provenance (start, data, search, both reductions)",
+              f.attrs["created_by"] == "ir2vec mlgo finetune --from-heuristic" and
+              len(f.attrs["finetune_data_sha256"]) == 64 and json.loads(f.attrs["finetune_search"])
+              and json.loads(f.attrs["split"]) == split)
+        # The start model is the heuristic itself: its training reduction is exactly 0.
+        check("finetune: the heuristic start reduces the training side by 0",
+              float(f.attrs["finetune_training_reduction_start"]) == 0.0, f.attrs["finetune_training_reduction_start"])
+    # The reduction it claims equals mlgo eval of the written model on the training side.
+    r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "--test-fraction", "0.3", "--train-side", "--policy", "linear",
+                     "--model", ft, "-o", W("ev-ft.json"), "@" + listfile])
+    if check("eval --train-side of the fine-tuned model: exit 0", r.returncode == 0, r.stderr):
+        got = json.load(open(W("ev-ft.json")))["summary"]["reduction"]
+        check("finetune: its training-side reduction = mlgo eval --train-side of the model it wrote",
+              abs(got - claimed) < 5e-7, (got, claimed))
+    # Every candidate the search measured is what mlgo eval --train-side gives for the start
+    # model with that bias shift (the search's fitness is the headline metric, not a proxy).
+    with h5py.File(ft) as f:
+        search = json.loads(f.attrs["finetune_search"])
+        # A kept model is the start model moved by the best candidate's shift.
+        kept_shift = max(search, key=lambda c: c["training_reduction"])["bias_shift"] if kept else 0
+    shifts = {}
+    for c in search:
+        shifts.setdefault(c["bias_shift"], c["training_reduction"])
+    picked = sorted(shifts.items(), key=lambda kv: kv[1])[:1] + [kv for kv in shifts.items() if kv[1] == 0 and kv[0] != 0][:1]
+    for k, (shift, claimed_c) in enumerate(picked):
+        cand = W(f"cand{k}.h5")
+        shutil.copy(ft, cand)
+        with h5py.File(cand, "r+") as f:
+            f["layer0/bias"][...] = f["layer0/bias"][:] - kept_shift + shift
+        r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "--test-fraction", "0.3", "--train-side", "--policy", "linear",
+                         "--model", cand, "-o", W("ev-cand.json"), "@" + listfile])
+        got = json.load(open(W("ev-cand.json")))["summary"]["reduction"] if r.returncode == 0 else None
+        check(f"finetune: the candidate with bias shift {shift} reduces the training side as mlgo eval says",
+              got is not None and abs(got - claimed_c) < 1e-12, (got, claimed_c, r.stderr))
+    # The model decides as the hand rule its weights say: inline iff the heuristic does and
+    # threshold - cost_estimate > delta, delta = -(w_default + b).
+    wd, wt, wc = (w[names.index(n)] for n in ("inlining_default", "threshold", "cost_estimate"))
+    check("finetune: threshold and cost_estimate weigh +1 and -1", wt == 1.0 and wc == -1.0, w)
+    delta = -(wd + b)
+    agree, total = True, 0
+    for i, m in enumerate(modules):
+        log = W(f"ft{i}.log")
+        r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "linear", "--model", ft, "--log", log, "--",
+                         B("opt"), "-passes=default<Oz>", m, "-o", W("ft.bc")])
+        if r.returncode != 0:
+            agree = False
+            continue
+        _, obs = mlgo_oracle.read_log(open(log, "rb").read())
+        for o in obs:
+            x, d = o[2], o[2]["inlining_decision"][0]
+            rule = int(x["inlining_default"][0] == 1 and x["threshold"][0] - x["cost_estimate"][0] > delta)
+            agree &= d == rule
+            total += 1
+    check(f"finetune: {total} decisions under opt-22 follow the hand rule (delta {delta:.3f})", agree and total > 0)
+r = harness.run([a.ir2vec, "mlgo", "finetune", ex, "--model", model, "--method", "es", "--steps", "2", "--pairs", "2",
+                 "--modules-per-step", "2", "-j", "2", "-q", "-o", W("ft-es.h5")])
+if check("finetune --method es from a trained model: exit 0", r.returncode == 0, r.stderr):
+    with h5py.File(W("ft-es.h5")) as f, h5py.File(model) as g:
+        fit = json.loads(f.attrs["finetune_step_fitness"])
+        kept = f.attrs["finetune_kept"] == "true"
+        same = all(np.array_equal(f[k][t][:], g[k][t][:]) for k in g if k.startswith("layer") for t in ("weight", "bias"))
+        check("finetune es: one fitness per step; the start model's weights unless the tuned one did better",
+              len(fit) == 2 and (kept or same) and (not kept or float(f.attrs["finetune_training_reduction_tuned"]) >
+                                                    float(f.attrs["finetune_training_reduction_start"]))
+              and f.attrs["finetuned_from_sha256"] == hashlib.sha256(open(model, "rb").read()).hexdigest(), fit)
+held = W("held.h5")
+r = harness.run([a.ir2vec, "mlgo", "explore", "-q", "--test-fraction", "0.3", "--budget", "2", "--held-out", "-o", held,
+                 "@" + listfile])
+check("explore --held-out: exit 0", r.returncode == 0, r.stderr)
+for args, needle in (([held, "--from-heuristic"], b"held-out side is for evaluation only"),
+                     ([ex, "--from-heuristic", "--model", model], b"one of them"),
+                     ([ex], b"one of them"),
+                     ([ex, "--model", W("nonexistent.h5")], b"nonexistent.h5"),
+                     ([ex, "--from-heuristic", "--method", "nonsense"], b"nonsense")):
+    r = harness.run([a.ir2vec, "mlgo", "finetune", *args, "-o", W("bad-ft.h5")])
+    check(f"finetune {' '.join(os.path.basename(x) for x in args)}: exit 1, named, nothing written",
+          r.returncode == 1 and needle in r.stderr and not os.path.exists(W("bad-ft.h5")), r.stderr)
+
+# ---- 12. the shipped policy, by name ---------------------------------------------------------
+shipped = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(a.ir2vec))), "share", "ir2vec", "policies",
+                       "inline-size.h5")
+r = harness.run([a.ir2vec, "mlgo", "policies"])
+check("mlgo policies lists size", r.returncode == 0 and b"size" in r.stdout, r.stdout)
+if check("the shipped model is in the build tree's share/ir2vec/policies", os.path.exists(shipped), shipped):
+    with h5py.File(shipped) as f:
+        names = [s_["name"] for s_ in json.loads(f.attrs["inputs"])]
+        w, b = f["layer0/weight"][:].reshape(-1), float(np.asarray(f["layer0/bias"][:]).reshape(-1)[0])
+        ok = f.attrs["kind"] == "linear" and sorted(names) == ["cost_estimate", "inlining_default", "threshold"]
+    if check("the shipped model is the fine-tuned heuristic (linear on three compiler features)", ok, names):
+        delta = -(w[names.index("inlining_default")] + b)
+        for tool, cmd in (("opt-22", [B("opt"), "-passes=default<Oz>", modules[0], "-o", W("sz.bc")]),
+                          ("clang-22", ["clang-22", "-Oz", "-c", modules[1], "-o", W("sz.o")])):
+            log = W(f"size-{tool}.log")
+            r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--embeddings", "--log", log, "--", *cmd])
+            if not check(f"--policy size runs under {tool} (which sends more features than it reads)", r.returncode == 0,
+                         r.stderr):
+                continue
+            header, obs = mlgo_oracle.read_log(open(log, "rb").read())
+            rule = [int(o[2]["inlining_default"][0] == 1 and o[2]["threshold"][0] - o[2]["cost_estimate"][0] > delta)
+                    for o in obs]
+            check(f"--policy size under {tool}: {len(obs)} decisions follow the hand rule (delta {delta:.3f})",
+                  obs and [o[2]["inlining_decision"][0] for o in obs] == rule and len(header["features"]) > len(names) + 1)
+r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--model", W("nonexistent.h5"), "--",
+                 B("opt"), "-passes=default<Oz>", modules[0], "-o", W("sz.bc")])
+check("--policy size with a missing model: exit 125 (the host failed), the file named", r.returncode == 125 and b"nonexistent.h5" in r.stderr,
+      r.stderr)
 
 status = res.summary()
 if status == 0:

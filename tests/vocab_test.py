@@ -12,7 +12,8 @@
     vocabulary option;
   - `vocab train` output loads in llvm-ir2vec, is reproducible for a seed, carries provenance
     (read with h5py); bad OpenKE input exits 1 naming file and line and leaves no output;
-  - `cmake --install` gives a tool that works without a vocabulary option.
+  - `cmake --install` gives a tool that works without a vocabulary option and finds the
+    shipped `size` inliner policy.
 Run with the system python (python3-h5py).
 """
 import argparse, collections, glob, json, os, re, shutil, subprocess, sys, tempfile
@@ -196,6 +197,14 @@ check("installed ir2vec embeds with the default vocabulary",
       r.returncode == 0 and r.stdout == run([ir2vec, "embeddings", good[0]]).stdout)
 check("installed default vocabulary files",
       os.path.exists(os.path.join(prefix, "share", "ir2vec", "ir2vec-default-75d.json")))
+# The shipped inliner policy is found beside the installed programs, not in the build tree.
+ll = os.path.join(tmp, "inl.ll")
+open(ll, "w").write("define internal i32 @f(i32 %x) {\n  %y = mul i32 %x, %x\n  ret i32 %y\n}\n"
+                    "define i32 @g(i32 %a) {\n  %r = call i32 @f(i32 %a)\n  ret i32 %r\n}\n")
+r = run([os.path.join(prefix, "bin", "ir2vec"), "mlgo", "run", "--policy", "size", "--", "opt-22",
+         "-passes=default<Oz>", ll, "-o", os.path.join(tmp, "inl.bc")], ok=False)
+check("installed ir2vec runs the shipped size policy from share/ir2vec/policies",
+      r.returncode == 0 and os.path.exists(os.path.join(prefix, "share", "ir2vec", "policies", "inline-size.h5")), r.stderr)
 
 shutil.rmtree(tmp)
 sys.exit(res.summary())

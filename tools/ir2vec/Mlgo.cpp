@@ -10,6 +10,7 @@
 #include "mlgo/Collect.h"
 #include "mlgo/Eval.h"
 #include "mlgo/Explore.h"
+#include "mlgo/FineTune.h"
 #include "mlgo/Train.h"
 #include "runners/Models.h"
 #include "support/Files.h"
@@ -61,8 +62,18 @@ struct AblateOptions {
 
 struct TrainOptions {
   mlgo::TrainConfig Config;
-  std::string Exploration, Output, Observations = "none", Optimizer = "adam";
+  std::string Exploration, Output, Observations = "none", Optimizer = "adam",
+                                   Normalize = "quantile";
+  CLI::Option *FeaturesFlag = nullptr;
   bool Quiet = false;
+};
+
+struct FineTuneOptions {
+  mlgo::FineTuneConfig Config;
+  std::string Exploration, Model, Output, Optimizer = "adam", Method = "bias";
+  std::vector<std::string> Inputs;
+  unsigned Jobs = 0;
+  bool FromHeuristic = false, Quiet = false;
 };
 
 struct LogOptions {
@@ -173,7 +184,40 @@ llvm::Expected<support::Outcome> runTrain(TrainOptions &O, const support::Report
   if (!Opt)
     return Opt.takeError();
   O.Config.Optimizer.Kind = *Opt;
+  auto Norm = support::parseNamed<mlgo::IntegerNormalization>(mlgo::IntegerNormalizationNames,
+                                                             O.Normalize, "normalisation");
+  if (!Norm)
+    return Norm.takeError();
+  O.Config.Normalize = *Norm;
+  // Named inputs alone: no default groups besides them.
+  if (!O.Config.Inputs.empty() && O.FeaturesFlag->count() == 0)
+    O.Config.Groups.clear();
   return mlgo::runTraining(O.Exploration, O.Observations, O.Config, O.Output, R.handler());
+}
+
+llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
+                                                    const support::Reporter &R) {
+  auto Opt = learn::parseOptimizer(O.Optimizer);
+  if (!Opt)
+    return Opt.takeError();
+  mlgo::FineTuneConfig &C = O.Config;
+  C.Optimizer.Kind = *Opt;
+  C.Jobs = jobsOrHardware(O.Jobs);
+  C.ShowProgress = !O.Quiet;
+  C.Report = R.handler();
+  if (O.FromHeuristic == !O.Model.empty())
+    return support::usageError("start from --model FILE or from --from-heuristic (one of them)");
+  auto Method = support::parseNamed<mlgo::TuneMethod>(mlgo::TuneMethodNames, O.Method, "method");
+  if (!Method)
+    return Method.takeError();
+  C.Method = *Method;
+  mlgo::FineTuneStart From;
+  From.ModelPath = O.Model;
+  From.Heuristic = O.FromHeuristic;
+  return support::withCancellation([&](int Cancel) {
+    C.Tools.CancelFd = Cancel;
+    return mlgo::runFineTune(O.Exploration, From, O.Inputs, C, O.Output);
+  });
 }
 
 llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Reporter &R) {
@@ -416,11 +460,20 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   addOutput(*Train, T->Output, "Output model (HDF5, docs/formats/mlgo-model.md)",
             /*Stdout=*/false)
       ->required();
-  Train->add_option("--features", T->Config.Groups,
-                    "Feature groups the model reads (docs/mlgo.md: cost, callgraph, heuristic, "
-                    "embedding, module)")
+  T->FeaturesFlag = Train->add_option("--features", T->Config.Groups,
+                                     "Feature groups the model reads (docs/mlgo.md: cost, "
+                                     "callgraph, heuristic, embedding, module)")
+                       ->delimiter(',')
+                       ->type_name("GROUP,...");
+  Train->add_option("--inputs", T->Config.Inputs,
+                    "Further features the model reads, by name (alone: only these)")
       ->delimiter(',')
-      ->type_name("GROUP,...");
+      ->type_name("NAME,...");
+  Train->add_option("--normalize", T->Normalize,
+                    "Integer features: quantile buckets, z-scores or none (float features get "
+                    "z-scores unless none)")
+      ->check(CLI::IsMember(
+          support::names<mlgo::IntegerNormalization>(mlgo::IntegerNormalizationNames)));
   Train->add_option("--observations", T->Observations,
                     "The exploration's observation set: none (the compiler's features), "
                     "default or a vocabulary file given to explore --embeddings");
@@ -439,6 +492,55 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   setRun(Cmds, Train, [T, Checked] {
     support::Reporter R(MlgoToolName, T->Quiet);
     return finish(R, simpleExits(), Checked([&] { return runTrain(*T, R); }));
+  });
+
+  auto FT = std::make_shared<FineTuneOptions>();
+  ExitTable FineTuneExits = simpleExits();
+  FineTuneExits.Rows.push_back({"130", "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers "
+                                       "were killed, no model written"});
+  CLI::App *FineTune = addCommand(
+      *M, Cmds, "finetune",
+      "Fine-tune an inliner model on the .text of the training side of an exploration: a "
+      "line search over its output bias, or evolution strategies (antithetic pairs), with "
+      "the exploration's heuristic sizes as baselines; the tuned model is written if it "
+      "beats the start model on the whole training side, else the start model",
+      FineTuneExits);
+  FineTune->add_option("exploration", FT->Exploration, "Exploration file (mlgo explore)")
+      ->required();
+  FineTune->add_option("corpus", FT->Inputs,
+                       "The corpus inputs of the exploration, when its modules have recorded "
+                       "command lines");
+  FineTune->add_option("--model", FT->Model, "Start model (mlgo train)")->type_name("FILE");
+  addOutput(*FineTune, FT->Output, "Output model", /*Stdout=*/false)->required();
+  FineTune->add_flag("--from-heuristic", FT->FromHeuristic,
+                     "Start from the heuristic instead: a linear model on threshold, "
+                     "cost_estimate and inlining_default that answers as the heuristic "
+                     "(docs/mlgo.md)");
+  FineTune->add_option("--method", FT->Method,
+                       "bias: line search over the output bias (the operating point); es: "
+                       "evolution strategies on every parameter")
+      ->check(CLI::IsMember(support::names<mlgo::TuneMethod>(mlgo::TuneMethodNames)));
+  FineTune->add_option("--steps", FT->Config.Steps, "es: steps");
+  FineTune->add_option("--pairs", FT->Config.Pairs, "es: antithetic perturbation pairs per step");
+  FineTune->add_option("--modules-per-step", FT->Config.ModulesPerStep,
+                       "es: training modules (with decisions) sampled per step");
+  FineTune->add_option("--sigma", FT->Config.Sigma,
+                       "es: perturbation size (first-layer weights: relative to their input's "
+                       "robust spread)");
+  FineTune->add_option("--lr", FT->Config.Optimizer.LearningRate, "es: learning rate");
+  FineTune->add_option("--optimizer", FT->Optimizer, "es: sgd or adam")
+      ->check(CLI::IsMember(support::names<learn::OptimizerKind>(learn::OptimizerNames)));
+  FineTune->add_option("--seed", FT->Config.Seed, "es: seed (perturbations, module samples)");
+  addToolchainOptions(*FineTune, FT->Config.Tools);
+  FineTune->add_option("--timeout", FT->Config.Tools.TimeoutSeconds,
+                       "Kill a compiler after S seconds (0: no limit); counted with the "
+                       "heuristic's size")
+      ->type_name("S");
+  addJobs(*FineTune, FT->Jobs, "Compilations in parallel");
+  addQuiet(*FineTune, FT->Quiet, "No notes or progress line");
+  setRun(Cmds, FineTune, [FT, FineTuneExits, Checked] {
+    support::Reporter R(MlgoToolName, FT->Quiet);
+    return finish(R, FineTuneExits, Checked([&] { return runFineTuneCommand(*FT, R); }));
   });
 
   auto Pr = std::make_shared<std::pair<std::string, std::string>>();

@@ -1,0 +1,469 @@
+#include "mlgo/FineTune.h"
+
+#include "corpus/H5.h"
+#include "corpus/OrderedPipeline.h"
+#include "learn/Random.h"
+#include "mlgo/Explore.h"
+#include "mlgo/Train.h"
+#include "support/Files.h"
+#include "support/Process.h"
+#include "support/Progress.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace wb::mlgo {
+
+using runners::ModelFile;
+using support::Diagnostic;
+
+llvm::Error FineTuneConfig::validate() const {
+  if (Steps == 0 || Pairs == 0 || ModulesPerStep == 0)
+    return support::usageError("--steps, --pairs and --modules-per-step must be at least 1");
+  if (!(Sigma > 0))
+    return support::usageError("--sigma must be positive");
+  return Optimizer.validate();
+}
+
+namespace {
+
+std::vector<double> flatten(const ModelFile &M) {
+  std::vector<double> P;
+  for (const ModelFile::Layer &L : M.Layers) {
+    P.insert(P.end(), L.Weight.begin(), L.Weight.end());
+    P.insert(P.end(), L.Bias.begin(), L.Bias.end());
+  }
+  return P;
+}
+
+ModelFile withParameters(const ModelFile &Start, const arma::vec &P) {
+  ModelFile M = Start;
+  size_t K = 0;
+  for (ModelFile::Layer &L : M.Layers) {
+    for (double &W : L.Weight)
+      W = P(K++);
+    for (double &B : L.Bias)
+      B = P(K++);
+  }
+  return M;
+}
+
+/// Robust spread of each input-vector element over the observations: IQR / 1.349 (the
+/// standard deviation for normal data, unmoved by outliers), else the standard deviation,
+/// else 1 (a constant input).
+std::vector<double> inputSpreads(const arma::mat &X) {
+  std::vector<double> S(X.n_rows, 1.0);
+  for (arma::uword R = 0; R < X.n_rows && X.n_cols > 1; ++R) {
+    arma::rowvec V = arma::sort(X.row(R));
+    const double IQR = V(arma::uword(0.75 * (V.n_elem - 1))) - V(arma::uword(0.25 * (V.n_elem - 1)));
+    const double Std = arma::stddev(V);
+    S[R] = IQR > 1e-12 ? IQR / 1.349 : Std > 1e-12 ? Std : 1.0;
+  }
+  return S;
+}
+
+struct Compiled1 {
+  int64_t Size = -1;
+  std::string Error;
+};
+
+/// The line search over the output bias (TuneMethod::Bias).
+template <typename EvaluateFn, typename ReductionFn>
+llvm::Expected<FineTuneResult> searchBias(const ModelFile &Start,
+                                          const features::DatasetTable &Observations,
+                                          const std::vector<size_t> &Active, int64_t Constant,
+                                          EvaluateFn &Evaluate, ReductionFn &Reduction,
+                                          const FineTuneConfig &C, FineTuneResult &R) {
+  const arma::mat Z = runners::Network::of(Start).forward(inputMatrix(Start, Observations));
+  std::vector<double> Pos, Neg; // outputs of inlining decisions, ascending; of refusals, by
+                                // decreasing output
+  for (arma::uword I = 0; I < Z.n_cols; ++I)
+    (Z(0, I) > 0 ? Pos : Neg).push_back(Z(0, I));
+  std::sort(Pos.begin(), Pos.end());
+  std::sort(Neg.begin(), Neg.end(), std::greater<double>());
+  // The shift that flips the first K of V (V sorted by closeness to zero): halfway to the
+  // next, so that no decision sits on the boundary.
+  auto ShiftFor = [](const std::vector<double> &V, size_t K) {
+    const double A = std::abs(V[K - 1]), B = K < V.size() ? std::abs(V[K]) : A + 1;
+    return (A + B) / 2;
+  };
+  auto Shifted = [&](double Shift) {
+    ModelFile M = Start;
+    M.Layers.back().Bias[0] += Shift;
+    return std::make_shared<const ModelFile>(std::move(M));
+  };
+  // Shares of decisions flipped: positive = inlines refused, negative = refusals inlined.
+  auto Run = [&](std::vector<double> Shares) -> llvm::Error {
+    std::vector<std::shared_ptr<const ModelFile>> Cands;
+    std::vector<FineTuneResult::Candidate> Rows;
+    for (double F : Shares) {
+      const std::vector<double> &V = F > 0 ? Pos : Neg;
+      const size_t K = size_t(std::ceil(std::abs(F) * double(V.size())));
+      if (K == 0 || K > V.size())
+        continue;
+      const double Shift = F > 0 ? -ShiftFor(V, K) : ShiftFor(V, K);
+      if (std::any_of(R.Searched.begin(), R.Searched.end(),
+                      [&](const FineTuneResult::Candidate &X) { return X.Shift == Shift; }))
+        continue;
+      Cands.push_back(Shifted(Shift));
+      Rows.push_back({F, Shift, 0});
+    }
+    if (Cands.empty())
+      return llvm::Error::success();
+    auto Sizes = Evaluate(Cands, Active);
+    if (!Sizes)
+      return Sizes.takeError();
+    for (size_t I = 0; I < Rows.size(); ++I) {
+      Rows[I].Reduction = Reduction((*Sizes)[I], Active, Constant);
+      C.Report({Diagnostic::Note,
+                llvm::formatv("{0} {1:P2} of the {2} decisions: training-side reduction {3:P3}",
+                              Rows[I].Flipped > 0 ? "refusing" : "inlining",
+                              std::abs(Rows[I].Flipped), Rows[I].Flipped > 0 ? "inlining" : "refused",
+                              Rows[I].Reduction)
+                    .str()});
+      R.Searched.push_back(Rows[I]);
+    }
+    return llvm::Error::success();
+  };
+  // The start itself, then a coarse grid, then around the best.
+  {
+    auto Sizes = Evaluate({std::make_shared<const ModelFile>(Start)}, Active);
+    if (!Sizes)
+      return Sizes.takeError();
+    R.StartReduction = Reduction((*Sizes)[0], Active, Constant);
+    R.Searched.push_back({0, 0, R.StartReduction});
+  }
+  if (llvm::Error E = Run({0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, -0.005, -0.01,
+                           -0.02, -0.04}))
+    return E;
+  auto Best = [&] {
+    return *std::max_element(R.Searched.begin(), R.Searched.end(),
+                             [](const auto &A, const auto &B) { return A.Reduction < B.Reduction; });
+  };
+  if (const double F = Best().Flipped; F != 0)
+    if (llvm::Error E = Run({F * std::sqrt(2.0), F / std::sqrt(2.0)}))
+      return E;
+  const FineTuneResult::Candidate B = Best();
+  R.TunedReduction = B.Reduction;
+  R.Kept = B.Shift != 0 && B.Reduction > R.StartReduction;
+  R.Model = R.Kept ? *Shifted(B.Shift) : Start;
+  return std::move(R);
+}
+
+} // namespace
+
+llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vector<TuneModule> &Modules,
+                                        const features::DatasetTable &Observations,
+                                        const FineTuneConfig &C) {
+  if (llvm::Error E = C.validate())
+    return E;
+  if (Start.ForTask != runners::Task::Inline)
+    return support::makeError("fine-tuning is for inliner models (task inline)");
+  // Modules without decisions keep the heuristic's size whatever the policy: not compiled.
+  std::vector<size_t> Active;
+  int64_t Constant = 0, Total = 0;
+  for (size_t I = 0; I < Modules.size(); ++I) {
+    Total += Modules[I].Baseline;
+    if (Modules[I].Decisions)
+      Active.push_back(I);
+    else
+      Constant += Modules[I].Baseline;
+  }
+  if (Active.empty() || Total <= 0)
+    return support::makeError("no training module asks an inlining question: nothing to tune");
+
+  // Parameters u, the model being Start + Scale * u; first-layer weights scaled by 1/spread.
+  const std::vector<double> Theta0 = flatten(Start);
+  arma::vec Scale(Theta0.size(), arma::fill::ones);
+  {
+    const std::vector<double> Spread = inputSpreads(inputMatrix(Start, Observations));
+    const ModelFile::Layer &L0 = Start.Layers.front();
+    for (unsigned O = 0; O < L0.Out; ++O)
+      for (unsigned J = 0; J < L0.In && J < Spread.size(); ++J)
+        Scale(O * L0.In + J) = 1 / Spread[J];
+  }
+  const arma::vec Base(Theta0);
+  arma::mat U(Theta0.size(), 1, arma::fill::zeros);
+  learn::Optimizer Opt(C.Optimizer, {arma::size(U)});
+
+  FineTuneResult R;
+  // .text of each candidate on each module of Mods (failures: the heuristic's size, counted).
+  auto Evaluate = [&](const std::vector<std::shared_ptr<const ModelFile>> &Cands,
+                      const std::vector<size_t> &Mods)
+      -> llvm::Expected<std::vector<std::vector<int64_t>>> {
+    std::vector<std::vector<int64_t>> Sizes(Cands.size(), std::vector<int64_t>(Mods.size()));
+    corpus::OrderedPipeline<Compiled1> Pipe(C.Jobs, 2 * C.Jobs);
+    llvm::Error E = Pipe.run(
+        0, Cands.size() * Mods.size(), [] { return corpus::NoState(); },
+        [&](size_t J, corpus::NoState &) {
+          Compiled1 Out;
+          const TuneModule &M = Modules[Mods[J % Mods.size()]];
+          std::shared_ptr<const ModelFile> Model = Cands[J / Mods.size()];
+          auto Dir = support::TempDir::create("ir2vec-finetune");
+          if (!Dir) {
+            Out.Error = llvm::toString(Dir.takeError());
+            return Out;
+          }
+          runners::SessionConfig S;
+          S.T = runners::Task::Inline;
+          S.MakePolicy = [Model]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+            return runners::makeModelPolicy(*Model);
+          };
+          auto Res = compileModule(M.Path, C.Tools, &S, *Dir, "policy");
+          if (Res)
+            Out.Size = Res->TextSize;
+          else
+            Out.Error = llvm::toString(Res.takeError());
+          return Out;
+        },
+        [&](size_t J, Compiled1 &&X) -> llvm::Error {
+          if (support::cancelled(C.Tools.CancelFd))
+            return support::interruptedError("interrupted; no model written");
+          ++R.Compilations;
+          const TuneModule &M = Modules[Mods[J % Mods.size()]];
+          if (!X.Error.empty()) {
+            ++R.Failed;
+            C.Report({Diagnostic::Warning, M.Path + ": " + X.Error + " (counted with the "
+                                                                     "heuristic's size)"});
+            X.Size = M.Baseline;
+          }
+          Sizes[J / Mods.size()][J % Mods.size()] = X.Size;
+          return llvm::Error::success();
+        });
+    if (E)
+      return E;
+    return Sizes;
+  };
+  auto Reduction = [&](const std::vector<int64_t> &Sizes, const std::vector<size_t> &Mods,
+                       int64_t ExtraBase) {
+    double Pol = double(ExtraBase), B = double(ExtraBase);
+    for (size_t K = 0; K < Mods.size(); ++K) {
+      Pol += double(Sizes[K]);
+      B += double(Modules[Mods[K]].Baseline);
+    }
+    return B > 0 ? 1 - Pol / B : 0.0;
+  };
+  auto Candidate = [&](const arma::vec &UVec) {
+    return std::make_shared<const ModelFile>(withParameters(Start, Base + Scale % UVec));
+  };
+
+  if (C.Method == TuneMethod::Bias)
+    return searchBias(Start, Observations, Active, Constant, Evaluate, Reduction, C, R);
+
+  support::Progress Bar("steps", C.Steps, C.ShowProgress);
+  for (unsigned Step = 0; Step < C.Steps; ++Step) {
+    learn::Rng G(C.Seed * 0x9E3779B97F4A7C15ull + Step + 1);
+    // The step's modules: a seeded sample without replacement (all when fewer).
+    std::vector<size_t> Mods = Active;
+    const size_t K = std::min<size_t>(C.ModulesPerStep, Mods.size());
+    for (size_t I = 0; I < K; ++I)
+      std::swap(Mods[I], Mods[I + learn::below(G, uint32_t(Mods.size() - I))]);
+    Mods.resize(K);
+    std::sort(Mods.begin(), Mods.end());
+    std::vector<arma::vec> Eps(C.Pairs, arma::vec(U.n_rows));
+    std::vector<std::shared_ptr<const ModelFile>> Cands;
+    for (arma::vec &E : Eps) {
+      for (double &V : E)
+        V = learn::normal(G);
+      Cands.push_back(Candidate(U.col(0) + C.Sigma * E));
+      Cands.push_back(Candidate(U.col(0) - C.Sigma * E));
+    }
+    auto Sizes = Evaluate(Cands, Mods);
+    if (!Sizes)
+      return Sizes.takeError();
+    std::vector<double> F;
+    for (const std::vector<int64_t> &S : *Sizes)
+      F.push_back(Reduction(S, Mods, 0));
+    const arma::vec FV(F);
+    R.StepFitness.push_back(arma::mean(FV));
+    // Antithetic estimate of the smoothed fitness's gradient, in units of the fitness spread
+    // (the step size then does not depend on how much .text the sample holds).
+    const double Spread = F.size() > 1 ? arma::stddev(FV) : 0;
+    if (Spread > 1e-12) {
+      arma::mat Grad(U.n_rows, 1, arma::fill::zeros);
+      for (unsigned P = 0; P < C.Pairs; ++P)
+        Grad.col(0) += (F[2 * P] - F[2 * P + 1]) * Eps[P];
+      Grad /= -(2.0 * C.Pairs * C.Sigma * Spread); // the optimizer descends: ascend the fitness
+      Opt.step(0, U, Grad);
+    }
+    Bar.clear();
+    C.Report({Diagnostic::Note,
+              llvm::formatv("step {0}/{1}: {2} modules, fitness mean {3:P3}, best {4:P3}",
+                            Step + 1, C.Steps, K, R.StepFitness.back(), arma::max(FV))
+                  .str()});
+    Bar.update(Step + 1, llvm::formatv("fitness {0:P3}", R.StepFitness.back()).str());
+  }
+  Bar.clear();
+
+  // The start and the tuned model on the whole training side.
+  const std::shared_ptr<const ModelFile> Tuned = Candidate(U.col(0));
+  auto Final = Evaluate({std::make_shared<const ModelFile>(Start), Tuned}, Active);
+  if (!Final)
+    return Final.takeError();
+  R.StartReduction = Reduction((*Final)[0], Active, Constant);
+  R.TunedReduction = Reduction((*Final)[1], Active, Constant);
+  R.Kept = R.TunedReduction > R.StartReduction;
+  R.Model = R.Kept ? *Tuned : Start;
+  return R;
+}
+
+llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
+                                             const FineTuneStart &From,
+                                             const std::vector<std::string> &CorpusArgs,
+                                             FineTuneConfig C, const std::string &Output) {
+  const std::string ModelPath = From.Heuristic ? "the heuristic" : From.ModelPath;
+  if (Output.empty() || Output == "-")
+    return support::usageError("finetune needs an output file: -o MODEL.h5");
+  if (llvm::Error E = loadRecordedCommands(C.Tools, CorpusArgs))
+    return E;
+  namespace h5 = corpus::h5;
+  std::vector<TuneModule> Modules;
+  std::string Split;
+  std::optional<features::DatasetTable> Obs;
+  std::optional<ModelFile> Start;
+  if (!From.Heuristic) {
+    auto M = runners::readModelFile(From.ModelPath);
+    if (!M)
+      return M.takeError();
+    Start = std::move(*M);
+  }
+  try {
+    H5::Exception::dontPrint();
+    H5::H5File F(Exploration, H5F_ACC_RDONLY);
+    if (!F.attrExists("schema") || h5::readStrAttr(F, "schema") != ExplorationSchema)
+      return support::fileError(Exploration, llvm::Twine("not an exploration (expected "
+                                                         "attribute schema = ") +
+                                                 ExplorationSchema + ")");
+    if (F.attrExists("side") && h5::readStrAttr(F, "side") == "test")
+      return support::fileError(Exploration, "an exploration of the held-out side is for "
+                                             "evaluation only; fine-tune on the training side");
+    if (F.attrExists("toolchain") && h5::readStrAttr(F, "toolchain") != C.Tools.fingerprint())
+      return support::fileError(
+          Exploration, "its modules were compiled with another toolchain or other command "
+                       "lines (" + h5::readStrAttr(F, "toolchain") + "); give the corpus "
+                       "inputs and the toolchain options of the exploration");
+    Split = h5::readStrAttr(F, "split");
+    H5::DataSet P = F.openDataSet("modules/path"), B = F.openDataSet("modules/baseline_text_size"),
+                Er = F.openDataSet("modules/error"), First = F.openDataSet("modules/first_rollout"),
+                Count = F.openDataSet("rollouts/decision_count");
+    const uint64_t N = h5::extentOf(P);
+    if (h5::extentOf(B) != N || h5::extentOf(Er) != N || h5::extentOf(First) != N)
+      return support::fileError(Exploration, "/modules datasets of different lengths");
+    const auto Paths = h5::readStrings(P, 0, N), Errors = h5::readStrings(Er, 0, N);
+    const auto Base = h5::readNumbers<int64_t>(B, H5::PredType::NATIVE_INT64, 0, N, 1);
+    const auto Firsts = h5::readNumbers<int64_t>(First, H5::PredType::NATIVE_INT64, 0, N, 1);
+    const uint64_t NR = h5::extentOf(Count);
+    const auto Counts = h5::readNumbers<int64_t>(Count, H5::PredType::NATIVE_INT64, 0, NR, 1);
+    for (uint64_t I = 0; I < N; ++I) {
+      if (!Errors[I].empty())
+        continue;
+      if (Firsts[I] < 0 || uint64_t(Firsts[I]) >= NR || Base[I] < 0)
+        return support::fileError(Exploration, "module " + std::to_string(I) +
+                                                   ": first_rollout or baseline out of range");
+      Modules.push_back({Paths[I], Base[I], size_t(std::max<int64_t>(0, Counts[Firsts[I]]))});
+    }
+    // The observation set that has every input of the model (for a heuristic start: the
+    // first set that has every input it selects).
+    H5::Group O = F.openGroup("observations");
+    std::string Why;
+    for (hsize_t I = 0; I < O.getNumObjs() && !Obs; ++I) {
+      auto D = features::readDataset(Exploration, "/observations/" + std::to_string(I));
+      if (!D)
+        return D.takeError();
+      if (From.Heuristic) {
+        auto M = heuristicModel(*D);
+        if (!M) {
+          Why = llvm::toString(M.takeError());
+          continue;
+        }
+        Start = std::move(*M);
+      }
+      if (std::all_of(Start->Inputs.begin(), Start->Inputs.end(),
+                      [&](const features::TensorSpec &S) { return D->find(S.Name).has_value(); }))
+        Obs = std::move(*D);
+    }
+    if (!Obs && !Why.empty())
+      return support::makeError(Why);
+  } catch (const H5::Exception &E) {
+    return h5::h5Error(Exploration, E);
+  }
+  if (!Obs)
+    return support::fileError(Exploration, "no observation set has every input of " + ModelPath +
+                                               " (embedding inputs need an exploration with "
+                                               "--embeddings)");
+  auto R = fineTune(*Start, Modules, *Obs, C);
+  if (!R)
+    return R.takeError();
+  auto ModelSHA = From.Heuristic ? llvm::Expected<std::string>(std::string("-"))
+                                 : support::sha256OfFile(ModelPath);
+  auto ExplorationSHA = support::sha256OfFile(Exploration);
+  if (!ModelSHA)
+    return ModelSHA.takeError();
+  if (!ExplorationSHA)
+    return ExplorationSHA.takeError();
+  std::string Hyper;
+  llvm::raw_string_ostream(Hyper) << llvm::json::Value(llvm::json::Object{
+      {"method", C.Method == TuneMethod::ES
+                     ? "es: evolution strategies (antithetic pairs, fitness-normalised gradient)"
+                     : "bias: line search over the output bias on the training side"},
+      {"steps", int64_t(C.Steps)},
+      {"pairs", int64_t(C.Pairs)},
+      {"modules_per_step", int64_t(C.ModulesPerStep)},
+      {"sigma", C.Sigma},
+      {"optimizer", learn::optimizerName(C.Optimizer.Kind)},
+      {"learning_rate", C.Optimizer.LearningRate},
+      {"seed", int64_t(C.Seed)}});
+  llvm::json::Array Fit;
+  for (double F : R->StepFitness)
+    Fit.push_back(F);
+  for (const FineTuneResult::Candidate &X : R->Searched)
+    Fit.push_back(llvm::json::Object{
+        {"flipped", X.Flipped}, {"bias_shift", X.Shift}, {"training_reduction", X.Reduction}});
+  std::string FitText;
+  llvm::raw_string_ostream(FitText) << llvm::json::Value(std::move(Fit));
+  ModelFile &M = R->Model;
+  auto Set = [&M](const std::string &K, const std::string &V) {
+    for (auto &[Key, Value] : M.Provenance)
+      if (Key == K) {
+        Value = V;
+        return;
+      }
+    M.Provenance.emplace_back(K, V);
+  };
+  Set("finetuned_by", "ir2vec mlgo finetune");
+  Set("finetuned_from", llvm::sys::path::filename(ModelPath).str());
+  if (From.Heuristic) {
+    Set("created_by", "ir2vec mlgo finetune --from-heuristic");
+    Set("llvm_version", WB_LLVM_VERSION);
+    Set("tool_version", WB_VERSION);
+    Set("split", Split);
+  }
+  Set("finetuned_from_sha256", *ModelSHA);
+  Set("finetune_data", llvm::sys::path::filename(Exploration).str());
+  Set("finetune_data_sha256", *ExplorationSHA);
+  Set("finetune_hyperparameters", Hyper);
+  Set(C.Method == TuneMethod::ES ? "finetune_step_fitness" : "finetune_search", FitText);
+  Set("finetune_training_reduction_start", llvm::formatv("{0:f6}", R->StartReduction).str());
+  Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R->TunedReduction).str());
+  Set("finetune_kept", R->Kept ? "true" : "false");
+  Set("finetune_compilations", std::to_string(R->Compilations));
+  if (llvm::Error E = runners::writeModelFile(Output, M))
+    return E;
+  C.Report({Diagnostic::Note,
+            llvm::formatv("training-side .text reduction {0:P3} with the start model, {1:P3} "
+                          "fine-tuned: {2} ({3} compilations, {4} failed)",
+                          R->StartReduction, R->TunedReduction,
+                          R->Kept ? "the fine-tuned model is written"
+                                  : "no gain, the start model is written",
+                          R->Compilations, R->Failed)
+                .str()});
+  return support::Outcome::complete();
+}
+
+} // namespace wb::mlgo

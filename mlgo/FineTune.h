@@ -1,0 +1,101 @@
+// Fine-tuning of an inliner policy on the .text it gives, the objective itself, on the
+// training side of an exploration (`ir2vec mlgo finetune`; shared doc policy-training.md,
+// sections 1 and 6). Behavioural cloning imitates the best decisions exploration found, but
+// those labels are sparse (most decisions were never flipped), so a cloned policy mostly
+// copies the heuristic. Two black-box methods compile training modules with candidate
+// policies (the heuristic's sizes come from the exploration: cached baselines; modules
+// without decisions are not compiled) and keep what shrinks the training side:
+//
+//  * bias: a line search over the output bias, the policy's operating point. Candidates flip
+//    the least confident of its inlining decisions (the lowest positive outputs over the
+//    training observations; 0.5% to 64% of them) or of its refusals, then refine around the
+//    best. From the heuristic (--from-heuristic, mlgo/Train.h heuristicModel) this tunes the
+//    margin below the heuristic's threshold at which it still inlines.
+//  * es: evolution strategies on every parameter: each step draws Pairs antithetic
+//    perturbations, compiles a sample of modules with each, and moves along the
+//    fitness-weighted perturbations (Adam). First-layer weights are perturbed relative to the
+//    robust spread of their input over the training observations.
+//
+// The fitness of a policy on modules S is the total reduction 1 - Σ policy / Σ heuristic over
+// S (the headline metric). The result is the tuned model if it reduces the whole training
+// side more than the start model, else the start model ("where it helps"); both figures and
+// the search are in the output's provenance.
+#pragma once
+
+#include "features/Dataset.h"
+#include "learn/Optimizer.h"
+#include "mlgo/Compile.h"
+#include "mlgo/Train.h"
+#include "runners/Models.h"
+#include "support/Diagnostics.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wb::mlgo {
+
+enum class TuneMethod { Bias, ES };
+inline constexpr support::Named<TuneMethod> TuneMethodNames[] = {{TuneMethod::Bias, "bias"},
+                                                                {TuneMethod::ES, "es"}};
+
+struct FineTuneConfig {
+  TuneMethod Method = TuneMethod::Bias;
+  unsigned Steps = 20, Pairs = 8, ModulesPerStep = 64; // es
+  double Sigma = 0.1;
+  learn::OptimizerConfig Optimizer{learn::OptimizerKind::Adam, 0.05};
+  uint64_t Seed = 1;
+  Toolchain Tools;
+  unsigned Jobs = 1;
+  bool ShowProgress = false;
+  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
+
+  llvm::Error validate() const;
+};
+
+/// A training module as the exploration recorded it.
+struct TuneModule {
+  std::string Path;
+  int64_t Baseline = -1; // .text with the heuristic
+  size_t Decisions = 0;  // questions the compiler asked with the heuristic
+};
+
+struct FineTuneResult {
+  runners::ModelFile Model;
+  std::vector<double> StepFitness; // es: mean fitness of each step's perturbed policies
+  /// bias: each candidate (the share of decisions it flips, negative for refusals turned into
+  /// inlines; its bias shift; the training-side reduction).
+  struct Candidate {
+    double Flipped, Shift, Reduction;
+  };
+  std::vector<Candidate> Searched;
+  double StartReduction = 0, TunedReduction = 0; // over the whole training side
+  bool Kept = false;                              // the tuned model is better and returned
+  size_t Compilations = 0, Failed = 0;
+};
+
+/// Fine-tunes Start on Modules (those without decisions count with their heuristic size).
+/// Observations (the exploration's, with every input Start reads) give the perturbation
+/// scales.
+llvm::Expected<FineTuneResult> fineTune(const runners::ModelFile &Start,
+                                        const std::vector<TuneModule> &Modules,
+                                        const features::DatasetTable &Observations,
+                                        const FineTuneConfig &C);
+
+/// Where fine-tuning starts: a model file, or the heuristic (mlgo/Train.h heuristicModel).
+struct FineTuneStart {
+  std::string ModelPath;
+  bool Heuristic = false;
+};
+
+/// `ir2vec mlgo finetune`: the training modules and observations of Exploration, the start
+/// model, the result (with provenance) in Output. CorpusArgs are the corpus inputs the
+/// exploration was made from when its modules have recorded command lines (the toolchain
+/// must be the exploration's).
+llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
+                                             const FineTuneStart &From,
+                                             const std::vector<std::string> &CorpusArgs,
+                                             FineTuneConfig C, const std::string &Output);
+
+} // namespace wb::mlgo
