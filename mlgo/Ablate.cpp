@@ -475,7 +475,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
     std::vector<std::string> Paths = corpus::h5::readStrings(P, 0, N), Errs = corpus::h5::readStrings(Er, 0, N);
     std::vector<int64_t> Sizes = corpus::h5::readNumbers<int64_t>(B, H5::PredType::NATIVE_INT64, 0, N, 1);
     for (uint64_t I = 0; I < N; ++I)
-      TrainBase.push_back({Paths[I], Errs[I], Sizes[I], -1, 0});
+      TrainBase.push_back({Paths[I], Errs[I], Sizes[I], -1, 0, ""});
   } catch (const H5::Exception &E) {
     return corpus::h5::h5Error(Train, E);
   }

@@ -12,15 +12,34 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace wb::mlgo {
 
 using support::Diagnostic;
 
+namespace {
+
+double reductionOf(double Base, double Policy) { return Base > 0 ? 1 - Policy / Base : 0.0; }
+
+/// The 95% percentile interval of Draw() over Resamples draws.
+template <typename DrawFn>
+std::pair<double, double> percentileInterval(unsigned Resamples, DrawFn Draw) {
+  std::vector<double> R(Resamples);
+  for (double &X : R)
+    X = Draw();
+  std::sort(R.begin(), R.end());
+  return {R[size_t(0.025 * (Resamples - 1) + 0.5)], R[size_t(0.975 * (Resamples - 1) + 0.5)]};
+}
+
+} // namespace
+
 EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
                       unsigned Resamples) {
   EvalSummary S;
   std::vector<const EvalModule *> Ok;
+  std::map<std::string, size_t> PackageIndex;
   for (const EvalModule &M : Modules) {
     ++S.Modules;
     if (!M.Error.empty() || M.Baseline < 0 || M.Policy < 0) {
@@ -32,26 +51,44 @@ EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
     S.PolicyTotal += M.Policy;
     S.Grown += M.Policy > M.Baseline;
     S.Shrunk += M.Policy < M.Baseline;
+    auto [It, New] = PackageIndex.try_emplace(M.Package, S.Packages.size());
+    if (New)
+      S.Packages.push_back({M.Package});
+    PackageSummary &P = S.Packages[It->second];
+    ++P.Modules;
+    P.BaselineTotal += M.Baseline;
+    P.PolicyTotal += M.Policy;
+    P.Grown += M.Policy > M.Baseline;
+    P.Shrunk += M.Policy < M.Baseline;
   }
-  auto Reduction = [](double Base, double Policy) { return Base > 0 ? 1 - Policy / Base : 0.0; };
-  S.Reduction = Reduction(double(S.BaselineTotal), double(S.PolicyTotal));
+  for (PackageSummary &P : S.Packages)
+    P.Reduction = reductionOf(double(P.BaselineTotal), double(P.PolicyTotal));
+  S.Reduction = reductionOf(double(S.BaselineTotal), double(S.PolicyTotal));
   if (Ok.empty())
     return S;
   // Percentile bootstrap over modules: the unit the corpus is sampled in.
   learn::Rng G(Seed);
-  std::vector<double> R(Resamples);
-  for (unsigned B = 0; B < Resamples; ++B) {
+  std::tie(S.Low, S.High) = percentileInterval(Resamples, [&] {
     double Base = 0, Pol = 0;
     for (size_t K = 0; K < Ok.size(); ++K) {
       const EvalModule &M = *Ok[learn::below(G, uint32_t(Ok.size()))];
       Base += double(M.Baseline);
       Pol += double(M.Policy);
     }
-    R[B] = Reduction(Base, Pol);
-  }
-  std::sort(R.begin(), R.end());
-  S.Low = R[size_t(0.025 * (Resamples - 1) + 0.5)];
-  S.High = R[size_t(0.975 * (Resamples - 1) + 0.5)];
+    return reductionOf(Base, Pol);
+  });
+  // And over packages (a cluster bootstrap), with its own generator so that the module
+  // interval stays what it was.
+  learn::Rng GP(Seed ^ 0x9e3779b97f4a7c15ULL);
+  std::tie(S.PackageLow, S.PackageHigh) = percentileInterval(Resamples, [&] {
+    double Base = 0, Pol = 0;
+    for (size_t K = 0; K < S.Packages.size(); ++K) {
+      const PackageSummary &P = S.Packages[learn::below(GP, uint32_t(S.Packages.size()))];
+      Base += double(P.BaselineTotal);
+      Pol += double(P.PolicyTotal);
+    }
+    return reductionOf(Base, Pol);
+  });
   return S;
 }
 
@@ -94,7 +131,7 @@ std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Paths,
                                          const EvalRunConfig &C) {
   std::vector<EvalModule> Modules;
   for (const std::string &P : Paths)
-    Modules.push_back({P, "", -1, -1, 0});
+    Modules.push_back({P, "", -1, -1, 0, ""});
   measureAll(Modules, C, "baseline", [&](EvalModule &M, const support::TempDir &D) {
     llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, nullptr, D, "oz");
     if (!R)
@@ -132,8 +169,18 @@ llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const 
                                       {"baseline_text_size", M.Baseline},
                                       {"policy_text_size", M.Policy},
                                       {"decisions", int64_t(M.Decisions)},
+                                      {"package", M.Package},
                                       {"error", M.Error}});
   }
+  llvm::json::Array Packages;
+  for (const PackageSummary &P : Sum.Packages)
+    Packages.push_back(llvm::json::Object{{"package", P.Key},
+                                          {"modules", int64_t(P.Modules)},
+                                          {"grown", int64_t(P.Grown)},
+                                          {"shrunk", int64_t(P.Shrunk)},
+                                          {"baseline_text_size", P.BaselineTotal},
+                                          {"policy_text_size", P.PolicyTotal},
+                                          {"reduction", P.Reduction}});
   llvm::json::Object Policy{{"name", J.PolicyLabel}};
   if (!J.ModelPath.empty()) {
     auto SHA = support::sha256OfFile(J.ModelPath);
@@ -163,7 +210,9 @@ llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const 
                           {"baseline_text_size", Sum.BaselineTotal},
                           {"policy_text_size", Sum.PolicyTotal},
                           {"reduction", Sum.Reduction},
-                          {"ci95", llvm::json::Array{Sum.Low, Sum.High}}}},
+                          {"ci95", llvm::json::Array{Sum.Low, Sum.High}},
+                          {"ci95_packages", llvm::json::Array{Sum.PackageLow, Sum.PackageHigh}}}},
+      {"packages", std::move(Packages)},
       {"modules", std::move(Rows)}};
 }
 
@@ -180,6 +229,9 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
       return P.takeError();
   }
   std::vector<EvalModule> Modules = measureBaselines(S->modules(J.TestSide), C);
+  for (size_t I = 0, K = 0; I < S->Modules.size(); ++I)
+    if (S->Test[I] == J.TestSide)
+      Modules[K++].Package = S->Keys[I];
   if (support::cancelled(C.Tools.CancelFd))
     return support::interruptedError("interrupted; no output written");
   measurePolicy(Modules, J.Session, J.Embeddings, C);
@@ -201,17 +253,21 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
           h5::writeAttr(F, "reduction", Sum.Reduction);
           h5::writeAttr(F, "ci95_low", Sum.Low);
           h5::writeAttr(F, "ci95_high", Sum.High);
-          std::vector<std::string> Paths, Errors;
+          h5::writeAttr(F, "ci95_packages_low", Sum.PackageLow);
+          h5::writeAttr(F, "ci95_packages_high", Sum.PackageHigh);
+          std::vector<std::string> Paths, Errors, Keys;
           std::vector<double> Base, Pol;
           for (const EvalModule &M : Modules) {
             Paths.push_back(M.Path);
             Errors.push_back(M.Error);
+            Keys.push_back(M.Package);
             Base.push_back(double(M.Baseline));
             Pol.push_back(double(M.Policy));
           }
           H5::Group G = h5::createGroup(F, "modules");
           h5::writeStrings(G, "path", Paths);
           h5::writeStrings(G, "error", Errors);
+          h5::writeStrings(G, "package", Keys);
           h5::writeMatrix(G, "baseline_text_size", Base.data(), Base.size(), 1);
           h5::writeMatrix(G, "policy_text_size", Pol.data(), Pol.size(), 1);
         }))
@@ -223,10 +279,12 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
     return E;
   C.Report({Diagnostic::Note,
             llvm::formatv("{0} on {1} {2} modules: .text {3} bytes vs -Oz {4}: reduction "
-                          "{5:P2} (95% interval {6:P2} to {7:P2}); {8} grow, {9} shrink",
+                          "{5:P2} (95% interval {6:P2} to {7:P2}; over {10} packages {11:P2} to "
+                          "{12:P2}); {8} grow, {9} shrink",
                           J.PolicyLabel, Sum.Modules - Sum.Failed, J.TestSide ? "held-out" : "training",
                           Sum.PolicyTotal, Sum.BaselineTotal, Sum.Reduction, Sum.Low, Sum.High,
-                          Sum.Grown, Sum.Shrunk)
+                          Sum.Grown, Sum.Shrunk, Sum.Packages.size(), Sum.PackageLow,
+                          Sum.PackageHigh)
                 .str()});
   if (Sum.Failed)
     return support::Outcome::partial(std::to_string(Sum.Failed) + " of " +

@@ -25,6 +25,15 @@ struct EvalModule {
   std::string Path, Error;
   int64_t Baseline = -1, Policy = -1; // .text bytes; -1 when not measured
   size_t Decisions = 0;
+  std::string Package; // the module's key in the split ("" when not known)
+};
+
+/// The sums of one package (split key).
+struct PackageSummary {
+  std::string Key;
+  size_t Modules = 0, Grown = 0, Shrunk = 0;
+  int64_t BaselineTotal = 0, PolicyTotal = 0;
+  double Reduction = 0;
 };
 
 struct EvalSummary {
@@ -32,9 +41,15 @@ struct EvalSummary {
   int64_t BaselineTotal = 0, PolicyTotal = 0;
   double Reduction = 0;        // 1 - PolicyTotal / BaselineTotal
   double Low = 0, High = 0;    // 95% bootstrap interval of Reduction over modules
+  /// The same with packages as the unit resampled: modules of one package are alike, so this
+  /// interval says how much the figure depends on which packages were held out. Equal to
+  /// Reduction when the modules come from one package.
+  double PackageLow = 0, PackageHigh = 0;
+  std::vector<PackageSummary> Packages; // in order of first appearance
 };
 
-/// Sums and the bootstrap interval (Resamples resamplings of the measured modules, seeded).
+/// Sums, per-package sums and both bootstrap intervals (Resamples resamplings of the measured
+/// modules, and of their packages, seeded).
 EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
                       unsigned Resamples = 1000);
 

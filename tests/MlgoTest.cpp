@@ -679,7 +679,7 @@ TEST(Ablation, PooledReductionByHand) {
     std::vector<mlgo::EvalModule> E;
     const int64_t Base[] = {100, 200, 300, 400};
     for (size_t I = 0; I < 4; ++I)
-      E.push_back({"m" + std::to_string(I), "", Base[I], Policy[I], 1});
+      E.push_back({"m" + std::to_string(I), "", Base[I], Policy[I], 1, ""});
     return E;
   };
   std::vector<std::vector<mlgo::EvalModule>> A = {Evals({90, 200, 310, 1}), Evals({80, 190, 300, 1})};
@@ -703,6 +703,39 @@ TEST(Ablation, PooledReductionByHand) {
   EXPECT_EQ(Self.DiffLow, 0);
   EXPECT_EQ(Self.DiffHigh, 0);
   EXPECT_DOUBLE_EQ(Self.Mean, P.Mean);
+}
+
+// Per-package sums and the package bootstrap by hand. Package A: two modules, -Oz 60 + 40,
+// policy 54 + 36 (reduction 0.1); package B: two modules, -Oz 50 + 50, policy 50 + 50 (0). A
+// package resample is {A,A} (0.1), {B,B} (0) or {A,B} (0.05), each of the extremes with
+// probability 1/4, far above 2.5%: the package interval is exactly [0, 0.1]. A failed module
+// counts in no package.
+TEST(Evaluation, PackagesAndTheirBootstrapByHand) {
+  std::vector<mlgo::EvalModule> E = {{"a1", "", 60, 54, 1, "A"}, {"b1", "", 50, 50, 1, "B"},
+                                     {"a2", "", 40, 36, 1, "A"}, {"b2", "", 50, 50, 1, "B"},
+                                     {"b3", "crashed", 10, -1, 0, "B"}};
+  const mlgo::EvalSummary S = mlgo::summarize(E, 3, 1000);
+  ASSERT_EQ(S.Packages.size(), 2u);
+  EXPECT_EQ(S.Packages[0].Key, "A");
+  EXPECT_EQ(S.Packages[0].Modules, 2u);
+  EXPECT_EQ(S.Packages[0].BaselineTotal, 100);
+  EXPECT_EQ(S.Packages[0].PolicyTotal, 90);
+  EXPECT_EQ(S.Packages[0].Shrunk, 2u);
+  EXPECT_NEAR(S.Packages[0].Reduction, 0.1, 1e-15);
+  EXPECT_EQ(S.Packages[1].Key, "B");
+  EXPECT_EQ(S.Packages[1].Modules, 2u);
+  EXPECT_EQ(S.Packages[1].Reduction, 0.0);
+  EXPECT_NEAR(S.Reduction, 0.05, 1e-15);
+  EXPECT_EQ(S.Failed, 1u);
+  EXPECT_EQ(S.PackageLow, 0.0);
+  EXPECT_NEAR(S.PackageHigh, 0.1, 1e-15);
+  // Modules resampled one by one mix the packages: an interval inside [0, 0.1].
+  EXPECT_GE(S.Low, 0.0);
+  EXPECT_LE(S.High, 0.1 + 1e-15);
+  // One package: the package interval is the reduction itself.
+  const mlgo::EvalSummary One = mlgo::summarize({E[0], E[2]}, 3, 1000);
+  EXPECT_NEAR(One.PackageLow, 0.1, 1e-15);
+  EXPECT_NEAR(One.PackageHigh, 0.1, 1e-15);
 }
 
 } // namespace

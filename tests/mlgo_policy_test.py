@@ -328,8 +328,21 @@ if check("eval: exit 0", r.returncode == 0, r.stderr):
     s_ = ev["summary"]
     check("eval: reduction = 1 - sum(policy) / sum(-Oz), inside its interval",
           abs(s_["reduction"] - (1 - pol / base)) < 1e-12 and s_["ci95"][0] <= s_["reduction"] <= s_["ci95"][1], s_)
+    by_pkg = {}
+    for x in ev["modules"]:
+        k = x["path"].split("/corpus/")[1].split("/")[0]
+        b_, p_ = by_pkg.get(k, (0, 0))
+        by_pkg[k] = (b_ + x["baseline_text_size"], p_ + x["policy_text_size"])
+    check("eval: per-package sums and reductions, packages as the test derives them from the paths",
+          {q["package"]: (q["baseline_text_size"], q["policy_text_size"]) for q in ev["packages"]} == by_pkg and
+          all(abs(q["reduction"] - (1 - q["policy_text_size"] / q["baseline_text_size"])) < 1e-12 for q in ev["packages"]),
+          (ev["packages"], by_pkg))
+    if len(by_pkg) == 1:
+        check("eval: one held-out package, its package interval is the reduction", s_["ci95_packages"] == [s_["reduction"]] * 2,
+              s_)
     with h5py.File(W("ev.h5")) as f:
         check("eval --hdf5: the same sizes", list(f["modules/policy_text_size"][:, 0]) == [x["policy_text_size"] for x in ev["modules"]])
+        check("eval --hdf5: the packages", [k.decode() for k in f["modules/package"][:]] == [x["package"] for x in ev["modules"]])
 
 # ---- 9. a model file of schema /1 (no normalisation) still loads ---------------------------
 v1 = W("v1.h5")
