@@ -8,7 +8,8 @@ ablation), against oracles independent of the workbench.
   * only the training side of the split by package is explored, and the split is recorded;
   * the file is the same for -j1 and -j2, and after an interruption and --resume;
   * a compiler that crashes mid-exploration gives recorded failures, not a lost run;
-  * IR without inlining questions (-O0, optnone) gives a warning naming the cause;
+  * IR without inlining questions (-O0, optnone) gives a warning naming the cause, and training
+    on it "no training rows"; a corpus of one package cannot be split (named);
   * --embeddings records the best decisions' observations with embedding features;
   * a trained model gives, on the observations a compiler session logged, the decisions it
     gave inside the compiler (mlgo predict), also when the compiler sends more features;
@@ -17,7 +18,10 @@ ablation), against oracles independent of the workbench.
   * an ablation trains every arm on the same labels (each model equals what `mlgo train` makes
     from the exploration), its sizes and reductions agree with independent compilations and
     with each other, every arm's model runs under opt-22 and clang-22, a rerun reuses the
-    exploration, and a bad spec is refused with the key named.
+    exploration, and a bad spec is refused with the key named;
+  * fine-tuning: each searched candidate's reduction is mlgo eval --train-side's of that model,
+    the result decides by the rule its weights state, -j1 and -j2 give the same bytes; the
+    shipped `size` policy decides by its rule under opt-22 and clang-22; eval's per-package sums.
 
   mlgo_policy_test.py --ir2vec BIN --llvm-bindir DIR
 """
@@ -235,6 +239,15 @@ for rel in ("alpha/a.c", "beta/c.c", "gamma/e.c"):
 r = explore(W("o0.h5"), inputs=o0, quiet=False)
 check("explore of -O0 IR: a warning naming the cause", b"optnone" in r.stderr and b"-Oz -Xclang -disable-llvm-passes" in r.stderr,
       r.stderr)
+
+r = harness.run([a.ir2vec, "mlgo", "train", W("o0.h5"), "-o", W("o0-model.h5")])
+check("train on an exploration without decisions (-O0 IR): exit 1, 'no training rows', no model",
+      r.returncode == 1 and b"no training rows" in r.stderr and not os.path.exists(W("o0-model.h5")), r.stderr)
+one_key = W("one-key.tsv")
+open(one_key, "w").write("".join(f"{m}\tsame\n" for m in modules))
+r = harness.run([a.ir2vec, "mlgo", "explore", "-q", "--split-keys", one_key, "-o", W("one.h5"), "@" + listfile])
+check("explore with one package: exit 1, an empty side named, no output",
+      r.returncode == 1 and b"at least two packages" in r.stderr and not os.path.exists(W("one.h5")), r.stderr)
 
 # ---- 5. observations with embedding features -----------------------------------------------
 exe = W("emb.h5")
