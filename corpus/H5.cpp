@@ -57,6 +57,11 @@ std::vector<std::string> readStrings(H5::DataSet &DS, uint64_t Start, uint64_t C
   if (Count == 0)
     return Out;
   H5::DataSpace FS = DS.getSpace();
+  // Off and Cnt hold one extent: HDF5 would read as many as the file's rank says.
+  if (FS.getSimpleExtentNdims() != 1)
+    throw H5::DataSetIException("readStrings", "string dataset of rank " +
+                                                   std::to_string(FS.getSimpleExtentNdims()) +
+                                                   ", expected 1");
   hsize_t Off[1] = {Start}, Cnt[1] = {Count};
   FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
   H5::DataSpace MS(1, Cnt);

@@ -66,6 +66,10 @@ std::vector<T> readNumbers(H5::DataSet &DS, const H5::PredType &Ty, uint64_t Sta
   H5::DataSpace FS = DS.getSpace();
   hsize_t Off[2] = {Start, 0}, Cnt[2] = {Count, Width};
   const int Rank = FS.getSimpleExtentNdims();
+  // Off and Cnt hold two extents; a dataset of another rank is the file's error, not ours.
+  if (Rank < 1 || Rank > 2 || (Rank == 1 && Width != 1))
+    throw H5::DataSetIException("readNumbers", "dataset of rank " + std::to_string(Rank) +
+                                                   ", expected [rows] or [rows, columns]");
   FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
   H5::DataSpace MS(Rank, Cnt);
   DS.read(Out.data(), Ty, MS, FS);

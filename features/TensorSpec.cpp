@@ -133,6 +133,13 @@ llvm::Expected<TensorSpec> tensorSpecFromJSON(const llvm::json::Value &V, llvm::
       return specError(Where, "'" + S.Name + "': shape must be non-negative integers");
     S.Shape.push_back(*N);
   }
+  // A shape is a claim about sizes the reader then trusts: refuse products that overflow or
+  // that no compiler sends (a crafted header would otherwise size payloads as 0 bytes).
+  uint64_t Bytes = elementSize(S.Type);
+  for (int64_t D : S.Shape)
+    if (__builtin_mul_overflow(Bytes, uint64_t(D), &Bytes) || Bytes > TensorSpec::MaxTensorBytes)
+      return specError(Where, "'" + S.Name + "': shape " + shapeString(S) + " is more than " +
+                                  llvm::Twine(TensorSpec::MaxTensorBytes >> 20) + " MiB");
   return S;
 }
 

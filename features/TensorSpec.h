@@ -54,6 +54,9 @@ struct TensorSpec {
   std::vector<int64_t> Shape;
 
   size_t elementCount() const; // product of the shape (1 for an empty shape)
+  /// Specs read from outside data are at most this large (tensorSpecFromJSON refuses more),
+  /// so elementCount() and byteSize() cannot overflow for them.
+  static constexpr uint64_t MaxTensorBytes = uint64_t(1) << 30;
   size_t byteSize() const { return elementCount() * elementSize(Type); }
   /// LLVM's compact JSON: {"name":"…","type":"…","port":0,"shape":[…]}.
   std::string toJSON() const;

@@ -66,17 +66,28 @@ void LogWriter::switchContext(llvm::StringRef Name) {
   jsonLine(OS, "context", Context);
 }
 
-void LogWriter::observation(llvm::StringRef Payload) {
-  assert(Payload.size() == H.observationBytes() && "observation payload size");
+llvm::Error LogWriter::observation(llvm::StringRef Payload) {
+  // Checked in every build: a wrong size would desynchronise every reader of the log.
+  if (Payload.size() != H.observationBytes())
+    return support::makeError(llvm::formatv("observation payload of {0} bytes, the header "
+                                            "says {1}", Payload.size(), H.observationBytes())
+                                  .str());
   LastId = NextId[Context]++;
   jsonLine(OS, "observation", LastId);
   OS << Payload << '\n';
+  return llvm::Error::success();
 }
 
-void LogWriter::outcome(llvm::StringRef ScoreBytes) {
-  assert(H.Score && ScoreBytes.size() == H.Score->byteSize() && "outcome payload size");
+llvm::Error LogWriter::outcome(llvm::StringRef ScoreBytes) {
+  if (!H.Score)
+    return support::makeError("an outcome, but the log's header has no score");
+  if (ScoreBytes.size() != H.Score->byteSize())
+    return support::makeError(llvm::formatv("outcome payload of {0} bytes, the score is {1}",
+                                            ScoreBytes.size(), H.Score->byteSize())
+                                  .str());
   jsonLine(OS, "outcome", LastId);
   OS << ScoreBytes << '\n';
+  return llvm::Error::success();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,6 +140,10 @@ llvm::Expected<std::optional<LogEvent>> LogParser::next() {
       if (!S)
         return error(At, llvm::toString(S.takeError()));
       H.Features.push_back(std::move(*S));
+      if (H.observationBytes() > TensorSpec::MaxTensorBytes)
+        return error(At, "the features add up to more than " +
+                             llvm::Twine(TensorSpec::MaxTensorBytes >> 20) +
+                             " MiB per observation");
     }
     for (const char *Key : {"score", "advice"}) {
       if (!O->get(Key))
@@ -254,7 +269,7 @@ void dumpLog(llvm::raw_ostream &OS, const Log &L) {
   }
 }
 
-void writeLog(llvm::raw_ostream &OS, const Log &L) {
+llvm::Error writeLog(llvm::raw_ostream &OS, const Log &L) {
   LogWriter W(OS, L.Header);
   size_t C = 0;
   for (size_t I = 0; I <= L.Observations.size(); ++I) {
@@ -262,10 +277,13 @@ void writeLog(llvm::raw_ostream &OS, const Log &L) {
       W.switchContext(L.Contexts[C]);
     if (I == L.Observations.size())
       break;
-    W.observation(L.Observations[I].Payload);
+    if (llvm::Error E = W.observation(L.Observations[I].Payload))
+      return E;
     if (L.Observations[I].Score)
-      W.outcome(*L.Observations[I].Score);
+      if (llvm::Error E = W.outcome(*L.Observations[I].Score))
+        return E;
   }
+  return llvm::Error::success();
 }
 
 } // namespace wb::features

@@ -47,10 +47,10 @@ public:
   LogWriter(llvm::raw_ostream &OS, LogHeader H);
   const LogHeader &header() const { return H; }
   void switchContext(llvm::StringRef Name);
-  /// Payload must be exactly header().observationBytes() long.
-  void observation(llvm::StringRef Payload);
+  /// Payload must be exactly header().observationBytes() long (else an error, nothing written).
+  llvm::Error observation(llvm::StringRef Payload);
   /// The score of the current context's latest observation (header must have a score).
-  void outcome(llvm::StringRef ScoreBytes);
+  llvm::Error outcome(llvm::StringRef ScoreBytes);
 
 private:
   llvm::raw_ostream &OS;
@@ -117,6 +117,6 @@ llvm::Expected<Log> readLogFile(llvm::StringRef Path);
 /// observation with every feature's values and the score.
 void dumpLog(llvm::raw_ostream &OS, const Log &L);
 /// Writes L so that parseLog(writeLog(L)) == L and a log read from LLVM comes out byte-exact.
-void writeLog(llvm::raw_ostream &OS, const Log &L);
+llvm::Error writeLog(llvm::raw_ostream &OS, const Log &L);
 
 } // namespace wb::features

@@ -193,7 +193,10 @@ llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_
 
 llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corpus::BatchIO &IO) {
   // OUT.partial survives an interruption (with OUT.resume describing its last checkpoint) and
-  // becomes OUT when the run is done.
+  // becomes OUT when the run is done. A directory or unwritable place fails now, not after the
+  // corpus.
+  if (llvm::Error E = support::checkOutputPath(J.Output))
+    return E;
   support::PendingFile Out = support::PendingFile::resumable(J.Output);
   const std::string StatePath = J.Output + ".resume";
   const std::string Print = fingerprint(J);

@@ -34,6 +34,12 @@ llvm::Expected<corpus::BatchSummary> embeddingsFromCounts(const std::string &Cou
   if (!In.Counts)
     return support::fileError(CountsPath, llvm::Twine("not an entity-counts file (schema ") +
                                               CountsSchema + "); write one with --counts");
+  // Counts × vocabulary needs one column per entity; another width would be multiplied
+  // silently against the wrong rows.
+  if (In.Dimension != vocab::NumEntities)
+    return support::fileError(CountsPath, "attribute dimension is " + llvm::Twine(In.Dimension) +
+                                              ", expected " + llvm::Twine(vocab::NumEntities) +
+                                              " (one count per entity of the LLVM 22 layout)");
   FileHeader H = In;
   H.Counts = false;
   H.Method = "counts";

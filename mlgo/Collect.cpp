@@ -83,8 +83,9 @@ std::string fingerprint(const std::vector<std::string> &Inputs, const CollectCon
 /// written last, says the part is complete.
 llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleResult &R) {
   if (R.Info.Error.empty())
-    if (llvm::Error E = support::writeFileAtomically(
-            Dir.file(I, ".log"), [&](llvm::raw_ostream &OS) { features::writeLog(OS, R.Log); }))
+    if (llvm::Error E = support::writeFileAtomicallyChecked(
+            Dir.file(I, ".log"),
+            [&](llvm::raw_ostream &OS) { return features::writeLog(OS, R.Log); }))
       return E;
   return Dir.writeRecord(I, llvm::json::Object{{"path", R.Info.Path},
                             {"error", R.Info.Error},
@@ -215,6 +216,8 @@ llvm::Expected<support::Outcome> collectDataset(const std::vector<std::string> &
     return support::makeError("no input modules");
   if (Output.empty())
     return support::usageError("collect needs -o DATA.h5");
+  if (llvm::Error E = support::checkOutputPath(Output))
+    return E;
   llvm::Expected<CollectSummary> S = collect(Inputs, Output, C);
   if (!S)
     return S.takeError();

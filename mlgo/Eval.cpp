@@ -219,6 +219,10 @@ llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const 
 llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunConfig &C) {
   if (J.JSONOutput.empty())
     return support::usageError("eval needs an output: -o REPORT.json ('-' = standard output)");
+  for (const std::string &Out : {J.JSONOutput, J.HDF5Output})
+    if (!Out.empty())
+      if (llvm::Error E = support::checkOutputPath(Out))
+        return E;
   auto S = splitCorpus(J.Inputs, J.Split);
   if (!S)
     return S.takeError();
@@ -243,10 +247,15 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
                             : support::makeError("none of the " + llvm::Twine(Sum.Modules) +
                                                  " modules could be evaluated");
   llvm::json::Object Report = evaluationJSON(J, *S, C, Modules, Sum);
+  // The JSON and HDF5 reports appear together or not at all.
+  support::OutputGroup Group;
   if (!J.HDF5Output.empty()) {
+    auto HDF5Temp = Group.add(J.HDF5Output);
+    if (!HDF5Temp)
+      return HDF5Temp.takeError();
     std::string Manifest;
     llvm::raw_string_ostream(Manifest) << llvm::json::Value(llvm::json::Object(*Report.getObject("manifest")));
-    if (llvm::Error E = corpus::h5::writeFileAtomically(J.HDF5Output, [&](H5::H5File &F) {
+    if (llvm::Error E = corpus::h5::writeFileAtomically(*HDF5Temp, [&](H5::H5File &F) {
           namespace h5 = corpus::h5;
           h5::writeAttr(F, "schema", std::string(EvalSchema));
           h5::writeAttr(F, "manifest", Manifest);
@@ -273,9 +282,18 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
         }))
       return E;
   }
-  if (llvm::Error E = support::writeFileAtomically(J.JSONOutput, [&](llvm::raw_ostream &OS) {
+  std::string JSONPath = J.JSONOutput;
+  if (JSONPath != "-") {
+    auto Temp = Group.add(JSONPath);
+    if (!Temp)
+      return Temp.takeError();
+    JSONPath = *Temp;
+  }
+  if (llvm::Error E = support::writeFileAtomically(JSONPath, [&](llvm::raw_ostream &OS) {
         OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Report))) << "\n";
       }))
+    return E;
+  if (llvm::Error E = Group.commit())
     return E;
   C.Report({Diagnostic::Note,
             llvm::formatv("{0} on {1} {2} modules: .text {3} bytes vs -Oz {4}: reduction "

@@ -171,9 +171,9 @@ std::vector<int64_t> decisionsFromText(llvm::StringRef S) {
 
 llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleExploration &X) {
   for (size_t V = 0; V < X.Observations.size(); ++V)
-    if (llvm::Error E = support::writeFileAtomically(
+    if (llvm::Error E = support::writeFileAtomicallyChecked(
             Dir.file(I, "." + std::to_string(V) + ".log"),
-            [&](llvm::raw_ostream &OS) { features::writeLog(OS, X.Observations[V]); }))
+            [&](llvm::raw_ostream &OS) { return features::writeLog(OS, X.Observations[V]); }))
       return E;
   llvm::json::Array Rollouts;
   for (const Rollout &R : X.Rollouts)
@@ -361,6 +361,8 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
     return E;
   if (Output.empty() || Output == "-")
     return support::usageError("explore needs an output file: -o EXPLORATION.h5");
+  if (llvm::Error E = support::checkOutputPath(Output))
+    return E;
   llvm::Expected<CorpusSplit> S = splitCorpus(Inputs, SplitOpts);
   if (!S)
     return S.takeError();

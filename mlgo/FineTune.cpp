@@ -320,6 +320,8 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
   const std::string ModelPath = From.Heuristic ? "the heuristic" : From.ModelPath;
   if (Output.empty() || Output == "-")
     return support::usageError("finetune needs an output file: -o MODEL.h5");
+  if (llvm::Error E = support::checkOutputPath(Output))
+    return E;
   if (llvm::Error E = loadRecordedCommands(C.Tools, CorpusArgs))
     return E;
   namespace h5 = corpus::h5;

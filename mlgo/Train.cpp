@@ -350,6 +350,8 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
     return support::usageError("train needs an output file: -o MODEL.h5");
   if (llvm::Error E = C.validate())
     return E;
+  if (llvm::Error E = support::checkOutputPath(Output))
+    return E;
   // The observation set and the split the exploration recorded.
   std::string Group, Split;
   std::vector<std::string> Sets;

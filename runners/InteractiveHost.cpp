@@ -57,7 +57,26 @@ bool isClang(llvm::StringRef Argv0) {
 }
 
 /// Writes all bytes to the non-blocking FIFO (normally they fit in the pipe at once).
-llvm::Error writeAll(int FD, llvm::StringRef Bytes, const support::Child &C) {
+/// The compiler's output file: the value of -o in any of the spellings opt, llc and clang
+/// share ("-o F", "-o=F", "--o=F", "--o F"); "" for none or standard output. ("-oF" is left
+/// alone: LLVM tools have options that start with "-o".)
+std::string compilerOutputPath(const std::vector<std::string> &Command) {
+  std::string Out;
+  for (size_t I = 1; I < Command.size(); ++I) {
+    llvm::StringRef A = Command[I];
+    if ((A == "-o" || A == "--o") && I + 1 < Command.size())
+      Out = Command[++I];
+    else if (A.consume_front("-o=") || A.consume_front("--o="))
+      Out = A.str();
+  }
+  return Out == "-" ? "" : Out;
+}
+
+/// Writes the advice, waiting while the pipe is full; gives up when the compiler exits, the
+/// session's deadline passes or the run is cancelled (a compiler that stops reading must not
+/// hold the host past --timeout).
+llvm::Error writeAll(int FD, llvm::StringRef Bytes, const support::Child &C,
+                     const support::Deadline &Until, int CancelFd) {
   size_t Done = 0;
   while (Done < Bytes.size()) {
     ssize_t N = ::write(FD, Bytes.data() + Done, Bytes.size() - Done);
@@ -70,10 +89,16 @@ llvm::Error writeAll(int FD, llvm::StringRef Bytes, const support::Child &C) {
     if (N < 0 && errno != EAGAIN)
       return makeError(llvm::Twine("writing the advice: ") + strerror(errno));
     // The pipe is full: the compiler is not reading (a desync). Wait for room or its exit.
-    pollfd P[2] = {{FD, POLLOUT, 0}, {C.pidFd(), POLLIN, 0}};
-    ::poll(P, 2, 1000);
+    const int Timeout = Until.pollTimeout();
+    if (Timeout == 0)
+      return makeError("the compiler stopped reading the advice until the deadline");
+    pollfd P[3] = {{FD, POLLOUT, 0}, {C.pidFd(), POLLIN, 0}, {CancelFd, POLLIN, 0}};
+    if (::poll(P, CancelFd >= 0 ? 3 : 2, Timeout) < 0 && errno != EINTR)
+      return makeError(llvm::Twine("waiting to write the advice: poll: ") + strerror(errno));
     if (P[1].revents)
       return makeError("the compiler exited while the host was answering");
+    if (CancelFd >= 0 && P[2].revents)
+      return makeError("cancelled while writing the advice");
   }
   return llvm::Error::success();
 }
@@ -185,6 +210,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   }
 
   SessionResult R;
+  const support::Deadline Until(C.TimeoutSeconds);
   std::vector<std::string> Cmd =
       sessionCommand(C, (*Dir)->Base, Extra ? Extra->CompilerFlags : std::vector<std::string>());
   llvm::Expected<support::Child> Ch = support::Child::spawn(Cmd, C.StdoutFd, C.StderrFd);
@@ -198,11 +224,19 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   TensorSpec Advice;
   std::string Row; // one observation of the session log
   std::string CurrentContext, ExtraBytes;
+  // After the host killed the compiler or failed itself, what the compiler wrote is not its
+  // output: a build system would take a truncated file for one (make's .DELETE_ON_ERROR).
+  const std::string OutputFile = compilerOutputPath(C.Command);
+  auto RemoveOutput = [&] {
+    if (!OutputFile.empty() && llvm::sys::fs::is_regular_file(OutputFile))
+      llvm::sys::fs::remove(OutputFile);
+  };
   auto Fail = [&](SessionResult::Kind K, std::string Msg) {
     Ch->killGroup();
     R.Status = Ch->reap();
     R.Outcome = K;
     R.Error = std::move(Msg);
+    RemoveOutput();
   };
 
   // Parses and answers everything complete in the stream; returns an error message.
@@ -258,12 +292,13 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         llvm::Expected<std::string> A = Runner->evaluate(Row);
         if (!A)
           return llvm::toString(A.takeError());
-        if (llvm::Error Err = writeAll((*Dir)->InFd, *A, *Ch))
+        if (llvm::Error Err = writeAll((*Dir)->InFd, *A, *Ch, Until, C.CancelFd))
           return llvm::toString(std::move(Err));
         ++R.Observations;
-        if (Writer)
-          Writer->observation(Row + *A);
-        else
+        if (Writer) {
+          if (llvm::Error Err = Writer->observation(Row + *A))
+            return llvm::toString(std::move(Err));
+        } else
           R.SessionLog.Observations.push_back({E.Context, E.Id, Row + *A, std::nullopt});
         break;
       }
@@ -273,9 +308,11 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
     }
   };
 
-  support::Deadline Until(C.TimeoutSeconds);
   std::vector<char> Buf(1 << 16);
-  auto Drain = [&]() -> bool { // reads what is buffered; false on a read error
+  bool StreamEnded = false; // the compiler closed its end: nothing more to poll for
+  // Reads what is buffered; "" or what went wrong. End of stream is not an error (the
+  // compiler's exit says how it ended), and errno is read only after a failed read.
+  auto Drain = [&]() -> std::string {
     while (true) {
       ssize_t N = ::read((*Dir)->OutFd, Buf.data(), Buf.size());
       if (N > 0) {
@@ -285,9 +322,17 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
           C.TranscriptStream->write(Buf.data(), N);
         continue;
       }
-      if (N < 0 && errno == EINTR)
+      if (N == 0) {
+        // Only reached when poll saw the end (a FIFO never opened by a writer does not poll
+        // readable) or after the compiler exited: poll it no more, or it would spin.
+        StreamEnded = true;
+        return "";
+      }
+      if (errno == EINTR)
         continue;
-      return N < 0 && errno == EAGAIN;
+      if (errno == EAGAIN)
+        return "";
+      return std::string("reading the compiler stream: ") + strerror(errno);
     }
   };
 
@@ -299,7 +344,9 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
                " s and was killed");
       return R;
     }
-    pollfd PF[3] = {{(*Dir)->OutFd, POLLIN, 0}, {Ch->pidFd(), POLLIN, 0}, {C.CancelFd, POLLIN, 0}};
+    pollfd PF[3] = {{StreamEnded ? -1 : (*Dir)->OutFd, POLLIN, 0},
+                    {Ch->pidFd(), POLLIN, 0},
+                    {C.CancelFd, POLLIN, 0}};
     int N = ::poll(PF, C.CancelFd >= 0 ? 3 : 2, Timeout);
     if (N < 0) {
       if (errno == EINTR)
@@ -312,20 +359,22 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
       return R;
     }
     if (PF[0].revents) {
-      if (!Drain()) {
-        Fail(SessionResult::HostError, std::string("reading the compiler stream: ") + strerror(errno));
-        return R;
-      }
-      std::string Err = Process(true);
+      std::string Err = Drain();
+      if (Err.empty())
+        Err = Process(true);
       if (!Err.empty()) {
-        Fail(SessionResult::HostError, Err);
+        // Answering can stop on the deadline or a cancellation (writeAll): say which.
+        Fail(support::cancelled(C.CancelFd) ? SessionResult::Cancelled
+             : Until.expired()              ? SessionResult::TimedOut
+                                            : SessionResult::HostError,
+             Err);
         return R;
       }
     }
     if (PF[1].revents) {
       R.Status = Ch->reap();
-      Drain();
-      std::string Err = Process(false);
+      std::string DrainErr = Drain();
+      std::string Err = DrainErr.empty() ? Process(false) : DrainErr;
       if (Err.empty() && R.ChannelOpened)
         if (llvm::Error E = Parser.finish())
           Err = llvm::toString(std::move(E));
@@ -333,8 +382,10 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         // A compiler that failed may stop mid-record; its status is the news, not the stream.
         if (R.Status.Signaled || R.Status.Code)
           R.Error = "the compiler stream ended early: " + Err;
-        else
+        else {
           R.Outcome = SessionResult::HostError, R.Error = Err;
+          RemoveOutput();
+        }
       }
       return R;
     }

@@ -6,6 +6,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/Signals.h"
 
 #include <unistd.h>
 #include <vector>
@@ -14,7 +15,26 @@ namespace wb::support {
 
 // ---- PendingFile ---------------------------------------------------------------------------
 
+llvm::Error checkOutputPath(llvm::StringRef Path) {
+  if (Path == "-")
+    return llvm::Error::success();
+  if (llvm::sys::fs::is_directory(Path))
+    return fileError(Path, "cannot write the output: it is a directory");
+  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Path));
+  if (Dir.empty())
+    Dir = ".";
+  if (!llvm::sys::fs::is_directory(Dir))
+    return fileError(Path, "cannot write the output: " + Dir + " is not a directory");
+  // The directory must take new entries (the temporary file), whatever the file's own mode.
+  if (::access(Dir.c_str(), W_OK | X_OK) != 0)
+    return fileError(Path, "cannot write the output: " + Dir + ": " +
+                               std::error_code(errno, std::generic_category()).message());
+  return llvm::Error::success();
+}
+
 llvm::Expected<PendingFile> PendingFile::create(llvm::StringRef Final) {
+  if (llvm::Error E = checkOutputPath(Final))
+    return E;
   auto T = llvm::sys::fs::TempFile::create(Final + ".tmp-%%%%%%%%");
   if (!T)
     return fileError(Final, "cannot create output file: " + llvm::toString(T.takeError()));
@@ -129,6 +149,49 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
   if (!Out)
     return Out.takeError();
   Body(Out->os());
+  return Out->commit();
+}
+
+OutputGroup::~OutputGroup() {
+  for (const auto &[Temp, Final] : Files) {
+    llvm::sys::fs::remove(Temp);
+    llvm::sys::DontRemoveFileOnSignal(Temp);
+  }
+}
+
+llvm::Expected<std::string> OutputGroup::add(llvm::StringRef Final) {
+  if (llvm::Error E = checkOutputPath(Final))
+    return E;
+  llvm::SmallString<256> Temp;
+  // Registered for removal on signals before it can exist.
+  llvm::sys::fs::createUniquePath(Final + ".tmp-%%%%%%%%" + llvm::sys::path::extension(Final),
+                                  Temp, /*MakeAbsolute=*/false);
+  std::string Msg;
+  if (llvm::sys::RemoveFileOnSignal(Temp, &Msg))
+    return fileError(Final, "cannot register the temporary output: " + Msg);
+  Files.emplace_back(std::string(Temp), Final.str());
+  return std::string(Temp);
+}
+
+llvm::Error OutputGroup::commit() {
+  // Renames cannot be undone one by one; they are the last step and rarely fail once the
+  // files are written beside their targets (same directory, checked writable).
+  for (const auto &[Temp, Final] : Files) {
+    if (std::error_code EC = llvm::sys::fs::rename(Temp, Final))
+      return fileError(Final, "cannot move output into place: " + EC.message());
+    llvm::sys::DontRemoveFileOnSignal(Temp);
+  }
+  Files.clear();
+  return llvm::Error::success();
+}
+
+llvm::Error writeFileAtomicallyChecked(
+    llvm::StringRef Path, const std::function<llvm::Error(llvm::raw_ostream &)> &Body) {
+  auto Out = AtomicOutput::create(Path);
+  if (!Out)
+    return Out.takeError();
+  if (llvm::Error E = Body(Out->os()))
+    return E; // the AtomicOutput removes its temporary file
   return Out->commit();
 }
 

@@ -19,6 +19,10 @@
 
 namespace wb::support {
 
+/// Whether Path can become an output file, checked before any work so that a long run does
+/// not fail at its end: not a directory, its directory exists and is writable. "-" passes.
+llvm::Error checkOutputPath(llvm::StringRef Path);
+
 class PendingFile {
 public:
   /// A fresh temporary file "Final.tmp-XXXXXXXX", created (empty) now; removed when the object
@@ -68,9 +72,30 @@ private:
   llvm::raw_fd_ostream *OS = nullptr;
 };
 
+/// Several outputs of one command that appear together or not at all: each is written under
+/// a temporary name beside it (add() returns it; the name keeps the final extension, so
+/// writers that choose the format by extension still do), commit() moves them all into place,
+/// and whatever was not committed is removed when the group goes, on failure or signal.
+class OutputGroup {
+public:
+  OutputGroup() = default;
+  OutputGroup(const OutputGroup &) = delete;
+  OutputGroup &operator=(const OutputGroup &) = delete;
+  ~OutputGroup();
+  /// Checks Final (checkOutputPath) and returns where to write it.
+  llvm::Expected<std::string> add(llvm::StringRef Final);
+  llvm::Error commit();
+
+private:
+  std::vector<std::pair<std::string, std::string>> Files; // (temporary, final)
+};
+
 /// Writes Body into Path through an AtomicOutput.
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<void(llvm::raw_ostream &)> &Body);
+/// The same for a Body that can fail: its error is returned and nothing appears at Path.
+llvm::Error writeFileAtomicallyChecked(llvm::StringRef Path,
+                                       const std::function<llvm::Error(llvm::raw_ostream &)> &Body);
 
 /// An output directory: used as it is when it exists, created (as mkdir(1) creates it) when
 /// its parent exists; a missing parent is an error, as for an output file.

@@ -56,6 +56,8 @@ bool cancelled(int CancelFd) {
 }
 
 std::string ExitStatus::describe() const {
+  if (!HostError.empty())
+    return "stopped because the host failed (" + HostError + ")";
   if (Signaled)
     return "killed by signal " + std::to_string(Code) + " (" + strsignal(Code) + ")";
   return "exit status " + std::to_string(Code);
@@ -118,9 +120,23 @@ Child::~Child() {
     ::close(PidFd);
 }
 
-void Child::killGroup() {
-  if (Pid > 0 && !Reaped)
-    ::kill(-Pid, SIGKILL);
+void Child::killGroup(double GraceSeconds) {
+  if (Pid <= 0 || Reaped)
+    return;
+  // SIGTERM first: a child that is itself a host (ir2vec mlgo run nested in another run)
+  // then kills its own compiler, which lives in another process group, and removes its
+  // FIFOs and temporary files. SIGKILL after the grace period, or at once without one.
+  if (GraceSeconds > 0 && PidFd >= 0) {
+    ::kill(-Pid, SIGTERM);
+    pollfd P{PidFd, POLLIN, 0};
+    Deadline D(GraceSeconds);
+    while (true) {
+      const int N = ::poll(&P, 1, D.pollTimeout());
+      if (N > 0 || D.expired() || (N < 0 && errno != EINTR))
+        break;
+    }
+  }
+  ::kill(-Pid, SIGKILL);
 }
 
 ExitStatus Child::reap() {
@@ -152,8 +168,15 @@ std::pair<ExitStatus, bool> Child::wait(double Seconds, int CancelFd) {
     }
     pollfd P[2] = {{PidFd, POLLIN, 0}, {CancelFd, POLLIN, 0}};
     int N = ::poll(P, CancelFd >= 0 ? 2 : 1, Timeout);
-    if (N < 0 && errno != EINTR)
-      break;
+    if (N < 0 && errno != EINTR) {
+      // The host can no longer watch the deadline: stop the child and say why, instead of
+      // reporting the kill as the child's own death by signal.
+      const int E = errno;
+      killGroup();
+      ExitStatus S = reap();
+      S.HostError = std::string("poll: ") + strerror(E);
+      return {S, false};
+    }
     if (N > 0 && (P[0].revents || (CancelFd >= 0 && P[1].revents))) {
       if (!P[0].revents)
         killGroup();

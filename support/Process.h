@@ -31,6 +31,7 @@ private:
 struct ExitStatus {
   bool Signaled = false;
   int Code = 0; // exit code, or the signal number when Signaled
+  std::string HostError; // the host stopped the child because it failed itself (e.g. poll)
   /// As a shell reports it: the code, or 128 + signal.
   int shellStatus() const { return Signaled ? 128 + Code : Code; }
   std::string describe() const;
@@ -67,8 +68,10 @@ public:
   pid_t pid() const { return Pid; }
   /// Readable when the child has exited.
   int pidFd() const { return PidFd; }
-  /// SIGKILL to the child's process group (everything it started).
-  void killGroup();
+  /// Kills the child's process group (everything it started): SIGTERM, then SIGKILL once the child has exited or
+  /// GraceSeconds have passed (0: SIGKILL at once).
+  void killGroup(double GraceSeconds = KillGraceSeconds);
+  static constexpr double KillGraceSeconds = 2.0;
   /// Waits for the exit (after pidFd() is readable this does not block); kills leftovers of
   /// the group first, while the unreaped child still reserves the group id.
   ExitStatus reap();

@@ -80,6 +80,28 @@ TEST(TensorSpec, ParseErrorsNameTheProperty) {
   EXPECT_THAT(Err(R"({"name":"a","type":"float","port":0})"), testing::HasSubstr("'shape'"));
   EXPECT_THAT(Err(R"({"name":"a","type":"int128_t","port":0,"shape":[1]})"),
               testing::HasSubstr("unknown element type 'int128_t'"));
+  // Issue 12: shapes whose byte count overflows (2^32 * 2^32 * 8 wraps to 0) or is absurd.
+  EXPECT_THAT(Err(R"({"name":"a","type":"int64_t","port":0,"shape":[4294967296,4294967296]})"),
+              testing::HasSubstr("is more than 1024 MiB"));
+  EXPECT_THAT(Err(R"({"name":"a","type":"float","port":0,"shape":[65536,65536]})"),
+              testing::HasSubstr("is more than 1024 MiB"));
+  llvm::Expected<TensorSpec> Big = features::tensorSpecFromJSON(
+      *llvm::json::parse(R"({"name":"a","type":"int8_t","port":0,"shape":[1024,1024,1024]})"), "f");
+  EXPECT_TRUE(bool(Big)) << (Big ? "" : llvm::toString(Big.takeError())); // exactly the limit
+}
+
+// Issue 12: the writer's size checks hold in Release builds (they were asserts).
+TEST(TrainingLog, WriterRefusesPayloadsOfTheWrongSize) {
+  features::LogHeader H;
+  H.Features = {{"a", TensorType::Int64, 0, {2}}};
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  features::LogWriter W(OS, H);
+  const size_t Header = Out.size();
+  EXPECT_THAT(llvm::toString(W.observation(std::string(15, 'x'))), testing::HasSubstr("15 bytes"));
+  EXPECT_THAT(llvm::toString(W.outcome(std::string(4, 'x'))), testing::HasSubstr("no score"));
+  EXPECT_EQ(Out.size(), Header); // nothing written
+  EXPECT_FALSE(bool(W.observation(std::string(16, 'x'))));
 }
 
 // Writes the same records through libLLVM's Logger and through ours.
@@ -138,9 +160,9 @@ std::string viaWorkbench(const Records &R) {
       W.switchContext(C), Ctx = C;
     if (P.empty())
       continue;
-    W.observation(P);
+    EXPECT_FALSE(bool(W.observation(P)));
     if (R.Score)
-      W.outcome(S);
+      EXPECT_FALSE(bool(W.outcome(S)));
   }
   return Out;
 }
@@ -181,7 +203,7 @@ TEST(TrainingLog, WriterEqualsLLVMLogger) {
       EXPECT_EQ(P->Observations[3].Id, 2); // revisited context keeps counting
       std::string Again;
       llvm::raw_string_ostream OS(Again);
-      features::writeLog(OS, *P);
+      EXPECT_FALSE(bool(features::writeLog(OS, *P)));
       EXPECT_EQ(Again, L);
     }
 }

@@ -192,6 +192,10 @@ llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, boo
                                "JSON on standard output)");
   if (llvm::Error E = J.Config.validate())
     return support::usageError(llvm::toString(std::move(E)));
+  // Every output is checked before training (minutes of work), and they appear together.
+  for (const std::string &Out : J.Outputs)
+    if (llvm::Error E = support::checkOutputPath(Out))
+      return E;
   auto G = readGraph(J.Dir, J.Split);
   if (!G)
     return G.takeError();
@@ -214,9 +218,22 @@ llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, boo
   P.clear();
   if (!T)
     return T.takeError();
-  for (const std::string &Out : J.Outputs)
-    if (llvm::Error E = writeVocabularyFile(Out, T->Vocab))
+  support::OutputGroup Group;
+  for (const std::string &Out : J.Outputs) {
+    if (Out == "-")
+      continue; // standard output last, once the files are in place
+    auto Temp = Group.add(Out);
+    if (!Temp)
+      return Temp.takeError();
+    if (llvm::Error E = writeVocabularyFile(*Temp, T->Vocab))
       return E;
+  }
+  if (llvm::Error E = Group.commit())
+    return E;
+  for (const std::string &Out : J.Outputs)
+    if (Out == "-")
+      if (llvm::Error E = writeVocabularyFile(Out, T->Vocab))
+        return E;
   const TrainingResult &R = T->Result;
   std::string Line = llvm::formatv("{0} epochs ({1:f6} s/epoch), final loss {2:f5}", R.Epochs,
                                    R.SecondsPerEpoch, R.FinalLoss);

@@ -18,6 +18,9 @@ using support::fileError;
 namespace {
 
 constexpr llvm::StringLiteral HDF5Signature("\x89HDF\r\n\x1a\n");
+// Largest embedding dimension a vocabulary file may claim (LLVM ships 75; the JSON reader has
+// its own limit by the size of the text). Every row is allocated from it.
+constexpr hsize_t MaxDimension = 1u << 16;
 
 bool isHDF5(llvm::StringRef Path) {
   auto Buf = llvm::MemoryBuffer::getFileSlice(Path, 8, 0);
@@ -50,10 +53,11 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
     if (E.getSpace().getSimpleExtentNdims() != 2)
       return fileError(Path, "/entities must be a 2-D dataset [entities, dimension]");
     E.getSpace().getSimpleExtentDims(Dims);
-    if (Dims[0] != NumEntities || Dims[1] == 0)
+    // The dimension sizes every allocation below: bounded, so a file cannot claim terabytes.
+    if (Dims[0] != NumEntities || Dims[1] == 0 || Dims[1] > MaxDimension)
       return fileError(Path, "/entities has shape [" + llvm::Twine(Dims[0]) + ", " +
                             llvm::Twine(Dims[1]) + "], expected [" + llvm::Twine(NumEntities) +
-                            ", D>0]");
+                            ", D] with 0 < D <= " + llvm::Twine(MaxDimension));
     V.Dim = unsigned(Dims[1]);
     V.Rows = readNumbers<double>(E, H5::PredType::NATIVE_DOUBLE, 0, Dims[0], V.Dim);
     H5::DataSet Names = F.openDataSet("entity_names");
@@ -68,6 +72,11 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
       H5::DataSet R = F.openDataSet("relations");
       H5::DataSet RN = F.openDataSet("relation_names");
       V.RelationNames = readStrings(RN, 0, extentOf(RN));
+      // The rank first: HDF5 writes as many extents as the file says into RD.
+      if (R.getSpace().getSimpleExtentNdims() != 2)
+        return fileError(Path, "/relations has rank " +
+                                   llvm::Twine(R.getSpace().getSimpleExtentNdims()) +
+                                   ", expected a 2-D dataset [relation_names, dimension]");
       hsize_t RD[2] = {0, 0};
       R.getSpace().getSimpleExtentDims(RD);
       if (RD[0] != V.RelationNames.size() || RD[1] != V.Dim)

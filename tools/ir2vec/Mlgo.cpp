@@ -121,11 +121,11 @@ llvm::Expected<support::Outcome> printLog(const std::string &Path, bool Dump,
   llvm::Expected<features::Log> L = features::readLogFile(Path);
   if (!L)
     return L.takeError();
-  return outcomeOf(support::writeFileAtomically(Output, [&](llvm::raw_ostream &OS) {
-    if (Dump)
-      features::dumpLog(OS, *L);
-    else
-      features::writeLog(OS, *L);
+  return outcomeOf(support::writeFileAtomicallyChecked(Output, [&](llvm::raw_ostream &OS) -> llvm::Error {
+    if (!Dump)
+      return features::writeLog(OS, *L);
+    features::dumpLog(OS, *L);
+    return llvm::Error::success();
   }));
 }
 
