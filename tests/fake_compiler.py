@@ -7,7 +7,9 @@ Modes: ok (N observations, exit 0), crash (SIGSEGV after the first answer), hang
 after the header), truncated (exit 0 in the middle of an observation), out-first (opens
 <base>.out before <base>.in), bad-advice (advice spec int32), bad-feature (a feature with
 the wrong type), never-open (exit 0 without touching the channel), fail-before (exit 1
-before the channel), spawn-hang (starts a grandchild that sleeps, then hangs).
+before the channel), spawn-hang (starts a grandchild that sleeps, then hangs), no-read (N
+observations without reading one answer, then hangs: the advice fills the pipe). Every mode
+first creates its "-o FILE" (empty), as LLVM's tools open their output before working.
 Replies are checked: each must be exactly 8 bytes; a wrong size exits 3."""
 import json, os, signal, struct, subprocess, sys, time
 
@@ -31,6 +33,8 @@ def spec(name, ty="int64_t", shape=(1,)):
     return {"name": name, "type": ty, "port": 0, "shape": list(shape)}
 
 
+if "-o" in sys.argv[:-1]:
+    open(sys.argv[sys.argv.index("-o") + 1], "wb").close()
 if mode == "never-open":
     sys.exit(0)
 if mode == "fail-before":
@@ -65,6 +69,8 @@ for i in range(n):
         sys.exit(0)
     out.write(payload + b"\n")
     out.flush()
+    if mode == "no-read":
+        continue
     got = b""
     while len(got) < 8:
         chunk = inp.read(8 - len(got))
@@ -74,5 +80,7 @@ for i in range(n):
     print(f"inlining_decision: {struct.unpack('<q', got)[0]}", file=sys.stderr)
     if mode == "crash":
         os.kill(os.getpid(), signal.SIGSEGV)
+if mode == "no-read":
+    time.sleep(3600)
 out.close()
 sys.exit(0)

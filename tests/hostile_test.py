@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""Hostile input and faults (issue 12): each defect the issue lists, as a user or an attacker
+meets it, with what the tool must do instead. Every case failed before its fix (the closing
+note lists the failures of the build before).
+
+  * files that lie about their shapes: a training-log header whose shape overflows the byte
+    count; vocabulary HDF5 files with rank-3 /relations, /entities or /entity_names; a counts
+    file whose dimension is not the 110 entities;
+  * outputs that cannot be written are refused before the work, and a failed run leaves
+    nothing under any requested name (HDF5 embeddings into a directory, vocab train with an
+    --hdf5 in a missing directory, eval with an unwritable --hdf5);
+  * the host: after a timeout, a Ctrl-C or its own failure the compiler's -o file is gone; a
+    compiler that stops reading its advice does not hold the host past --timeout.
+
+  hostile_test.py --ir2vec BIN
+"""
+import argparse, json, os, shutil, signal, subprocess, sys, tempfile, time
+
+import h5py
+import numpy as np
+
+import harness
+
+p = argparse.ArgumentParser()
+p.add_argument("--ir2vec", required=True)
+a = p.parse_args()
+res = harness.Results()
+check = res.check
+tmp = tempfile.mkdtemp(prefix="hostile-")
+W = lambda *n: os.path.join(tmp, *n)
+here = os.path.dirname(os.path.abspath(__file__))
+fake = [sys.executable, os.path.join(here, "fake_compiler.py")]
+repo = os.path.dirname(here)
+default_vocab = os.path.join(repo, "vocab", "default", "ir2vec-default-75d.h5")
+
+module = W("m.ll")
+open(module, "w").write("define i32 @f(i32 %x) {\n  %y = mul i32 %x, %x\n  ret i32 %y\n}\n"
+                        "define i32 @g(i32 %a) {\n  %r = call i32 @f(i32 %a)\n  ret i32 %r\n}\n")
+
+
+def leftovers(prefix):
+    d, b = os.path.split(prefix)
+    return sorted(n for n in os.listdir(d) if n.startswith(b))
+
+
+# ---- files that lie about their shapes ------------------------------------------------------
+log = W("overflow.log")
+header = {"features": [{"name": "a", "type": "int64_t", "port": 0, "shape": [4294967296, 4294967296]}]}
+open(log, "wb").write(json.dumps(header).encode() + b'\n{"observation":0}\n\n')
+for args in (["dump", log], ["rewrite", log, "-o", W("copy.log")]):
+    r = harness.run([a.ir2vec, "mlgo", "log", *args])
+    check(f"mlgo log {args[0]} of a header whose shape overflows: exit 1, the shape named, no output",
+          r.returncode == 1 and b"is more than 1024 MiB" in r.stderr and b"overflow.log" in r.stderr
+          and not r.stdout and not leftovers(W("copy.log")), r.stderr)
+
+
+def vocab_with(name, data):
+    path = W(f"vocab-{name}.h5")
+    shutil.copy(default_vocab, path)
+    with h5py.File(path, "r+") as f:
+        del f[name]
+        f[name] = data
+    return path
+
+
+with h5py.File(default_vocab) as f:
+    names = f["entity_names"][:]
+for name, data, needle in (("relations", np.zeros((101, 75, 4)), b"/relations has rank 3"),
+                           ("entities", np.zeros((110, 75, 4)), b"/entities must be a 2-D dataset"),
+                           ("entity_names", np.stack([names] * 3, axis=1).reshape(110, 3, 1), b"rank 3"),
+                           ("entities", np.zeros((110, 1 << 17)), b"0 < D <= 65536")):
+    path = vocab_with(name, data)
+    r = harness.run([a.ir2vec, "embeddings", "--vocab", path, module])
+    check(f"a vocabulary whose /{name} has shape {data.shape}: exit 1, named ({needle.decode()})",
+          r.returncode == 1 and needle in r.stderr, r.stderr)
+
+counts = W("c.h5")
+r = harness.run([a.ir2vec, "embeddings", "--counts", "--format", "hdf5", "-o", counts, module])
+if check("counts file written", r.returncode == 0, r.stderr):
+    with h5py.File(counts, "r+") as f:
+        f.attrs["dimension"] = np.int64(75)
+        c = f["functions/counts"][:]
+        del f["functions/counts"]
+        f["functions/counts"] = c[:, :75]
+    r = harness.run([a.ir2vec, "from-counts", "-o", W("fc.h5"), counts])
+    check("from-counts of a counts file of dimension 75: exit 1, 'expected 110', no output",
+          r.returncode == 1 and b"expected 110" in r.stderr and not leftovers(W("fc.h5")), r.stderr)
+
+# ---- outputs: checked before the work, all or nothing -----------------------------------------
+os.mkdir(W("outdir"))
+for args in (["embeddings", "--format", "hdf5"], ["embeddings", "--counts", "--format", "hdf5"]):
+    r = harness.run([a.ir2vec, *args, "-o", W("outdir"), module])
+    check(f"{' '.join(args)} -o DIRECTORY: exit 1 before any work ('is a directory'), no .partial",
+          r.returncode == 1 and b"it is a directory" in r.stderr and leftovers(W("outdir")) == ["outdir"], r.stderr)
+kg = W("kg")
+r = harness.run([a.ir2vec, "triplets", "--format", "openke", "-o", kg, module])
+if check("triplets for a tiny knowledge graph", r.returncode == 0, r.stderr):
+    r = harness.run([a.ir2vec, "vocab", "train", kg, "--dim", "4", "--epochs", "3", "-o", W("v.json"),
+                     "--hdf5", W("missing", "v.h5")])
+    check("vocab train -o v.json --hdf5 missing/v.h5: exit 1 before training, v.json not written",
+          r.returncode == 1 and b"missing" in r.stderr and b"epochs" not in r.stderr and not leftovers(W("v.json")),
+          r.stderr)
+    os.chmod(W("outdir"), 0o500)
+    r = harness.run([a.ir2vec, "vocab", "train", kg, "--dim", "4", "--epochs", "3", "-o", W("v2.json"),
+                     "--hdf5", W("outdir", "v.h5")])
+    os.chmod(W("outdir"), 0o700)
+    # (as root the directory stays writable: then both files appear, which is also all or nothing)
+    both = os.path.exists(W("v2.json")) and os.path.exists(W("outdir", "v.h5"))
+    check("vocab train with an unwritable --hdf5 directory: both outputs or neither",
+          (r.returncode == 1 and not leftovers(W("v2.json"))) or (r.returncode == 0 and both), r.stderr)
+
+# ---- the host -----------------------------------------------------------------------------------
+for mode, extra, sig, status in (("hang", ["--timeout", "1"], None, 124),
+                                 ("hang", [], signal.SIGINT, 130),
+                                 ("bad-feature", [], None, 125)):
+    out = W(f"compiler-{mode}-{status}.o")
+    proc = subprocess.Popen([a.ir2vec, "mlgo", "run", *extra, "--", *fake, mode, "3", "-o", out],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if sig:
+        deadline = time.time() + 20
+        while time.time() < deadline and not os.path.exists(out):
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    check(f"mlgo run, compiler '{mode}' {' '.join(extra)}{' + ' + sig.name if sig else ''}: exit {status}, "
+          "the compiler's -o file removed", proc.returncode == status and not os.path.exists(out), (proc.returncode, err))
+
+start = time.time()
+out = W("no-read.o")
+r = harness.run([a.ir2vec, "mlgo", "run", "--timeout", "3", "--", *fake, "no-read", "20000", "-o", out], timeout=120)
+took = time.time() - start
+check(f"a compiler that stops reading its advice: the host stops at --timeout 3 (exit 124 after {took:.1f} s)",
+      r.returncode == 124 and took < 30 and not os.path.exists(out), (r.returncode, r.stderr[-300:]))
+
+status = res.summary()
+if status == 0:
+    shutil.rmtree(tmp)
+sys.exit(status)
