@@ -200,7 +200,8 @@ llvm::Expected<DatasetTable> readDataset(llvm::StringRef File, llvm::StringRef G
     if (llvm::Error E = Read(RG, "module", {"module", TensorType::Int64, 0, {1}}, Raw))
       return std::move(E);
     D.RowModule.resize(Rows);
-    std::memcpy(D.RowModule.data(), Raw.data(), Rows * sizeof(int64_t));
+    if (Rows) // memcpy of a null vector is undefined even for 0 bytes (UBSan)
+      std::memcpy(D.RowModule.data(), Raw.data(), Rows * sizeof(int64_t));
     H5::Group MG = G.openGroup("modules");
     H5::DataSet Paths = MG.openDataSet("path");
     D.ModulePaths = h5::readStrings(Paths, 0, h5::extentOf(Paths));

@@ -9,9 +9,11 @@ cd "$(dirname "$0")/.."
 # zlib1g-dev and libzstd-dev: LLVM's CMake package declares them as dependencies of its
 # Support component, which the launcher links statically (llvm_map_components_to_libnames).
 # gnuplot-nox: `mlgo ablate` draws its plots with it (PNG through cairo, SVG), no X needed.
+# libclang-rt-22-dev: libFuzzer and clang's sanitizer runtimes for scripts/fuzz.sh (the
+# sanitizer build of the tests uses g++'s ASan and UBSan, which come with g++).
 PKGS=(cmake make g++ llvm-22 llvm-22-dev clang-22 libarmadillo-dev libhdf5-dev libcli11-dev
       libgtest-dev libgmock-dev python3 python3-h5py python3-numpy bsdutils
-      zlib1g-dev libzstd-dev gnuplot-nox)
+      zlib1g-dev libzstd-dev gnuplot-nox libclang-rt-22-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -161,8 +161,9 @@ std::string viaWorkbench(const Records &R) {
     if (P.empty())
       continue;
     EXPECT_FALSE(bool(W.observation(P)));
-    if (R.Score)
+    if (R.Score) {
       EXPECT_FALSE(bool(W.outcome(S)));
+    }
   }
   return Out;
 }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets (clang-22, libFuzzer from libclang-rt-22-dev, ASan + UBSan) in
+# build-fuzz/ and runs each for SECONDS (default 600) on its seed corpus, one job per core.
+# A crash leaves its input in build-fuzz/crashes/TARGET/; turn each into a regression test.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+secs=${1:-600}; shift || true
+build=$repo/build-fuzz
+CC=clang-22 CXX=clang++-22 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DWB_FUZZ=ON -DBUILD_TESTING=OFF > /dev/null
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(vocabulary model embeddings log tensorspec inputs)
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
+bash "$repo/fuzz/seeds.sh" "$build/seeds"
+run() {
+  local t=$1
+  mkdir -p "$build/corpus/$t" "$build/crashes/$t"
+  "$build/bin/fuzz_$t" -max_total_time="$secs" -print_final_stats=1 -rss_limit_mb=4096 \
+    -artifact_prefix="$build/crashes/$t/" "$build/corpus/$t" "$build/seeds/$t" \
+    > "$build/fuzz-$t.log" 2>&1
+  echo "$t: exit $?, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz-$t.log" | grep -o '[0-9]*$') executions, $(ls "$build/crashes/$t" | wc -l) crashes"
+}
+export -f run; export build secs
+printf '%s\n' "${targets[@]}" | xargs -P "$(nproc)" -I{} bash -c 'run {}'
