@@ -3,6 +3,7 @@
 #include "corpus/H5.h"
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/Isolate.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -21,6 +22,8 @@ constexpr llvm::StringLiteral HDF5Signature("\x89HDF\r\n\x1a\n");
 // Largest embedding dimension a vocabulary file may claim (LLVM ships 75; the JSON reader has
 // its own limit by the size of the text). Every row is allocated from it.
 constexpr hsize_t MaxDimension = 1u << 16;
+// A vocabulary is read in well under a second; a read that takes this long is libhdf5 looping.
+constexpr double IsolatedReadSeconds = 60;
 
 bool isHDF5(llvm::StringRef Path) {
   auto Buf = llvm::MemoryBuffer::getFileSlice(Path, 8, 0);
@@ -100,6 +103,47 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
   }
 }
 
+/// readHDF5 behind a process boundary: libhdf5 crashes or loops on crafted files
+/// (docs/robustness.md); then the error names the file and the run goes on.
+llvm::Expected<EntityVectors> readHDF5Isolated(llvm::StringRef Path) {
+  auto Bytes = support::runIsolated(Path, IsolatedReadSeconds, [&]() -> llvm::Expected<std::string> {
+    auto V = readHDF5(Path);
+    if (!V)
+      return V.takeError();
+    std::string Out;
+    support::putU64(Out, V->Dim);
+    support::putDoubles(Out, V->Rows);
+    support::putDoubles(Out, V->Relations);
+    support::putU64(Out, V->RelationNames.size());
+    for (const std::string &N : V->RelationNames)
+      support::putString(Out, N);
+    support::putU64(Out, V->Provenance.size());
+    for (const auto &[K, Val] : V->Provenance) {
+      support::putString(Out, K);
+      support::putString(Out, Val);
+    }
+    return Out;
+  });
+  if (!Bytes)
+    return Bytes.takeError();
+  EntityVectors V;
+  llvm::StringRef In(*Bytes);
+  uint64_t Dim = 0, N = 0;
+  bool OK = support::getU64(In, Dim) && support::getDoubles(In, V.Rows) &&
+            support::getDoubles(In, V.Relations) && support::getU64(In, N);
+  for (uint64_t I = 0; OK && I < N; ++I)
+    OK = support::getString(In, V.RelationNames.emplace_back());
+  OK = OK && support::getU64(In, N);
+  for (uint64_t I = 0; OK && I < N; ++I) {
+    auto &[K, Val] = V.Provenance.emplace_back();
+    OK = support::getString(In, K) && support::getString(In, Val);
+  }
+  if (!OK || !In.empty())
+    return fileError(Path, "internal error: the isolated read returned a malformed answer");
+  V.Dim = unsigned(Dim);
+  return V;
+}
+
 } // namespace
 
 llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path) {
@@ -110,7 +154,7 @@ llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path) {
     return fromLoaded(std::move(*L));
   }
   if (isHDF5(Path))
-    return readHDF5(Path);
+    return readHDF5Isolated(Path);
   auto L = readVocabularyJSON(Path, Unit);
   if (!L)
     return L.takeError();
@@ -122,7 +166,7 @@ llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weight
     return parseVocabularyJSON(defaultVocabularyJSON(), DefaultVocabularyName, W);
   if (!isHDF5(Path))
     return readVocabularyJSON(Path, W);
-  auto V = readHDF5(Path);
+  auto V = readHDF5Isolated(Path);
   if (!V)
     return V.takeError();
   auto Vocab = Vocabulary::fromUnweightedRows(std::move(V->Rows), V->Dim, W);

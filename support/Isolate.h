@@ -1,0 +1,33 @@
+// A process boundary for libraries that may crash or hang on hostile input (issue 12): libhdf5
+// 1.10 (Debian 12) dies in H5HG_read or loops in H5C_protect on crafted variable-length
+// strings, before any value reaches our checks. The work runs in a forked child, which hands
+// back bytes through a pipe; a crash or hang of the child becomes an error naming the file.
+#pragma once
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb::support {
+
+/// Runs Work in a child process and returns the bytes it returned, or an error: Work's own
+/// (its message), or File with what happened to the child (killed by a signal, a non-zero
+/// exit, no answer within Seconds). Only for work that needs no other thread of this process
+/// (fork copies one thread); the child's stderr is ours, so sanitizer reports stay visible.
+llvm::Expected<std::string> runIsolated(llvm::StringRef File, double Seconds,
+                                        llvm::function_ref<llvm::Expected<std::string>()> Work);
+
+/// Little-endian framing for what isolated work returns.
+void putU64(std::string &Out, uint64_t V);
+void putString(std::string &Out, llvm::StringRef S);
+void putDoubles(std::string &Out, const std::vector<double> &V);
+/// Readers of the framing; false when In ends early (the child's output is ours, but a
+/// truncated pipe must not read past it).
+bool getU64(llvm::StringRef &In, uint64_t &V);
+bool getString(llvm::StringRef &In, std::string &S);
+bool getDoubles(llvm::StringRef &In, std::vector<double> &V);
+
+} // namespace wb::support
