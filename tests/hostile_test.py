@@ -142,6 +142,69 @@ took = time.time() - start
 check(f"a compiler that stops reading its advice: the host stops at --timeout 3 (exit 124 after {took:.1f} s)",
       r.returncode == 124 and took < 30 and not os.path.exists(out), (r.returncode, r.stderr[-300:]))
 
+# ---- nested hosts: timed out and interrupted at both levels ----------------------------------
+# An outer `mlgo run` whose compiler is an inner `mlgo run` (in its own process group) whose
+# compiler (in a third group) hangs. Whatever level times out or is interrupted, afterwards no
+# process of the session remains (a /proc scan for a marker only its processes carry) and the
+# hosts' private directories are gone (TMPDIR is this test's).
+nest_tmp = W("nested-tmp")
+os.mkdir(nest_tmp)
+env = dict(os.environ, TMPDIR=nest_tmp)
+
+
+def marked(marker):
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if marker.encode() in open(f"/proc/{pid}/cmdline", "rb").read():
+                    found.append(pid)
+            except OSError:
+                pass
+    return found
+
+
+SESSIONS = 100
+bad = []
+start = time.time()
+for i in range(SESSIONS):
+    marker = f"-hostile-marker-{os.getpid()}-{i}"
+    case = i % 4   # 0: outer timeout, 1: inner timeout, 2: SIGINT to the outer, 3: SIGTERM to the outer
+    outer = [a.ir2vec, "mlgo", "run"] + (["--timeout", "1"] if case == 0 else []) + ["--"]
+    inner = [a.ir2vec, "mlgo", "run"] + (["--timeout", "1"] if case == 1 else []) + ["--"]
+    proc = subprocess.Popen(outer + inner + fake + ["hang", "3", marker], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if case >= 2:
+        time.sleep(0.6)
+        proc.send_signal(signal.SIGINT if case == 2 else signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        # An orphaned compiler would hold the stderr pipe open for ever: kill what is marked.
+        proc.kill()
+        for pid in marked(marker):
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        _, err = proc.communicate()
+    want = {0: 124, 1: 124, 2: 130, 3: 130}[case]
+    deadline = time.time() + 3  # reaped processes leave /proc at once; allow the kernel a moment
+    while marked(marker) and time.time() < deadline:
+        time.sleep(0.05)
+    left, dirs = marked(marker), os.listdir(nest_tmp)
+    if proc.returncode != want or left or dirs:
+        bad.append((i, case, proc.returncode, left, dirs, err[-200:]))
+        for pid in left:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        for d in dirs:
+            shutil.rmtree(os.path.join(nest_tmp, d), ignore_errors=True)
+check(f"{SESSIONS} nested-host sessions timed out or interrupted at both levels: the expected status, no process, "
+      f"FIFO or temporary directory left ({time.time() - start:.0f} s)", not bad, bad[:5])
+
 status = res.summary()
 if status == 0:
     shutil.rmtree(tmp)
