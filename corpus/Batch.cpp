@@ -1,5 +1,12 @@
 #include "corpus/Batch.h"
 
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <mutex>
+
 namespace wb::corpus {
 
 llvm::LLVMContext &ContextSource::next() {
@@ -11,6 +18,52 @@ llvm::LLVMContext &ContextSource::next() {
   }
   ++Uses;
   return *Ctx;
+}
+
+void ContextSource::abandon() {
+  (void)Ctx.release();
+  Uses = 0;
+}
+
+namespace {
+
+// report_fatal_error's reason, for the module's message: LLVM hands it to one process-wide
+// handler, which leaves for the recovery point of the thread that failed.
+thread_local std::string FatalReason;
+
+void enableRecovery() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    llvm::CrashRecoveryContext::Enable();
+    // Without this handler report_fatal_error would first run LLVM's interrupt handlers,
+    // which remove every file registered for removal on a signal: our pending outputs.
+    llvm::install_fatal_error_handler([](void *, const char *Reason, bool) {
+      if (llvm::CrashRecoveryContext *C = llvm::CrashRecoveryContext::GetCurrent()) {
+        FatalReason = Reason;
+        C->HandleExit(1);
+      }
+      // Outside a recovery point: what LLVM's own handler would print, then LLVM exits.
+      llvm::errs() << "LLVM ERROR: " << Reason << "\n";
+    });
+  });
+}
+
+} // namespace
+
+std::optional<std::string> runRecoverable(llvm::function_ref<void()> Work) {
+  enableRecovery();
+  FatalReason.clear();
+  llvm::CrashRecoveryContext CRC;
+  if (CRC.RunSafely(Work))
+    return std::nullopt;
+  // Signals come back as 128 + the signal number, report_fatal_error as 1.
+  if (CRC.RetCode > 128) {
+    const int Sig = CRC.RetCode - 128;
+    return "LLVM crashed on it (signal " + std::to_string(Sig) + ", " + strsignal(Sig) +
+           "); skipped";
+  }
+  return "LLVM stopped with a fatal error" +
+         (FatalReason.empty() ? std::string() : ": " + FatalReason) + "; skipped";
 }
 
 llvm::Expected<support::Outcome> outcomeOf(const BatchSummary &S) {
@@ -49,7 +102,7 @@ runTextBatch(const std::vector<std::string> &Inputs, llvm::raw_ostream &OS, cons
   support::Progress P("modules", Inputs.size(), IO.ShowProgress);
   const bool Headers = Inputs.size() > 1;
   llvm::Error E = runModules<ModuleText>(
-      IO, Policy, 0, Inputs.size(),
+      IO, Policy, Inputs, 0,
       [&](size_t I, llvm::LLVMContext &Ctx) { return Work(Inputs[I], Ctx); },
       [&](size_t I, ModuleText &&R) {
         ++S.Modules;

@@ -8,11 +8,13 @@
 #include "support/Error.h"
 #include "support/Progress.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,9 @@ public:
   /// The context for the next module: the current one, or a fresh one when it has served
   /// Policy.ReuseContext modules.
   llvm::LLVMContext &next();
+  /// Forgets the current context without destroying it: LLVM crashed while using it, and its
+  /// destructor would walk the state the crash left (its memory is lost on purpose).
+  void abandon();
 
 private:
   ContextPolicy Policy;
@@ -61,16 +66,36 @@ llvm::Expected<support::Outcome> outcomeOf(const BatchSummary &S);
 /// Default window of modules in flight for Jobs workers.
 size_t defaultWindow(unsigned Jobs);
 
-/// Runs Do on the modules [Begin, End) with IO.Jobs workers, each using contexts as Policy
-/// says, and Take on each result in input order.
+/// Runs Work, and when LLVM crashes in it (a signal such as SIGSEGV or SIGABRT, or a
+/// report_fatal_error) returns what happened instead of letting the process die: LLVM 22's
+/// bitcode reader and verifier crash on some malformed modules (docs/robustness.md). Built on
+/// llvm::CrashRecoveryContext (a setjmp per call: nothing measurable next to parsing). What
+/// Work touched is left as the crash left it: the caller abandons it.
+std::optional<std::string> runRecoverable(llvm::function_ref<void()> Work);
+
+/// Runs Do on the modules Inputs[Begin, end) with IO.Jobs workers, each using contexts as
+/// Policy says, and Take on each result in input order. A module on which LLVM crashes gets a
+/// Result whose Error names it and the signal (Result has an Error string), its context is
+/// abandoned, and the run goes on.
 template <typename Result>
-llvm::Error runModules(const BatchIO &IO, ContextPolicy Policy, size_t Begin, size_t End,
+llvm::Error runModules(const BatchIO &IO, ContextPolicy Policy,
+                       const std::vector<std::string> &Inputs, size_t Begin,
                        const std::function<Result(size_t Index, llvm::LLVMContext &)> &Do,
                        const std::function<llvm::Error(size_t Index, Result &&)> &Take) {
   OrderedPipeline<Result, ContextSource> Pipe(IO.Jobs, defaultWindow(IO.Jobs));
   return Pipe.run(
-      Begin, End, [Policy] { return ContextSource(Policy); },
-      [&Do](size_t I, ContextSource &S) { return Do(I, S.next()); }, Take);
+      Begin, Inputs.size(), [Policy] { return ContextSource(Policy); },
+      [&](size_t I, ContextSource &S) {
+        Result R;
+        llvm::LLVMContext &Ctx = S.next();
+        if (std::optional<std::string> Crash = runRecoverable([&] { R = Do(I, Ctx); })) {
+          S.abandon();
+          R = Result();
+          R.Error = Inputs[I] + ": " + *Crash;
+        }
+        return R;
+      },
+      Take);
 }
 
 /// What a worker makes of one module for text output.

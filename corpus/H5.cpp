@@ -6,11 +6,44 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <cerrno>
+#include <cstring>
+
 namespace wb::corpus::h5 {
 
-llvm::Error h5Error(const std::string &File, const H5::Exception &E) {
-  return support::fileError(File, "HDF5 error in " + E.getFuncName() + ": " + E.getDetailMsg());
+namespace {
+
+// The operating system's reason at the bottom of HDF5's error stack (its file driver records
+// "..., errno = 27, error message = 'File too large', ..."): what a user can act on.
+std::string systemCause() {
+  std::string Cause;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t *Err, void *Out) -> herr_t {
+        auto &C = *static_cast<std::string *>(Out);
+        llvm::StringRef D(Err->desc ? Err->desc : "");
+        const size_t At = D.find("error message = '");
+        if (C.empty() && At != llvm::StringRef::npos)
+          C = D.drop_front(At + 17).split('\'').first.str();
+        return 0;
+      },
+      &Cause);
+  // The C++ API's destructors (data spaces, property lists) call into HDF5 while the exception
+  // unwinds, which clears that stack; errno still tells a full disk or a size limit.
+  if (Cause.empty() && (errno == EFBIG || errno == ENOSPC || errno == EDQUOT || errno == EIO))
+    Cause = std::strerror(errno);
+  return Cause;
 }
+
+} // namespace
+
+llvm::Error h5Error(const std::string &File, const H5::Exception &E) {
+  const std::string Cause = systemCause();
+  return support::fileError(File, "HDF5 error in " + E.getFuncName() + ": " + E.getDetailMsg() +
+                                      (Cause.empty() ? "" : " (" + Cause + ")"));
+}
+
+bool filesLeftOpen() { return H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) > 0; }
 
 H5::StrType stringType() {
   H5::StrType T(H5::PredType::C_S1, H5T_VARIABLE);

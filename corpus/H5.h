@@ -17,6 +17,11 @@ namespace wb::corpus::h5 {
 
 llvm::Error h5Error(const std::string &File, const H5::Exception &E);
 
+/// Whether HDF5 still holds a file this process could not close (a write failed: a full disk,
+/// a file-size limit). libhdf5 1.10 crashes closing such a file at exit, so the program then
+/// leaves without HDF5's termination (tools/ir2vec/main.cpp).
+bool filesLeftOpen();
+
 /// The HDF5 type of the C arithmetic type T in memory: derived from T's kind, size and sign,
 /// so a table of C types (TensorSpec's) maps to HDF5 without a second list.
 template <typename T> H5::AtomType memoryType() {

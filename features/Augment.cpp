@@ -1,5 +1,6 @@
 #include "features/Augment.h"
 
+#include "corpus/Batch.h"
 #include "corpus/ModuleReader.h"
 #include "ir2vec/ModuleEmbedding.h"
 #include "support/Error.h"
@@ -32,13 +33,27 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
   llvm::Expected<vocab::LoadedVocabulary> V = vocab::readVocabularyFile(VocabPath, {});
   if (!V)
     return V.takeError();
-  llvm::LLVMContext Ctx;
-  llvm::Expected<corpus::ModuleInput> M = corpus::readModule(ModulePath, Ctx);
-  if (!M)
-    return M.takeError();
-  ir2vec::EmbedRequest R;
-  R.InstructionText = false;
-  ir2vec::ModuleEmbedding E = ir2vec::embedModule(*M->M, V->Vocab, R);
+  // LLVM's reader and verifier crash on some malformed modules: recovered, the run goes on.
+  auto Ctx = std::make_unique<llvm::LLVMContext>();
+  llvm::Error ReadError = llvm::Error::success();
+  ir2vec::ModuleEmbedding E;
+  std::optional<std::string> Crash = corpus::runRecoverable([&] {
+    llvm::Expected<corpus::ModuleInput> M = corpus::readModule(ModulePath, *Ctx);
+    if (!M) {
+      ReadError = M.takeError();
+      return;
+    }
+    ir2vec::EmbedRequest R;
+    R.InstructionText = false;
+    E = ir2vec::embedModule(*M->M, V->Vocab, R);
+  });
+  if (Crash) {
+    (void)Ctx.release(); // as the crash left it: never destroyed (corpus::ContextSource)
+    llvm::consumeError(std::move(ReadError));
+    return support::fileError(ModulePath, *Crash);
+  }
+  if (ReadError)
+    return ReadError;
   const unsigned D = E.Dim;
   Augmentation A;
   for (const FeatureDef &F : taskInfo(T).Features)

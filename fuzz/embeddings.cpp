@@ -4,7 +4,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   const std::string P = wb::fuzz::writeInput(Data, Size, ".h5");
-  auto R = wb::ir2vec::EmbeddingFileReader::open(P);
+  auto R = wb::ir2vec::EmbeddingFileReader::open(P, wb::fuzz::IsolatedSeconds);
   if (!R) {
     llvm::consumeError(R.takeError());
     return 0;

@@ -7,7 +7,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 ir2vec=$repo/build/bin/ir2vec
-mkdir -p "$out"/{vocabulary,model,embeddings,log,tensorspec,inputs}
+mkdir -p "$out"/{vocabulary,model,embeddings,log,tensorspec,inputs,ir,openke,resume}
 cp "$repo"/vocab/default/ir2vec-default-75d.{json,h5} "$repo/examples/demo-vocab-12d.json" "$out/vocabulary/"
 [ -f "$repo/../shared/vocab/seedEmbeddingVocab75D.json" ] && cp "$repo/../shared/vocab/seedEmbeddingVocab75D.json" "$out/vocabulary/"
 cp "$repo"/runners/policies/inline-size.h5 "$out/model/"
@@ -27,3 +27,14 @@ printf '{"name":"a","type":"int64_t","port":0,"shape":[1]}' > "$out/tensorspec/i
 printf '{"name":"e","type":"float","port":0,"shape":[1,33]}' > "$out/tensorspec/float.json"
 printf '{"global_command_override":["-cc1","-Oz"],"modules":["a/b","c"]}' > "$out/inputs/description.json"
 printf '%s\n' "$ll" > "$out/inputs/list.txt"
+# IR: the test modules as text and as bitcode.
+for f in "$repo"/tests/data/*.ll "$ll"; do
+  cp "$f" "$out/ir/"
+  llvm-as-22 "$f" -o "$out/ir/$(basename "$f" .ll).bc" 2> /dev/null || true
+done
+# OpenKE: the files of a real triplets run, joined at NUL bytes in the target's order.
+"$ir2vec" triplets --format openke -q -o "$tmp/openke" "$repo"/tests/data/*.ll 2> /dev/null || true
+for f in entity2id relation2id train2id; do cat "$tmp/openke/$f.txt"; printf '\0'; done > "$out/openke/run"
+# Resume state: the layout of OUT.resume (schema ir2vec.resume/1), 13 dataset checksums.
+printf '{"schema":"ir2vec.resume/1","fingerprint":"ab","modules":64,"failed":1,"function_found":true,"rows":[64,300,0,0],"checksums":["%s"]}' \
+  "$(printf '0123456789abcdef", "%.0s' $(seq 12))0123456789abcdef" > "$out/resume/state.json"

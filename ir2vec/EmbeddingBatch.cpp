@@ -146,6 +146,10 @@ llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string 
 
 } // namespace
 
+llvm::Error checkResumeState(const std::string &Path, const std::string &Fingerprint) {
+  return readState(Path, Fingerprint).takeError();
+}
+
 llvm::Expected<OutputFormat> parseOutputFormat(llvm::StringRef Name) {
   return support::parseNamed<OutputFormat>(OutputFormatNames, Name, "format");
 }
@@ -208,7 +212,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   if (J.Resume && llvm::sys::fs::exists(StatePath)) {
     auto C = readState(StatePath, Print);
     llvm::Expected<EmbeddingFileWriter> R =
-        C ? EmbeddingFileWriter::resume(Out.path(), J.Header, C->Rows, C->Sums)
+        C ? EmbeddingFileWriter::resume(Out.path(), J.Header, J.Compress, C->Rows, C->Sums)
           : llvm::Expected<EmbeddingFileWriter>(C.takeError());
     if (R) {
       W.emplace(std::move(*R));
@@ -228,6 +232,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   if (!W) {
     Done = Checkpoint{};
     llvm::sys::fs::remove(StatePath); // a stale state must not describe the new partial file
+    llvm::sys::fs::remove(Out.path() + ".copy"); // of a resume that was itself interrupted
     auto C = EmbeddingFileWriter::create(Out.path(), J.Header, J.Compress);
     if (!C)
       return C.takeError();
@@ -248,7 +253,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   };
 
   llvm::Error E = corpus::runModules<ModuleOutcome>(
-      IO, contextPolicyFor(J.Granularity), Done.Modules, J.Inputs.size(),
+      IO, contextPolicyFor(J.Granularity), J.Inputs, Done.Modules,
       [&](size_t I, llvm::LLVMContext &Ctx) {
         return embedOne(J, Levels, J.Header.InstructionText, J.Inputs[I], Ctx);
       },

@@ -5,9 +5,10 @@
 // HDF5 runs are resumable. While running, data goes to OUT.partial and, every checkpoint
 // (64 modules or 64 MiB of vectors), the file is flushed and OUT.resume records how many
 // modules and rows are safely on disk, with a checksum of every dataset and a fingerprint of
-// the options and inputs. `--resume` reopens OUT.partial, cuts it back to the checkpoint,
-// verifies the checksums and continues; the result has the same content as an uninterrupted
-// run. On success OUT.partial is renamed to OUT and OUT.resume removed. See
+// the options and inputs. `--resume` takes OUT.partial back to the checkpoint, verifies the
+// checksums and continues; the result has the same content as an uninterrupted
+// run (the checkpointed rows are copied into a fresh file: cutting half-written rows off in
+// place crashed libhdf5). On success OUT.partial is renamed to OUT and OUT.resume removed. See
 // docs/formats/embeddings-hdf5.md.
 #pragma once
 
@@ -67,6 +68,10 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingJob &J, const corp
 
 llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_ostream &OS,
                                                const corpus::BatchIO &IO);
+/// Reads a resume state file (OUT.resume) written for a run with this Fingerprint: an error
+/// names what is wrong with it (for fuzzing; runs read it themselves).
+llvm::Error checkResumeState(const std::string &Path, const std::string &Fingerprint);
+
 /// Writes J.Output (HDF5). Leaves no file under J.Output unless at least one module worked.
 llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corpus::BatchIO &IO);
 

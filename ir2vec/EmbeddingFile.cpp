@@ -5,11 +5,14 @@
 #include "vocab/EntityLayout.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cstring>
+#include <unistd.h>
 
 namespace wb::ir2vec {
 namespace {
@@ -145,6 +148,10 @@ LevelSet FileHeader::levels() const {
 // ---- writer -----------------------------------------------------------------------------
 
 struct EmbeddingFileWriter::Impl {
+  // A write failed (a full disk, a file-size limit): libhdf5 1.10 then cannot close the file,
+  // and closing it again (our destructors, its own termination) crashes it. Such a file is
+  // abandoned as it is: its last checkpoint is what --resume continues from.
+  bool Broken = false;
   std::string Path;
   FileHeader H;
   H5::H5File File;
@@ -305,8 +312,108 @@ llvm::Expected<EmbeddingFileWriter> EmbeddingFileWriter::create(const std::strin
   return EmbeddingFileWriter(std::move(I));
 }
 
+namespace {
+
+/// A run that failed writing (a full disk, a file-size limit) may leave a file shorter than the
+/// end its superblock (version 2 or 3, as 1.10 writes ours) records: the failed flush wrote the
+/// superblock but could not extend the file. libhdf5 refuses to open such a file ("truncated
+/// file"); the checkpointed rows are all inside it, so the file is extended with zeros to the
+/// recorded end. Only ever applied to our own partial file.
+void extendToRecordedEnd(const std::string &Path) {
+  auto Head = llvm::MemoryBuffer::getFileSlice(Path, 36, 0);
+  if (!Head || (*Head)->getBufferSize() < 36)
+    return;
+  const llvm::StringRef B = (*Head)->getBuffer();
+  if (!B.starts_with("\x89HDF\r\n\x1a\n") || (B[8] != 2 && B[8] != 3) || B[9] != 8)
+    return;
+  auto LE64 = [&](size_t At) {
+    uint64_t V = 0;
+    for (int I = 7; I >= 0; --I)
+      V = V << 8 | uint8_t(B[At + I]);
+    return V;
+  };
+  const uint64_t End = LE64(12) + LE64(28); // base address + end-of-file address
+  uint64_t Size = 0;
+  if (!llvm::sys::fs::file_size(Path, Size) && Size < End && End - Size < (uint64_t(1) << 40))
+    (void)::truncate(Path.c_str(), off_t(End));
+}
+
+} // namespace
+
 llvm::Expected<EmbeddingFileWriter>
-EmbeddingFileWriter::resume(const std::string &Path, const FileHeader &H, const RowCounts &Keep,
+EmbeddingFileWriter::resume(const std::string &Path, const FileHeader &H, unsigned Compress,
+                            const RowCounts &Keep, const DatasetChecksums &Expected,
+                            double IsolatedSeconds) {
+  // Rows past the checkpoint may be half-written (the run was killed mid-write), and cutting
+  // them off in place made libhdf5 fail ("H5Dwrite failed") or crash in H5HG_remove on the
+  // variable-length strings of a few percent of killed runs. So the checkpointed rows are
+  // copied into a fresh file, in a child process (the damaged file is outside data now), and
+  // the copy replaces the partial file only when its checksums are the checkpoint's.
+  const std::string Copy = Path + ".copy";
+  auto Fail = [&](const llvm::Twine &Why) {
+    return support::fileError(Path, "cannot resume: " + Why);
+  };
+  extendToRecordedEnd(Path);
+  llvm::Error Copied = support::checkIsolated(Path, IsolatedSeconds, [&]() -> llvm::Error {
+    H5::Exception::dontPrint();
+    try {
+      H5::H5File Old(Path, H5F_ACC_RDONLY);
+      auto Got = readHeader(Old, Path);
+      if (!Got)
+        return Got.takeError();
+      if (Got->Dimension != H.Dimension || Got->Counts != H.Counts ||
+          Got->Granularity != H.Granularity || Got->EmbeddingKind != H.EmbeddingKind)
+        return Fail("the partial file was written with different options");
+      auto W = create(Copy, H, Compress);
+      if (!W)
+        return W.takeError();
+      Impl &I = *W->P;
+      const uint64_t KeepRows[] = {Keep.Modules, Keep.Functions, Keep.Blocks, Keep.Instructions};
+      for (size_t C = 0; C < NumColumns; ++C) {
+        if (!I.Cols[C].Present)
+          continue;
+        H5::DataSet DS = Old.openDataSet(columnPath(Columns[C], H.Counts));
+        const uint64_t Want = KeepRows[static_cast<size_t>(Columns[C].T)];
+        if (extentOf(DS) < Want)
+          return Fail(llvm::formatv("{0} has fewer rows than the checkpoint recorded",
+                                    columnPath(Columns[C], H.Counts)));
+        for (uint64_t R = 0, Block = 65536; R < Want; R += Block) {
+          const uint64_t N = std::min(Block, Want - R);
+          switch (Columns[C].Type) {
+          case ColType::Str:
+            I.appendStrings(C, readStrings(DS, R, N));
+            break;
+          case ColType::I64:
+            I.appendInts(C, readNumbers<int64_t>(DS, H5::PredType::NATIVE_INT64, R, N, 1));
+            break;
+          case ColType::F64:
+            I.appendDoubles(C, readNumbers<double>(DS, H5::PredType::NATIVE_DOUBLE, R, N,
+                                                   H.Dimension));
+            break;
+          }
+        }
+        if (I.Cols[C].Sum != Expected[C])
+          return Fail(columnPath(Columns[C], H.Counts) +
+                      " does not match its checkpoint checksum");
+      }
+      return W->close();
+    } catch (const H5::Exception &E) {
+      return Fail(E.getDetailMsg());
+    }
+  });
+  if (Copied) {
+    llvm::sys::fs::remove(Copy);
+    return Copied;
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Copy, Path)) {
+    llvm::sys::fs::remove(Copy);
+    return Fail("cannot replace the partial file: " + EC.message());
+  }
+  return reopen(Path, H, Keep, Expected);
+}
+
+llvm::Expected<EmbeddingFileWriter>
+EmbeddingFileWriter::reopen(const std::string &Path, const FileHeader &H, const RowCounts &Keep,
                             const DatasetChecksums &Expected) {
   H5::Exception::dontPrint();
   auto I = std::make_unique<Impl>();
@@ -334,7 +441,9 @@ EmbeddingFileWriter::resume(const std::string &Path, const FileHeader &H, const 
       if (extentOf(X.DS) < Want)
         return Fail(llvm::formatv("{0} has fewer rows than the checkpoint recorded",
                                   columnPath(Columns[C], H.Counts)));
-      I->extendTo(C, Want); // drops rows written after the checkpoint
+      if (extentOf(X.DS) != Want)
+        return Fail(llvm::formatv("{0} does not have the checkpoint's rows",
+                                  columnPath(Columns[C], H.Counts)));
       X.Rows = Want;
       // Re-read the kept rows and check them against the checkpoint's checksum.
       const uint64_t Block = 65536;
@@ -394,6 +503,7 @@ llvm::Error EmbeddingFileWriter::append(const std::string &ModulePath, const std
       I.appendDoubles(InstData, E->InstVectors);
     }
   } catch (const H5::Exception &X) {
+    I.Broken = true;
     return h5Error(I.Path, X);
   }
   return llvm::Error::success();
@@ -403,6 +513,7 @@ llvm::Error EmbeddingFileWriter::flush() {
   try {
     P->File.flush(H5F_SCOPE_GLOBAL);
   } catch (const H5::Exception &E) {
+    P->Broken = true;
     return h5Error(P->Path, E);
   }
   return llvm::Error::success();
@@ -411,6 +522,12 @@ llvm::Error EmbeddingFileWriter::flush() {
 llvm::Error EmbeddingFileWriter::close() {
   if (!P)
     return llvm::Error::success();
+  if (P->Broken) {
+    // See Impl::Broken: the HDF5 objects are left unclosed, on purpose.
+    const std::string Path = P->Path;
+    (void)P.release();
+    return support::fileError(Path, "left unclosed after a failed write");
+  }
   try {
     for (Impl::Col &C : P->Cols)
       if (C.Present)
@@ -469,7 +586,22 @@ std::vector<uint64_t> firstRows(const std::vector<int64_t> &Owner, uint64_t Owne
 }
 } // namespace
 
-llvm::Expected<EmbeddingFileReader> EmbeddingFileReader::open(const std::string &Path) {
+llvm::Expected<EmbeddingFileReader> EmbeddingFileReader::open(const std::string &Path,
+                                                              double IsolatedSeconds) {
+  if (llvm::Error E = support::checkIsolated(Path, IsolatedSeconds, [&]() -> llvm::Error {
+        auto R = openTrusted(Path);
+        if (!R)
+          return R.takeError();
+        for (uint64_t I = 0; I < R->numModules(); ++I)
+          if (auto M = R->module(I); !M)
+            return M.takeError();
+        return llvm::Error::success();
+      }))
+    return E;
+  return openTrusted(Path);
+}
+
+llvm::Expected<EmbeddingFileReader> EmbeddingFileReader::openTrusted(const std::string &Path) {
   H5::Exception::dontPrint();
   auto I = std::make_unique<Impl>();
   I->Path = Path;

@@ -16,6 +16,7 @@
 
 #include "ir2vec/ModuleEmbedding.h"
 #include "ir2vec/TextFormat.h"
+#include "support/Isolate.h"
 
 #include "llvm/Support/Error.h"
 
@@ -61,11 +62,13 @@ public:
   /// much slower); integer columns are always compressed (cheap and very effective).
   static llvm::Expected<EmbeddingFileWriter> create(const std::string &Path, const FileHeader &H,
                                                     unsigned Compress);
-  /// Reopens a partial file written with the same header, cuts every table back to Keep and
-  /// checks that what remains has the checksums Expected (else an error: start over).
-  static llvm::Expected<EmbeddingFileWriter> resume(const std::string &Path, const FileHeader &H,
-                                                    const RowCounts &Keep,
-                                                    const DatasetChecksums &Expected);
+  /// Continues a partial file written with the same header (and Compress) from its
+  /// checkpoint: the first Keep rows of every table are copied into a fresh file, which must
+  /// have the checksums Expected (else an error: start over), and replaces Path.
+  static llvm::Expected<EmbeddingFileWriter>
+  resume(const std::string &Path, const FileHeader &H, unsigned Compress, const RowCounts &Keep,
+         const DatasetChecksums &Expected,
+         double IsolatedSeconds = support::DefaultIsolatedSeconds);
   EmbeddingFileWriter(EmbeddingFileWriter &&) noexcept;
   EmbeddingFileWriter &operator=(EmbeddingFileWriter &&) noexcept;
   ~EmbeddingFileWriter();
@@ -82,13 +85,22 @@ public:
 private:
   struct Impl;
   explicit EmbeddingFileWriter(std::unique_ptr<Impl> I);
+  /// Reopens a file whose tables hold exactly Keep rows with the checksums Expected.
+  static llvm::Expected<EmbeddingFileWriter> reopen(const std::string &Path, const FileHeader &H,
+                                                    const RowCounts &Keep,
+                                                    const DatasetChecksums &Expected);
   std::unique_ptr<Impl> P;
 };
 
-/// Reads a file back module by module (for `from-counts` and tests).
+/// Reads a file back module by module (for `from-counts`, resuming and tests).
 class EmbeddingFileReader {
 public:
-  static llvm::Expected<EmbeddingFileReader> open(const std::string &Path);
+  /// Opens Path after a complete read of it behind a process boundary (support/Isolate.h):
+  /// libhdf5 crashes or loops on some crafted files, which then give an error naming Path.
+  static llvm::Expected<EmbeddingFileReader>
+  open(const std::string &Path, double IsolatedSeconds = support::DefaultIsolatedSeconds);
+  /// Opens Path without that check: for files this process wrote itself.
+  static llvm::Expected<EmbeddingFileReader> openTrusted(const std::string &Path);
   EmbeddingFileReader(EmbeddingFileReader &&) noexcept;
   ~EmbeddingFileReader();
 

@@ -245,9 +245,7 @@ llvm::Error readNormalizations(H5::H5File &F, ModelFile &M, llvm::StringRef Path
   return llvm::Error::success();
 }
 
-} // namespace
-
-llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path) {
+llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
   auto Bad = [&](const llvm::Twine &What) { return fileError(Path, What); };
   if (!llvm::sys::fs::exists(Path))
     return Bad("no such file");
@@ -334,6 +332,18 @@ llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path) {
     return h5::h5Error(Path.str(), E);
   }
   return M;
+}
+
+} // namespace
+
+llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path, double IsolatedSeconds) {
+  if (!llvm::sys::fs::exists(Path))
+    return fileError(Path, "no such file");
+  if (llvm::Error E = support::checkIsolated(Path, IsolatedSeconds, [&] {
+        return readModelFileDirect(Path).takeError();
+      }))
+    return E;
+  return readModelFileDirect(Path);
 }
 
 llvm::Error writeModelFile(llvm::StringRef Path, const ModelFile &M) {

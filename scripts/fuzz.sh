@@ -2,6 +2,7 @@
 # Builds the fuzz targets (clang-22, libFuzzer from libclang-rt-22-dev, ASan + UBSan) in
 # build-fuzz/ and runs each for SECONDS (default 600) on its seed corpus, one job per core.
 # A crash leaves its input in build-fuzz/crashes/TARGET/; turn each into a regression test.
+# Inputs on which LLVM crashed and the tool recovered (fuzz_ir) go to build-fuzz/recovered/.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
@@ -11,16 +12,18 @@ build=$repo/build-fuzz
 CC=clang-22 CXX=clang++-22 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWB_FUZZ=ON -DBUILD_TESTING=OFF > /dev/null
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(vocabulary model embeddings log tensorspec inputs)
+[ ${#targets[@]} -gt 0 ] || targets=(vocabulary model embeddings log tensorspec inputs ir openke resume)
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 bash "$repo/fuzz/seeds.sh" "$build/seeds"
 run() {
   local t=$1
-  mkdir -p "$build/corpus/$t" "$build/crashes/$t"
+  mkdir -p "$build/corpus/$t" "$build/crashes/$t" "$build/recovered/$t"
+  # LLVM crashes the product recovers from (fuzz_ir) are kept here, not counted as crashes.
+  export WB_FUZZ_RECOVERED=$build/recovered/$t
   "$build/bin/fuzz_$t" -max_total_time="$secs" -print_final_stats=1 -rss_limit_mb=4096 \
     -artifact_prefix="$build/crashes/$t/" "$build/corpus/$t" "$build/seeds/$t" \
     > "$build/fuzz-$t.log" 2>&1
-  echo "$t: exit $?, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz-$t.log" | grep -o '[0-9]*$') executions, $(ls "$build/crashes/$t" | wc -l) crashes"
+  echo "$t: exit $?, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz-$t.log" | grep -o '[0-9]*$') executions, $(ls "$build/crashes/$t" | wc -l) crashes, $(ls "$build/recovered/$t" | wc -l) recovered LLVM crashes"
 }
 export -f run; export build secs
 printf '%s\n' "${targets[@]}" | xargs -P "$(nproc)" -I{} bash -c 'run {}'

@@ -101,6 +101,16 @@ llvm::Expected<std::string> runIsolated(llvm::StringRef File, double Seconds,
   return Got.substr(1);
 }
 
+llvm::Error checkIsolated(llvm::StringRef File, double Seconds,
+                          llvm::function_ref<llvm::Error()> Check) {
+  auto R = runIsolated(File, Seconds, [&]() -> llvm::Expected<std::string> {
+    if (llvm::Error E = Check())
+      return E;
+    return std::string();
+  });
+  return R ? llvm::Error::success() : R.takeError();
+}
+
 void putU64(std::string &Out, uint64_t V) {
   for (int I = 0; I < 8; ++I)
     Out.push_back(char(V >> (8 * I)));

@@ -20,6 +20,18 @@ namespace wb::support {
 llvm::Expected<std::string> runIsolated(llvm::StringRef File, double Seconds,
                                         llvm::function_ref<llvm::Expected<std::string>()> Work);
 
+/// How long an isolated read of a file may take before it counts as a library loop (a
+/// vocabulary or model reads in well under a second, a counts file of a whole corpus in
+/// seconds). Fuzz targets pass less.
+inline constexpr double DefaultIsolatedSeconds = 600;
+
+/// Runs Check (a read of File as the caller will then do it) in a child process; success means
+/// the caller may read File in this process. For readers whose results are not worth framing
+/// (model files, streamed embeddings files): the file is read twice, and a file changed
+/// between the two reads is not covered.
+llvm::Error checkIsolated(llvm::StringRef File, double Seconds,
+                          llvm::function_ref<llvm::Error()> Check);
+
 /// Little-endian framing for what isolated work returns.
 void putU64(std::string &Out, uint64_t V);
 void putString(std::string &Out, llvm::StringRef S);

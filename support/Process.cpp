@@ -74,7 +74,7 @@ llvm::Expected<Child> Child::spawn(const std::vector<std::string> &Argv, int Std
   sigset_t Empty, Defaults;
   sigemptyset(&Empty);
   sigemptyset(&Defaults);
-  for (int S : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD})
+  for (int S : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGXFSZ})
     sigaddset(&Defaults, S);
   posix_spawnattr_setsigmask(&A, &Empty);
   posix_spawnattr_setsigdefault(&A, &Defaults);

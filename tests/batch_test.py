@@ -30,6 +30,7 @@ import h5py
 import numpy as np
 
 import harness
+from h5compare import same_content
 from harness import Results, run
 
 KINDS = ["symbolic", "flow-aware"]
@@ -49,23 +50,6 @@ def oracle_rows(a, kind, level, path):
         if m and not line.startswith("Function: "):
             rows.append([float.fromhex(x) for x in m.group(1).split()])
     return np.array(rows, dtype=np.float64).reshape(-1, 75) if rows else np.zeros((0, 75))
-
-
-def same_content(f, g):
-    """All attributes and datasets of two HDF5 files are equal (values, shapes, dtypes)."""
-    if dict(f.attrs) != dict(g.attrs):
-        return "attributes differ"
-    names_f, names_g = [], []
-    f.visit(names_f.append)
-    g.visit(names_g.append)
-    if sorted(names_f) != sorted(names_g):
-        return f"objects differ: {sorted(names_f)} vs {sorted(names_g)}"
-    for n in names_f:
-        if isinstance(f[n], h5py.Dataset):
-            x, y = f[n][()], g[n][()]
-            if f[n].dtype != g[n].dtype or x.shape != y.shape or not np.array_equal(x, y):
-                return f"dataset {n} differs"
-    return None
 
 
 def embed(a, inputs, out, *extra):

@@ -85,6 +85,41 @@ for cmd in (["embeddings", "--vocab", crafted, module], ["vocab", "export", "--v
           and crafted.encode() in r.stderr
           and b"Stack dump" not in r.stderr and not leftovers(W("x.json")), r.stderr[-600:])
 
+# ---- LLVM's own crashes: recorded per module, the run goes on ------------------------------
+# Found by fuzz_ir: LLVM 22's bitcode reader dies with SIGSEGV in MetadataLoader::parseMetadata
+# on this module (opt-22 is the oracle: it dies too). Corpus runs recover (CrashRecoveryContext)
+# and record the module as failed with the signal.
+llvm_crash = os.path.join(repo, "fuzz", "findings", "llvm22-bitcode-metadata-loader-segv.bc")
+r = harness.run(["opt-22", "-passes=verify", "-disable-output", llvm_crash])
+check("opt-22 itself crashes on the fuzz-found module (the oracle)", r.returncode < 0, r.returncode)
+module2 = W("m2.ll")
+open(module2, "w").write("define i32 @h(i32 %x) {\n  %y = add i32 %x, 7\n  ret i32 %y\n}\n")
+for jobs in ("1", "2"):
+    out, ref_out = W(f"crash-{jobs}.h5"), W(f"nocrash-{jobs}.h5")
+    r = harness.run([a.ir2vec, "embeddings", "--format", "hdf5", "--level", "inst", "-j", jobs, "-o", out,
+                     module, llvm_crash, module2, llvm_crash])
+    ok = (r.returncode == 2 and b"signal 11" in r.stderr and llvm_crash.encode() in r.stderr
+          and b"Stack dump" not in r.stderr and os.path.exists(out))
+    if check(f"HDF5 embeddings -j{jobs} over a module that crashes LLVM: exit 2, the module and signal named",
+             ok, (r.returncode, r.stderr[-600:])):
+        harness.run([a.ir2vec, "embeddings", "--format", "hdf5", "--level", "inst", "-o", ref_out,
+                     module, module2], check=True)
+        with h5py.File(out) as f, h5py.File(ref_out) as g:
+            errors = [e.decode() for e in f["modules/error"][()]]
+            check(f"-j{jobs}: modules/error records the signal for both crashing rows and nothing else",
+                  errors[0] == "" and errors[2] == "" and all("signal 11" in errors[i] for i in (1, 3)), errors)
+            check(f"-j{jobs}: the good modules' rows equal a run without the crashing module",
+                  all(np.array_equal(f[t][()], g[t][()]) for t in
+                      ("functions/embedding", "blocks/embedding", "instructions/embedding")), "")
+r = harness.run([a.ir2vec, "embeddings", module, llvm_crash, module2])
+check("text embeddings over a module that crashes LLVM: exit 2, both good modules printed",
+      r.returncode == 2 and r.stdout.count(b"Module: ") == 2 and b"signal 11" in r.stderr, (r.returncode, r.stderr[-400:]))
+for fmt in ("text", "openke"):
+    out = W(f"triplets-{fmt}")
+    r = harness.run([a.ir2vec, "triplets", "--format", fmt, "-o", out, module, llvm_crash, module2])
+    check(f"triplets ({fmt}) over a module that crashes LLVM: exit 2, the module and signal named",
+          r.returncode == 2 and b"signal 11" in r.stderr and os.path.exists(out), (r.returncode, r.stderr[-400:]))
+
 counts = W("c.h5")
 r = harness.run([a.ir2vec, "embeddings", "--counts", "--format", "hdf5", "-o", counts, module])
 if check("counts file written", r.returncode == 0, r.stderr):

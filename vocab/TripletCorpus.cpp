@@ -101,7 +101,7 @@ llvm::Expected<TripletCorpus> collectTripletCorpus(const TripletCorpusJob &J,
   llvm::DenseMap<uint64_t, uint64_t> Counts;
   support::Progress P("modules", J.Inputs.size(), IO.ShowProgress);
   llvm::Error E = corpus::runModules<ModuleTriplets>(
-      IO, J.contextPolicy(), 0, J.Inputs.size(),
+      IO, J.contextPolicy(), J.Inputs, 0,
       [&](size_t I, llvm::LLVMContext &Ctx) { return extract(J, I, Ctx); },
       [&](size_t I, ModuleTriplets &&R) {
         ++C.Modules;

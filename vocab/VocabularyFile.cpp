@@ -22,8 +22,6 @@ constexpr llvm::StringLiteral HDF5Signature("\x89HDF\r\n\x1a\n");
 // Largest embedding dimension a vocabulary file may claim (LLVM ships 75; the JSON reader has
 // its own limit by the size of the text). Every row is allocated from it.
 constexpr hsize_t MaxDimension = 1u << 16;
-// A vocabulary is read in well under a second; a read that takes this long is libhdf5 looping.
-constexpr double IsolatedReadSeconds = 60;
 
 bool isHDF5(llvm::StringRef Path) {
   auto Buf = llvm::MemoryBuffer::getFileSlice(Path, 8, 0);
@@ -105,8 +103,8 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
 
 /// readHDF5 behind a process boundary: libhdf5 crashes or loops on crafted files
 /// (docs/robustness.md); then the error names the file and the run goes on.
-llvm::Expected<EntityVectors> readHDF5Isolated(llvm::StringRef Path) {
-  auto Bytes = support::runIsolated(Path, IsolatedReadSeconds, [&]() -> llvm::Expected<std::string> {
+llvm::Expected<EntityVectors> readHDF5Isolated(llvm::StringRef Path, double Seconds) {
+  auto Bytes = support::runIsolated(Path, Seconds, [&]() -> llvm::Expected<std::string> {
     auto V = readHDF5(Path);
     if (!V)
       return V.takeError();
@@ -146,7 +144,7 @@ llvm::Expected<EntityVectors> readHDF5Isolated(llvm::StringRef Path) {
 
 } // namespace
 
-llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path) {
+llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path, double IsolatedSeconds) {
   if (Path.empty()) {
     auto L = parseVocabularyJSON(defaultVocabularyJSON(), DefaultVocabularyName, Unit);
     if (!L)
@@ -154,7 +152,7 @@ llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path) {
     return fromLoaded(std::move(*L));
   }
   if (isHDF5(Path))
-    return readHDF5Isolated(Path);
+    return readHDF5Isolated(Path, IsolatedSeconds);
   auto L = readVocabularyJSON(Path, Unit);
   if (!L)
     return L.takeError();
@@ -166,7 +164,7 @@ llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weight
     return parseVocabularyJSON(defaultVocabularyJSON(), DefaultVocabularyName, W);
   if (!isHDF5(Path))
     return readVocabularyJSON(Path, W);
-  auto V = readHDF5Isolated(Path);
+  auto V = readHDF5Isolated(Path, support::DefaultIsolatedSeconds);
   if (!V)
     return V.takeError();
   auto Vocab = Vocabulary::fromUnweightedRows(std::move(V->Rows), V->Dim, W);

@@ -7,6 +7,7 @@
 // The format of an input is recognised by its content (the HDF5 signature), not its name.
 #pragma once
 
+#include "support/Isolate.h"
 #include "vocab/Vocabulary.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -46,8 +47,10 @@ inline llvm::StringRef vocabularySource(llvm::StringRef Path) {
 /// The vocabulary the project trains and ships (vocab/default/), built into the library.
 llvm::StringRef defaultVocabularyJSON();
 
-/// Reads JSON or HDF5 (by content). An empty Path means the default vocabulary.
-llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path);
+/// Reads JSON or HDF5 (by content). An empty Path means the default vocabulary. HDF5 is read
+/// behind a process boundary (support/Isolate.h) that gives up after IsolatedSeconds.
+llvm::Expected<EntityVectors>
+readEntityVectors(llvm::StringRef Path, double IsolatedSeconds = support::DefaultIsolatedSeconds);
 /// Reads any supported file, or the default vocabulary for an empty Path, and applies W.
 llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weights W);
 /// SHA-256 of the vocabulary's bytes (of the built-in JSON for an empty Path).

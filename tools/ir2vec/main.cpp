@@ -2,10 +2,14 @@
 // does not serve itself). Option names and output formats follow llvm-ir2vec (LLVM 22.1.8) so
 // it can replace it in scripts. The subcommands live in one file per group (Groups.h); each
 // is a thin driver over one library call.
+#include "corpus/H5.h"
 #include "tools/ir2vec/Groups.h"
 
 #include "llvm/Support/InitLLVM.h"
 
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <malloc.h>
 
 namespace {
@@ -20,6 +24,11 @@ constexpr const char *ExitHelp =
 
 int main(int argc, char **argv) {
   llvm::InitLLVM X(argc, argv);
+  // A write past a file-size limit (RLIMIT_FSIZE) must fail with EFBIG and become an error
+  // naming the file, not kill us by SIGXFSZ with a stack dump and partial output. (After
+  // InitLLVM, whose handlers would otherwise take the signal; children get the default back,
+  // support/Process.cpp.)
+  signal(SIGXFSZ, SIG_IGN);
   // Every module's IR is built and torn down in turn; by default glibc hands the freed memory
   // back to the kernel and page-faults it in again for the next module, which cost as much
   // system time as parsing itself. Keep it in the process instead (peak RSS is unchanged).
@@ -42,5 +51,14 @@ int main(int argc, char **argv) {
   wb::tool::addVocabCommands(App, Cmds);
   wb::tool::addCorpusCommands(App, Cmds);
   wb::tool::addMlgoCommands(App, Cmds, std::move(Compiler));
-  return wb::tool::parseAndRun(App, Cmds, std::move(Args));
+  const int Status = wb::tool::parseAndRun(App, Cmds, std::move(Args));
+  if (wb::corpus::h5::filesLeftOpen()) {
+    // Our outputs are settled (the error is reported, nothing is under a requested name);
+    // HDF5's termination would crash on the file it could not close.
+    llvm::outs().flush();
+    llvm::errs().flush();
+    std::fflush(nullptr);
+    std::_Exit(Status);
+  }
+  return Status;
 }

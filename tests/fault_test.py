@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""Faults during a corpus run (issue 12), with Debian's python3-h5py as the independent reader:
+
+  * an HDF5 batch killed with SIGKILL at 50 random moments and continued with --resume ends,
+    every time, with the content of an uninterrupted run (every attribute and dataset) and
+    nothing else beside it; before the fix a few percent of resumes failed ("H5Dwrite failed")
+    or crashed in libhdf5 (H5HG_remove) cutting half-written strings off in place;
+  * output that cannot be written in full (a file-size limit, RLIMIT_FSIZE, as a full disk
+    would): a clear error naming the file, nothing under the requested name, the earlier
+    checkpoint kept, and --resume without the limit completes it.
+
+  fault_test.py --ir2vec BIN [--runs N]
+"""
+import argparse, os, random, resource, signal, subprocess, tempfile, time
+
+import harness
+from h5compare import same_files
+
+p = argparse.ArgumentParser()
+p.add_argument("--ir2vec", required=True)
+p.add_argument("--runs", type=int, default=50)
+a = p.parse_args()
+res = harness.Results()
+check = res.check
+tmp = tempfile.mkdtemp(prefix="fault-")
+W = lambda *n: os.path.join(tmp, *n)
+here = os.path.dirname(os.path.abspath(__file__))
+
+data = sorted(os.path.join(here, "data", n) for n in os.listdir(os.path.join(here, "data"))
+              if n.endswith(".ll") and not n.startswith("bad") and n != "empty.ll")
+inputs = data * 150
+args = ["-q", "--format", "hdf5", "--level", "inst", "--kind", "flow-aware",
+        "--inst-text", "-j", "1"]
+
+
+def leftovers(prefix):
+    d, b = os.path.split(prefix)
+    return sorted(n for n in os.listdir(d) if n.startswith(b))
+
+
+ref = W("ref.h5")
+t0 = time.time()
+r = harness.run([a.ir2vec, "embeddings", *args, "-o", ref, *inputs])
+t_ref = time.time() - t0
+if not check("the uninterrupted run", r.returncode == 0, r.stderr[-300:]):
+    raise SystemExit(res.summary())
+
+# ---- SIGKILL at random moments, then --resume ------------------------------------------------
+# A seeded generator: the same moments in every run of the test. A kill before the first
+# checkpoint resumes by starting over, one after the last by finding the whole file written.
+rng = random.Random(12)
+failures, killed_mid, resumed = [], 0, 0
+for k in range(a.runs):
+    out = W("killed.h5")
+    for leftover in leftovers(out):
+        os.remove(W(leftover))
+    p_ = subprocess.Popen([a.ir2vec, "embeddings", *args, "-o", out, *inputs], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    time.sleep(rng.uniform(0, t_ref))
+    p_.kill()
+    p_.wait()
+    killed_mid += p_.returncode == -signal.SIGKILL
+    r = harness.run([a.ir2vec, "embeddings", *args[1:], "-o", out, "--resume", *inputs])  # not -q: the note
+    resumed += b"resumed after" in r.stderr
+    diff = same_files(out, ref) if r.returncode == 0 and os.path.exists(out) else "no result"
+    if r.returncode != 0 or diff or leftovers(out) != ["killed.h5"]:
+        failures.append((k, r.returncode, diff, leftovers(out), r.stderr[-300:]))
+check(f"{a.runs} runs killed by SIGKILL at random moments ({killed_mid} mid-run, {resumed} resumed "
+      f"from a checkpoint; an uninterrupted run takes {t_ref:.2f} s) end with the uninterrupted run's "
+      "content and nothing else", not failures and killed_mid >= a.runs // 2 and resumed >= a.runs // 4,
+      failures[:5])
+print(f"kill-and-resume: {a.runs} runs, {killed_mid} killed mid-run, {resumed} resumed from a checkpoint")
+
+# ---- output that cannot be written in full ---------------------------------------------------
+# The limit lets a few checkpoints through and stops the file well before its end.
+ref_size = os.path.getsize(ref)
+
+
+def limited(bytes_):
+    def set_limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (bytes_, bytes_))
+    return set_limit
+
+
+out = W("limited.h5")
+r = subprocess.run([a.ir2vec, "embeddings", *args, "-o", out, *inputs], capture_output=True,
+                   preexec_fn=limited(ref_size // 2))
+check("HDF5 output over a file-size limit: exit 1 with an error naming the file and the cause",
+      r.returncode == 1 and b"limited.h5" in r.stderr and b"too large" in r.stderr.lower(),
+      (r.returncode, r.stderr[-500:]))
+check("HDF5 output over a file-size limit: nothing under the requested name, the checkpoint kept",
+      not os.path.exists(out) and os.path.exists(out + ".partial") and os.path.exists(out + ".resume"),
+      leftovers(out))
+r = harness.run([a.ir2vec, "embeddings", *args[1:], "-o", out, "--resume", *inputs])
+check("HDF5 output over a file-size limit: --resume without the limit continues from the checkpoint "
+      "and ends with the uninterrupted run's content",
+      r.returncode == 0 and b"resumed after" in r.stderr and same_files(out, ref) is None
+      and leftovers(out) == ["limited.h5"],
+      (r.returncode, r.stderr[:300], os.path.exists(out) and same_files(out, ref), leftovers(out)))
+
+text_out = W("limited.txt")
+r = subprocess.run([a.ir2vec, "embeddings", "-q", "--level", "inst", "-o", text_out, *inputs],
+                   capture_output=True, preexec_fn=limited(1 << 16))
+check("text output over a file-size limit: exit 1 with an error naming the file, nothing left",
+      r.returncode == 1 and b"limited.txt" in r.stderr and not leftovers(text_out),
+      (r.returncode, r.stderr[-500:], leftovers(text_out)))
+
+raise SystemExit(res.summary())
