@@ -3,7 +3,10 @@
 #include "support/Error.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DebugProgramInstruction.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/IRReader/IRReader.h"
@@ -14,6 +17,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <mutex>
+#include <optional>
 
 namespace wb::corpus {
 
@@ -48,6 +52,50 @@ std::string firstLines(llvm::StringRef Text, unsigned N) {
   return Out;
 }
 
+// LLVM 22's verifier follows each location's inlinedAt chain and its scope's chain of
+// lexical blocks up to the subprogram (DILocalScope::getSubprogram) without a bound: a module
+// with a cycle in either makes it loop for ever (found by fuzz_ir; opt-22 hangs the same way).
+// Both chains are checked first, every node at most once per module (a few nanoseconds per
+// instruction with a location). Raw accessors: nothing here trusts the node kinds.
+std::optional<std::string> cyclicDebugChain(const llvm::Module &M) {
+  llvm::SmallPtrSet<const llvm::Metadata *, 32> Ends; // nodes whose chain is known to end
+  auto Check = [&](const llvm::Metadata *N, auto Next) {
+    llvm::SmallPtrSet<const llvm::Metadata *, 8> Path;
+    for (; N && !Ends.count(N); N = Next(N))
+      if (!Path.insert(N).second)
+        return false;
+    Ends.insert(Path.begin(), Path.end());
+    return true;
+  };
+  auto OuterScope = [](const llvm::Metadata *N) -> const llvm::Metadata * {
+    const auto *B = llvm::dyn_cast<llvm::DILexicalBlockBase>(N);
+    return B ? B->getRawScope() : nullptr;
+  };
+  auto InlinedAt = [](const llvm::Metadata *N) -> const llvm::Metadata * {
+    const auto *L = llvm::dyn_cast<llvm::DILocation>(N);
+    return L ? L->getRawInlinedAt() : nullptr;
+  };
+  auto Location = [&](const llvm::DILocation *L) -> std::optional<std::string> {
+    if (!Check(L, InlinedAt))
+      return std::string("a debug location's inlinedAt chain is cyclic");
+    for (const llvm::Metadata *N = L; N; N = InlinedAt(N))
+      if (const auto *At = llvm::dyn_cast<llvm::DILocation>(N); At && !Check(At->getRawScope(), OuterScope))
+        return std::string("a debug location's chain of lexical-block scopes is cyclic");
+    return std::nullopt;
+  };
+  for (const llvm::Function &F : M)
+    for (const llvm::Instruction &I : llvm::instructions(F)) {
+      if (const llvm::DILocation *L = I.getDebugLoc().get())
+        if (auto Why = Location(L))
+          return Why;
+      for (const llvm::DbgRecord &R : I.getDbgRecordRange())
+        if (const llvm::DILocation *L = R.getDebugLoc().get())
+          if (auto Why = Location(L))
+            return Why;
+    }
+  return std::nullopt;
+}
+
 } // namespace
 
 llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &Ctx) {
@@ -80,6 +128,8 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
   std::string VerifierMsg;
   llvm::raw_string_ostream VOS(VerifierMsg);
   bool BrokenDebugInfo = false;
+  if (std::optional<std::string> Cycle = cyclicDebugChain(*M))
+    return fileError(Path, "invalid module: " + *Cycle + " (LLVM's verifier would loop for ever)");
   if (llvm::verifyModule(*M, &VOS, &BrokenDebugInfo))
     return fileError(Path, "invalid module (LLVM verifier): " + firstLines(VerifierMsg, 8));
   // The rest of llvm::UpgradeDebugInfo, now that the module is known to be valid.
