@@ -125,26 +125,24 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
   }
 
   ModuleInput In;
+  // The order of llvm::UpgradeDebugInfo: debug info of another version is dropped unverified;
+  // debug info of this version is verified with the rest and dropped (with a warning) when
+  // only it is broken.
+  const unsigned Version = llvm::getDebugMetadataVersionFromModule(*M);
+  if (Version != llvm::DEBUG_METADATA_VERSION && llvm::StripDebugInfo(*M))
+    In.Warnings.push_back(llvm::formatv("{0}: ignoring debug info with version {1} (expected "
+                                        "{2})",
+                                        Path, Version, llvm::DEBUG_METADATA_VERSION));
+  else if (std::optional<std::string> Cycle = cyclicDebugChain(*M))
+    return fileError(Path, "invalid module: " + *Cycle + " (LLVM's verifier would loop for ever)");
   std::string VerifierMsg;
   llvm::raw_string_ostream VOS(VerifierMsg);
   bool BrokenDebugInfo = false;
-  if (std::optional<std::string> Cycle = cyclicDebugChain(*M))
-    return fileError(Path, "invalid module: " + *Cycle + " (LLVM's verifier would loop for ever)");
   if (llvm::verifyModule(*M, &VOS, &BrokenDebugInfo))
     return fileError(Path, "invalid module (LLVM verifier): " + firstLines(VerifierMsg, 8));
-  // The rest of llvm::UpgradeDebugInfo, now that the module is known to be valid.
-  const unsigned Version = llvm::getDebugMetadataVersionFromModule(*M);
-  if (Version != llvm::DEBUG_METADATA_VERSION || BrokenDebugInfo) {
-    const bool Stripped = llvm::StripDebugInfo(*M);
-    if (Version == llvm::DEBUG_METADATA_VERSION)
-      In.Warnings.push_back((Path + ": ignoring invalid debug info: " +
-                             firstLines(VerifierMsg, 4))
-                                .str());
-    else if (Stripped)
-      In.Warnings.push_back(llvm::formatv("{0}: ignoring debug info with version {1} (expected "
-                                          "{2})",
-                                          Path, Version, llvm::DEBUG_METADATA_VERSION));
-  }
+  if (BrokenDebugInfo && llvm::StripDebugInfo(*M))
+    In.Warnings.push_back(
+        (Path + ": ignoring invalid debug info: " + firstLines(VerifierMsg, 4)).str());
   In.M = std::move(M);
   return In;
 }

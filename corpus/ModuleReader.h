@@ -26,10 +26,11 @@ struct ModuleInput {
 ///
 /// LLVM's readers call UpgradeDebugInfo, which aborts the whole process (report_fatal_error)
 /// on a module that carries debug info and fails the verifier; llvm-ir2vec-22 crashes that
-/// way. We switch that upgrade off in the readers, run the verifier ourselves, return its
-/// message as an error, and then apply the same upgrade rules LLVM would have applied (drop
-/// invalid or outdated debug info, with a warning). Valid modules come out exactly as LLVM's
-/// own reader gives them.
+/// way. We switch that upgrade off in the readers and apply its rules ourselves, in its order
+/// (drop debug info of another version unverified; verify; drop broken debug info, with a
+/// warning), returning the verifier's message as an error. Valid modules come out exactly as
+/// LLVM's own reader gives them. A module whose debug locations have cyclic scope or
+/// inlinedAt chains, on which LLVM 22's verifier loops for ever, is refused first.
 llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &Ctx);
 
 } // namespace wb::corpus

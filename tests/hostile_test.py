@@ -120,6 +120,30 @@ for fmt in ("text", "openke"):
     check(f"triplets ({fmt}) over a module that crashes LLVM: exit 2, the module and signal named",
           r.returncode == 2 and b"signal 11" in r.stderr and os.path.exists(out), (r.returncode, r.stderr[-400:]))
 
+# Found by fuzz_ir: lexical blocks that are each other's scope. LLVM 22's verifier loops for
+# ever on them (opt-22 hangs); the reader refuses the module first and the run goes on.
+cyclic = os.path.join(repo, "fuzz", "findings", "llvm22-verifier-cyclic-scope.ll")
+try:
+    r = subprocess.run(["opt-22", "-passes=verify", "-disable-output", cyclic], capture_output=True, timeout=10)
+    opt_hangs = False
+except subprocess.TimeoutExpired:
+    opt_hangs = True
+check("opt-22 loops for ever on the cyclic scope chain (the oracle: still running after 10 s)", opt_hangs)
+r = harness.run([a.ir2vec, "embeddings", module, cyclic, module2], timeout=120)
+check("embeddings over a module with a cyclic scope chain: exit 2, the module refused by name, the others printed",
+      r.returncode == 2 and b"llvm22-verifier-cyclic-scope.ll: invalid module: a debug location's chain of "
+      b"lexical-block scopes is cyclic" in r.stderr and r.stdout.count(b"Module: ") == 2, (r.returncode, r.stderr[-400:]))
+# The fuzz input itself has debug info of an outdated version: LLVM drops it unverified (so
+# opt-22 does not loop), and so does the reader, in LLVM's order: the same output as llvm-ir2vec.
+outdated = os.path.join(repo, "fuzz", "findings", "llvm22-outdated-debug-cyclic-scope.ll")
+json_vocab = os.path.join(repo, "vocab", "default", "ir2vec-default-75d.json")
+ours = harness.run([a.ir2vec, "embeddings", "--vocab", json_vocab, "--level", "bb", outdated], timeout=120)
+theirs = harness.run(["llvm-ir2vec-22", "embeddings", "--ir2vec-vocab-path=" + json_vocab, "--level=bb", outdated],
+                     timeout=120)
+check("outdated debug info with cyclic scopes: dropped unverified as LLVM does, byte-identical to llvm-ir2vec-22",
+      ours.returncode == 0 and theirs.returncode == 0 and ours.stdout == theirs.stdout and b"version 2" in ours.stderr,
+      (ours.returncode, theirs.returncode, ours.stderr[-300:]))
+
 counts = W("c.h5")
 r = harness.run([a.ir2vec, "embeddings", "--counts", "--format", "hdf5", "-o", counts, module])
 if check("counts file written", r.returncode == 0, r.stderr):
