@@ -26,7 +26,7 @@ run() {
   "$build/bin/fuzz_$t" -max_total_time="$secs" -print_final_stats=1 -rss_limit_mb=4096 -timeout=30 \
     -artifact_prefix="$build/crashes/$t/" "$build/corpus/$t" "$build/seeds/$t" \
     > "$build/fuzz-$t.log" 2>&1
-  echo "$t: exit $?, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz-$t.log" | grep -o '[0-9]*$') executions, $(ls "$build/crashes/$t" | wc -l) crashes, $(ls "$build/recovered/$t" | wc -l) recovered LLVM crashes, $(grep -c 'ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer' "$build/fuzz-$t.log") sanitizer reports (isolated children included)"
+  echo "$t: exit $?, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz-$t.log" | tail -1 | grep -o '[0-9]*$') executions, $(ls "$build/crashes/$t" | wc -l) crashes, $(ls "$build/recovered/$t" | wc -l) recovered LLVM crashes, $(grep -c 'ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer' "$build/fuzz-$t.log") sanitizer reports (isolated children included)"
 }
 export -f run; export build secs
 printf '%s\n' "${targets[@]}" | xargs -P "$(nproc)" -I{} bash -c 'run {}'

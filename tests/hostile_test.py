@@ -85,6 +85,21 @@ for cmd in (["embeddings", "--vocab", crafted, module], ["vocab", "export", "--v
           and crafted.encode() in r.stderr
           and b"Stack dump" not in r.stderr and not leftovers(W("x.json")), r.stderr[-600:])
 
+# Every HDF5 input the fuzz campaign kept (fuzz/findings; docs/robustness.md): each crashed or
+# overflowed inside libhdf5 in the isolated reader's child. The tool: exit 1, the file named, no
+# crash, nothing written.
+replays = {"vocabulary-": lambda f: ["vocab", "export", "--vocab", f, "-o", W("replay.json")],
+           "model-": lambda f: ["mlgo", "predict", "--model", f, W("no-such.log")],
+           "embeddings-": lambda f: ["from-counts", "-o", W("replay.h5"), f]}
+findings = sorted(os.listdir(os.path.join(repo, "fuzz", "findings")))
+for prefix, cmd in replays.items():
+    for name in (n for n in findings if n.startswith(prefix)):
+        f = os.path.join(repo, "fuzz", "findings", name)
+        r = harness.run([a.ir2vec, *cmd(f)], timeout=900)
+        check(f"fuzz finding {name}: exit 1, the file named, no crash, no output",
+              r.returncode == 1 and f.encode() in r.stderr and b"Stack dump" not in r.stderr
+              and not leftovers(W("replay")), (r.returncode, r.stderr[-500:]))
+
 # ---- LLVM's own crashes: recorded per module, the run goes on ------------------------------
 # Found by fuzz_ir: LLVM 22's bitcode reader dies with SIGSEGV in MetadataLoader::parseMetadata
 # on this module (opt-22 is the oracle: it dies too). Corpus runs recover (CrashRecoveryContext)
