@@ -1,10 +1,16 @@
 #include "corpus/Batch.h"
 
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+#include <csignal>
 #include <cstring>
+#include <pthread.h>
+#include <unistd.h>
 #include <mutex>
 
 namespace wb::corpus {
@@ -64,6 +70,82 @@ std::optional<std::string> runRecoverable(llvm::function_ref<void()> Work) {
   }
   return "LLVM stopped with a fatal error" +
          (FatalReason.empty() ? std::string() : ": " + FatalReason) + "; skipped";
+}
+
+struct TimeLimit::Slot {
+  pthread_t Thread;
+  std::chrono::steady_clock::time_point Start;
+  enum { Running, Done, Stopped } State = Running;
+};
+
+TimeLimit::TimeLimit(double Seconds) : Seconds(Seconds) {
+  if (Seconds > 0)
+    Watcher = std::thread([this] { watch(); });
+}
+
+TimeLimit::~TimeLimit() {
+  if (!Watcher.joinable())
+    return;
+  {
+    std::lock_guard<std::mutex> L(Mu);
+    Stop = true;
+  }
+  CV.notify_all();
+  Watcher.join();
+}
+
+void TimeLimit::watch() {
+  const auto Limit = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(Seconds));
+  std::unique_lock<std::mutex> L(Mu);
+  while (!CV.wait_for(L, std::chrono::milliseconds(100), [&] { return Stop; })) {
+    const auto Now = std::chrono::steady_clock::now();
+    for (Slot *S : Running)
+      if (S->State == Slot::Running && Now - S->Start > Limit) {
+        // Under the lock: the worker cannot have left its recovery context (it marks itself
+        // done under this lock, still inside the context, and waits for the signal when it
+        // finds itself stopped).
+        S->State = Slot::Stopped;
+        pthread_kill(S->Thread, SIGABRT);
+      }
+  }
+}
+
+std::optional<std::string> TimeLimit::run(llvm::function_ref<void()> Work) {
+  if (Seconds <= 0)
+    return runRecoverable(Work);
+  Slot S{pthread_self(), std::chrono::steady_clock::now()};
+  {
+    std::lock_guard<std::mutex> L(Mu);
+    Running.push_back(&S);
+  }
+  std::optional<std::string> Crash = runRecoverable([&] {
+    Work();
+    // The signal must not arrive while this thread holds the lock (it would leave with it):
+    // blocked until the state is settled.
+    sigset_t Abort, Old;
+    sigemptyset(&Abort);
+    sigaddset(&Abort, SIGABRT);
+    pthread_sigmask(SIG_BLOCK, &Abort, &Old);
+    std::unique_lock<std::mutex> L(Mu);
+    const bool Stopped = S.State == Slot::Stopped;
+    if (!Stopped)
+      S.State = Slot::Done; // from now on the watchdog leaves this thread alone
+    L.unlock();
+    pthread_sigmask(SIG_SETMASK, &Old, nullptr);
+    while (Stopped)
+      ::pause(); // the watchdog's signal is pending or on its way; it leaves this context
+  });
+  {
+    std::lock_guard<std::mutex> L(Mu);
+    llvm::erase(Running, &S);
+  }
+  if (S.State == Slot::Stopped)
+    return llvm::formatv("LLVM did not finish with it within {0} s (a malformed module LLVM "
+                         "loops on); stopped and skipped",
+                         Seconds)
+        .str();
+  return Crash;
 }
 
 llvm::Expected<support::Outcome> outcomeOf(const BatchSummary &S) {

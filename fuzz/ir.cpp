@@ -1,6 +1,6 @@
 // IR through the project's module reader (bitcode or text, told apart by the first bytes as
 // LLVM's reader does), then embedded, as a corpus run does: behind corpus::runRecoverable,
-// which turns LLVM's own crashes into a failed module. Each recovered crash is LLVM's, not
+// and a time limit, which turn LLVM's own crashes and endless loops into a failed module. Each recovered crash is LLVM's, not
 // ours; its input is kept in $WB_FUZZ_RECOVERED (when set) for docs/robustness.md and tests.
 #include "corpus/Batch.h"
 #include "corpus/ModuleReader.h"
@@ -25,7 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   const bool Bitcode = Size >= 2 && Data[0] == 'B' && Data[1] == 'C';
   const std::string P = wb::fuzz::writeInput(Data, Size, Bitcode ? ".bc" : ".ll");
   auto Ctx = std::make_unique<llvm::LLVMContext>();
-  auto Crash = wb::corpus::runRecoverable([&] {
+  // As a corpus run, with a shorter limit than its 300 s (libFuzzer's own is 30 s).
+  static wb::corpus::TimeLimit Limit(10);
+  auto Crash = Limit.run([&] {
     auto M = wb::corpus::readModule(P, *Ctx);
     if (!M) {
       llvm::consumeError(M.takeError());

@@ -9,6 +9,7 @@
 #include "LLVMOracle.h"
 #include "ir2vec/EmbeddingBatch.h"
 #include "ir2vec/FromCounts.h"
+#include "corpus/Batch.h"
 #include "corpus/ModuleReader.h"
 #include "support/Files.h"
 
@@ -20,7 +21,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <thread>
 #include <fstream>
 
 using namespace wb;
@@ -342,6 +347,32 @@ TEST(BatchFiles, FailedModulesAreRecordedAndTheRestKept) {
   expectClean(T, "with bad modules");
   llvm::sys::fs::remove(Bad);
   llvm::sys::fs::remove(Out);
+}
+
+// The per-module time limit (issue 12): LLVM's reader loops for ever on some malformed bitcode,
+// but only in some heap states, so the mechanism is tested with work that loops by itself.
+TEST(BatchFiles, TimeLimitStopsLoopingWorkAndLetsTheRestFinish) {
+  corpus::TimeLimit Limit(0.5);
+  std::atomic<bool> Spin{true};
+  std::optional<std::string> Stopped, Quick;
+  std::thread Looping([&] {
+    Stopped = Limit.run([&] {
+      while (Spin.load(std::memory_order_relaxed)) {
+      }
+    });
+  });
+  for (int I = 0; I < 20; ++I)
+    Quick = Quick ? Quick : Limit.run([] {});
+  Looping.join();
+  EXPECT_FALSE(Quick) << *Quick;
+  ASSERT_TRUE(Stopped);
+  EXPECT_NE(Stopped->find("did not finish with it within 0.5"), std::string::npos) << *Stopped;
+  // The thread is usable again after it was stopped, and work within the limit is untouched.
+  EXPECT_FALSE(Limit.run([] { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }));
+  // A crash inside the limit is still the crash.
+  auto Crash = Limit.run([] { std::raise(SIGSEGV); });
+  ASSERT_TRUE(Crash);
+  EXPECT_NE(Crash->find("signal 11"), std::string::npos) << *Crash;
 }
 
 TEST(BatchCorpus, HDF5RowsEqualLLVMOnTheCorpus) {

@@ -141,9 +141,19 @@ unsigned jobsOrHardware(unsigned Jobs) {
   return Jobs ? Jobs : llvm::hardware_concurrency().compute_thread_count();
 }
 
-corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs) {
+CLI::Option *addModuleTimeLimit(CLI::App &Sub, double &Seconds) {
+  return Sub
+      .add_option("--module-time-limit", Seconds,
+                  "Seconds one module may take before it is stopped and recorded as failed "
+                  "(LLVM's reader loops for ever on some malformed bitcode; 0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("SECONDS");
+}
+
+corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds) {
   corpus::BatchIO IO;
   IO.Jobs = jobsOrHardware(Jobs);
+  IO.ModuleSeconds = ModuleSeconds;
   IO.ShowProgress = !R.quiet();
   IO.Report = R.handler();
   return IO;

@@ -86,7 +86,9 @@ void addVocabularyOptions(CLI::App &Sub, VocabularyOptions &V);
 unsigned jobsOrHardware(unsigned Jobs);
 /// The batch settings of a run: workers, progress on a terminal unless quiet, and per-module
 /// messages through R.
-corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs);
+/// --module-time-limit of the commands that read a corpus in this process.
+CLI::Option *addModuleTimeLimit(CLI::App &Sub, double &Seconds);
+corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds);
 /// A library call that returns only an Error, as an outcome.
 llvm::Expected<support::Outcome> outcomeOf(llvm::Error E);
 /// --mode: llvm, or a usage error.

@@ -19,6 +19,7 @@ struct EmbeddingsOptions {
   std::vector<std::string> Inputs;
   VocabularyOptions Vocab;
   unsigned Precision = 2, Jobs = 0, Compress = 0;
+  double ModuleSeconds = corpus::DefaultModuleSeconds;
   bool Counts = false, InstText = false, Resume = false, Quiet = false;
 };
 
@@ -85,7 +86,7 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
   if (!Inputs)
     return Inputs.takeError();
   J.Inputs = std::move(*Inputs);
-  return ir2vec::runEmbeddings(J, batchIO(R, O.Jobs));
+  return ir2vec::runEmbeddings(J, batchIO(R, O.Jobs, O.ModuleSeconds));
 }
 
 llvm::Expected<support::Outcome> runFromCounts(const FromCountsOptions &O,
@@ -142,6 +143,7 @@ void addEmbeddingCommands(CLI::App &App, Commands &Cmds) {
   addCompress(*Embeddings, E->Compress);
   addQuiet(*Embeddings, E->Quiet, "No warnings, progress line or summary");
   addJobs(*Embeddings, E->Jobs, "Worker threads");
+  addModuleTimeLimit(*Embeddings, E->ModuleSeconds);
   addInputs(*Embeddings, E->Inputs);
   setRun(Cmds, Embeddings, [E] {
     support::Reporter R(ToolName, E->Quiet);

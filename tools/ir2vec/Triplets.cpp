@@ -23,6 +23,7 @@ struct TripletsOptions {
   bool Extended = false, Quiet = false;
   std::string OptLevels, Weighting = "unique";
   unsigned OptSample = 0, Jobs = 0;
+  double ModuleSeconds = corpus::DefaultModuleSeconds;
   uint64_t Seed = 0;
 };
 
@@ -55,7 +56,7 @@ llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
   if (!W)
     return W.takeError();
   J.Weighting = *W;
-  const corpus::BatchIO IO = batchIO(R, O.Jobs);
+  const corpus::BatchIO IO = batchIO(R, O.Jobs, O.ModuleSeconds);
   if (O.Format == "openke")
     return vocab::runTripletCorpus(J, O.Output, IO);
   return vocab::runTripletsText(J, O.Output, IO);
@@ -87,6 +88,7 @@ void addTripletCommands(CLI::App &App, Commands &Cmds) {
   addMode(*Triplets, T->Mode);
   addQuiet(*Triplets, T->Quiet, "No warnings, progress line or coverage summary");
   addJobs(*Triplets, T->Jobs, "Worker threads");
+  addModuleTimeLimit(*Triplets, T->ModuleSeconds);
   addInputs(*Triplets, T->Inputs);
   Triplets
       ->add_option("--format", T->Format,
