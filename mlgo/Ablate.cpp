@@ -514,7 +514,10 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
       Session.T = runners::Task::Inline;
       Session.Policy.Name = M->Kind;
       Session.Policy.ModelPath = File;
-      Session.Policy.LoadModel = runners::loadModelPolicy;
+      Session.Policy.LoadModel = runners::cachingModelLoader();
+      // The one read of the model file, before the workers (runners::cachingModelLoader).
+      if (auto P = runners::makePolicy(Session.T, Session.Policy); !P)
+        return P.takeError();
       const std::optional<std::string> Emb =
           readsEmbeddings(A) ? std::optional<std::string>(augmenterVocabulary(A)) : std::nullopt;
       std::vector<EvalModule> Held = Baselines;

@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 namespace wb::runners {
@@ -181,6 +184,35 @@ llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOpti
   if (P && P->Needs == PolicyNeeds::ModelFile && M->Kind != O.Name)
     return fileError(O.ModelPath, "a " + M->Kind + " model, not " + O.Name);
   return makeModelPolicy(std::move(*M));
+}
+
+namespace {
+llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path);
+} // namespace
+
+std::function<llvm::Expected<std::unique_ptr<Policy>>(Task, const PolicyOptions &)>
+cachingModelLoader() {
+  struct Cache {
+    std::mutex Mu;
+    std::map<std::pair<Task, std::string>, ModelFile> Models;
+  };
+  auto C = std::make_shared<Cache>();
+  return [C](Task T, const PolicyOptions &O) -> llvm::Expected<std::unique_ptr<Policy>> {
+    std::lock_guard<std::mutex> L(C->Mu);
+    const auto Key = std::make_pair(T, O.ModelPath + "\n" + O.Name);
+    auto It = C->Models.find(Key);
+    if (It == C->Models.end()) {
+      // loadModelPolicy's checks, once; the policy it makes is not needed.
+      llvm::Expected<std::unique_ptr<Policy>> P = loadModelPolicy(T, O);
+      if (!P)
+        return P.takeError();
+      llvm::Expected<ModelFile> M = readModelFileDirect(O.ModelPath); // just checked
+      if (!M)
+        return M.takeError();
+      It = C->Models.emplace(Key, std::move(*M)).first;
+    }
+    return makeModelPolicy(It->second);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

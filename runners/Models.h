@@ -90,4 +90,12 @@ std::unique_ptr<Policy> makeModelPolicy(ModelFile M);
 /// PolicyOptions::LoadModel for the full tool.
 llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOptions &O);
 
+/// PolicyOptions::LoadModel for runs that make a policy per compilation on worker threads
+/// (collect, explore, eval, ablate): each model file is read once, by the first call (make
+/// that call before the workers start), and every later call gets a copy. The read forks an
+/// isolated child (support/Isolate.h), which must not happen while other threads may be inside
+/// libhdf5: a child that inherits its state mid-call hangs. Each loader owns its cache.
+std::function<llvm::Expected<std::unique_ptr<Policy>>(Task, const PolicyOptions &)>
+cachingModelLoader();
+
 } // namespace wb::runners

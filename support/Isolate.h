@@ -17,6 +17,10 @@ namespace wb::support {
 /// (its message), or File with what happened to the child (killed by a signal, a non-zero
 /// exit, no answer within Seconds). Only for work that needs no other thread of this process
 /// (fork copies one thread); the child's stderr is ours, so sanitizer reports stay visible.
+/// libhdf5 (Debian's serial build) keeps global state: no other thread may be inside it when
+/// this forks, or the child inherits it half-updated and hangs. So worker threads read HDF5
+/// only in such children (the parent side here never calls it), and files this process then
+/// reads itself are read before the workers start (runners::cachingModelLoader).
 llvm::Expected<std::string> runIsolated(llvm::StringRef File, double Seconds,
                                         llvm::function_ref<llvm::Expected<std::string>()> Work);
 

@@ -453,7 +453,9 @@ if check("ablate: exit 0", r.returncode == 0, r.stderr):
     r = harness.run([a.ir2vec, "mlgo", "ablate", spec_file, "-o", abl, "-j", "2"])
     rep2 = json.load(open(os.path.join(abl, "report.json")))
     check("ablate again: the explorations are reused, the numbers are the same",
-          r.returncode == 0 and b"reusing the exploration" in r.stderr and rep2["arms"] == rep["arms"], r.stderr)
+          r.returncode == 0 and b"reusing the exploration" in r.stderr and rep2["arms"] == rep["arms"],
+          (r.stderr[-600:], [(k, x.get(k), y.get(k)) for x, y in zip(rep["arms"], rep2["arms"])
+                             for k in sorted(set(x) | set(y)) if x.get(k) != y.get(k)][:6]))
 for change, needle in (({"arms": arms + [{"name": "x", "features": ["cost"], "colour": 1}]}, b'arms[3]: unknown key "colour"'),
                        ({"arms": [{"name": "x", "features": ["cost", "nonsense"]}]}, b"unknown feature group 'nonsense'"),
                        ({"arms": [{"name": "x", "features": ["embedding"]}]}, b"arms[0].vocabulary"),

@@ -83,7 +83,7 @@ struct LogOptions {
 
 FullHooks fullHooks() {
   FullHooks H;
-  H.LoadModel = runners::loadModelPolicy;
+  H.LoadModel = runners::cachingModelLoader();
   H.Augmenter = features::embeddingAugmenter;
   return H;
 }
@@ -99,7 +99,7 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
   mlgo::CollectConfig C;
   C.T = *Task;
   C.Policy = O.Session.Policy;
-  C.Policy.LoadModel = runners::loadModelPolicy;
+  C.Policy.LoadModel = runners::cachingModelLoader();
   C.Bind.ZeroMissing = O.Session.ZeroMissing;
   C.Embeddings = O.Session.embeddings();
   C.Tools = O.Tools;
@@ -230,7 +230,7 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Re
   J.TestSide = !O.TrainSide;
   J.Session.T = runners::Task::Inline;
   J.Session.Policy = O.Session.Policy;
-  J.Session.Policy.LoadModel = runners::loadModelPolicy;
+  J.Session.Policy.LoadModel = runners::cachingModelLoader();
   J.Session.Bind.ZeroMissing = O.Session.ZeroMissing;
   J.Embeddings = O.Session.embeddings();
   J.PolicyLabel = O.Session.Policy.Name.empty() ? "default" : O.Session.Policy.Name;
