@@ -208,6 +208,10 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   EmbeddingRun Run;
   Checkpoint Done;
 
+  // A run killed while it replaced OUT.resume (SIGKILL cannot be caught) leaves that write's
+  // temporary file beside it; it belongs to this output, and no other run writes it now.
+  support::removeStaleTemporaries(StatePath);
+
   std::optional<EmbeddingFileWriter> W;
   if (J.Resume && llvm::sys::fs::exists(StatePath)) {
     auto C = readState(StatePath, Print);

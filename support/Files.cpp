@@ -143,6 +143,20 @@ llvm::Error AtomicOutput::commit() {
   return E;
 }
 
+void removeStaleTemporaries(llvm::StringRef Path) {
+  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Path));
+  if (Dir.empty())
+    Dir = ".";
+  const std::string Prefix = (llvm::sys::path::filename(Path) + ".tmp-").str();
+  std::error_code EC;
+  std::vector<std::string> Stale;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::path::filename(It->path()).starts_with(Prefix))
+      Stale.push_back(It->path());
+  for (const std::string &F : Stale)
+    llvm::sys::fs::remove(F);
+}
+
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<void(llvm::raw_ostream &)> &Body) {
   auto Out = AtomicOutput::create(Path);

@@ -90,6 +90,10 @@ private:
   std::vector<std::pair<std::string, std::string>> Files; // (temporary, final)
 };
 
+/// Removes what an atomic write of Path (PendingFile, AtomicOutput) killed by SIGKILL left:
+/// the files named Path.tmp-* beside it. Only for outputs no other process writes at the time.
+void removeStaleTemporaries(llvm::StringRef Path);
+
 /// Writes Body into Path through an AtomicOutput.
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<void(llvm::raw_ostream &)> &Body);
