@@ -135,27 +135,4 @@ for k in range(a.runs // 2):
 check(f"SIGINT at {a.runs // 2} random moments of a text run ({interrupted} interrupted, a run takes "
       f"{t_text:.2f} s): nothing left under the name or beside it", not left and interrupted >= a.runs // 8, left)
 
-# ---- Ctrl-C during a text run ------------------------------------------------------------------
-# The issue saw OUT.tmp-* left twice in about 95 tries; not reproduced here (docs/robustness.md).
-# SIGINT at seeded random moments: never a file. (--double-sigint: the open defect.)
-t0 = time.time()
-harness.run([a.ir2vec, "embeddings", "-q", "--level", "inst", "-j", "2", "-o", W("text-ref.txt"), *inputs])
-t_text = time.time() - t0
-left, interrupted = [], 0
-for k in range(a.runs // 2):
-    out = W("interrupted.txt")
-    p_ = subprocess.Popen([a.ir2vec, "embeddings", "-q", "--level", "inst", "-j", "2", "-o", out, *inputs],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(rng.uniform(0, t_text))
-    for _ in range(1 + (k % 2 if a.double_sigint else 0)):
-        p_.send_signal(signal.SIGINT)
-    p_.wait()
-    interrupted += p_.returncode != 0
-    if p_.returncode != 0 and leftovers(out):
-        left.append((k, p_.returncode, leftovers(out)))
-    for n in leftovers(out):
-        os.remove(W(n))
-check(f"SIGINT at {a.runs // 2} random moments of a text run ({interrupted} interrupted, a run takes "
-      f"{t_text:.2f} s): nothing left under the name or beside it", not left and interrupted >= a.runs // 8, left)
-
 raise SystemExit(res.summary())
