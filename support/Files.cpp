@@ -8,10 +8,34 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/Signals.h"
 
+#include <mutex>
+#include <shared_mutex>
 #include <unistd.h>
 #include <vector>
 
 namespace wb::support {
+
+namespace {
+
+// Every step that creates, registers, moves or removes a temporary output holds this lock
+// shared; abandonPendingOutputs takes it exclusively and never gives it back (the process
+// ends). So an interrupt sees each output either pending (removed) or committed (kept), never
+// half-way, and no new temporary appears after the cleanup. Process-wide like the signals and
+// LLVM's list of files to remove on them; never destroyed, as a thread may hold it at exit.
+std::shared_mutex &outputLock() {
+  static std::shared_mutex *M = new std::shared_mutex;
+  return *M;
+}
+
+using OutputStep = std::shared_lock<std::shared_mutex>;
+
+} // namespace
+
+void abandonPendingOutputs() {
+  outputLock().lock();
+  // Removes the files registered with llvm::sys::RemoveFileOnSignal: every temporary below.
+  llvm::sys::RunInterruptHandlers();
+}
 
 // ---- PendingFile ---------------------------------------------------------------------------
 
@@ -35,7 +59,12 @@ llvm::Error checkOutputPath(llvm::StringRef Path) {
 llvm::Expected<PendingFile> PendingFile::create(llvm::StringRef Final) {
   if (llvm::Error E = checkOutputPath(Final))
     return E;
-  auto T = llvm::sys::fs::TempFile::create(Final + ".tmp-%%%%%%%%");
+  // TempFile creates the file, then registers it for removal on signals: one step for an
+  // interrupt. (Only this: the lock is not recursive, and ~PendingFile takes it too.)
+  auto T = [&] {
+    OutputStep L(outputLock());
+    return llvm::sys::fs::TempFile::create(Final + ".tmp-%%%%%%%%");
+  }();
   if (!T)
     return fileError(Final, "cannot create output file: " + llvm::toString(T.takeError()));
   PendingFile P;
@@ -59,6 +88,7 @@ PendingFile::PendingFile(PendingFile &&O) noexcept
 }
 
 PendingFile::~PendingFile() {
+  OutputStep L(outputLock());
   if (File)
     llvm::consumeError(File->discard());
 }
@@ -66,6 +96,7 @@ PendingFile::~PendingFile() {
 int PendingFile::fd() const { return File ? File->FD : -1; }
 
 void PendingFile::discard() {
+  OutputStep L(outputLock());
   if (File) {
     llvm::consumeError(File->discard());
     File.reset();
@@ -76,6 +107,7 @@ void PendingFile::discard() {
 }
 
 llvm::Error PendingFile::commit() {
+  OutputStep L(outputLock());
   llvm::Error E = llvm::Error::success();
   if (File) {
     E = File->keep(Final);
@@ -167,6 +199,7 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
 }
 
 OutputGroup::~OutputGroup() {
+  OutputStep L(outputLock());
   for (const auto &[Temp, Final] : Files) {
     llvm::sys::fs::remove(Temp);
     llvm::sys::DontRemoveFileOnSignal(Temp);
@@ -177,6 +210,7 @@ llvm::Expected<std::string> OutputGroup::add(llvm::StringRef Final) {
   if (llvm::Error E = checkOutputPath(Final))
     return E;
   llvm::SmallString<256> Temp;
+  OutputStep L(outputLock());
   // Registered for removal on signals before it can exist.
   llvm::sys::fs::createUniquePath(Final + ".tmp-%%%%%%%%" + llvm::sys::path::extension(Final),
                                   Temp, /*MakeAbsolute=*/false);
@@ -190,6 +224,7 @@ llvm::Expected<std::string> OutputGroup::add(llvm::StringRef Final) {
 llvm::Error OutputGroup::commit() {
   // Renames cannot be undone one by one; they are the last step and rarely fail once the
   // files are written beside their targets (same directory, checked writable).
+  OutputStep L(outputLock());
   for (const auto &[Temp, Final] : Files) {
     if (std::error_code EC = llvm::sys::fs::rename(Temp, Final))
       return fileError(Final, "cannot move output into place: " + EC.message());

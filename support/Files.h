@@ -26,7 +26,7 @@ llvm::Error checkOutputPath(llvm::StringRef Path);
 class PendingFile {
 public:
   /// A fresh temporary file "Final.tmp-XXXXXXXX", created (empty) now; removed when the object
-  /// goes without commit(), and by LLVM's signal handlers on SIGINT/SIGTERM.
+  /// goes without commit(), and on SIGINT/SIGTERM/SIGHUP (abandonPendingOutputs).
   static llvm::Expected<PendingFile> create(llvm::StringRef Final);
   /// A fixed temporary name "Final.partial" for runs that can be resumed: it is not created
   /// here, and it survives failures and signals (the run continues it); discard() removes it.
@@ -89,6 +89,12 @@ public:
 private:
   std::vector<std::pair<std::string, std::string>> Files; // (temporary, final)
 };
+
+/// Removes every temporary output (PendingFile, AtomicOutput, OutputGroup) not yet committed,
+/// and from then on keeps any from being created, committed or discarded: for the interrupt
+/// watcher (support/Interrupts), which ends the process next. Each output is then either
+/// complete under its name or absent, and nothing is left beside it.
+void abandonPendingOutputs();
 
 /// Removes what an atomic write of Path (PendingFile, AtomicOutput) killed by SIGKILL left:
 /// the files named Path.tmp-* beside it. Only for outputs no other process writes at the time.

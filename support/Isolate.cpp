@@ -1,6 +1,7 @@
 #include "support/Isolate.h"
 
 #include "support/Error.h"
+#include "support/Interrupts.h"
 #include "support/Process.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +38,7 @@ llvm::Expected<std::string> runIsolated(llvm::StringRef File, double Seconds,
   int P[2];
   if (::pipe2(P, O_CLOEXEC) != 0)
     return fileError(File, llvm::Twine("cannot isolate the read: pipe: ") + strerror(errno));
+  const pid_t Parent = ::getpid();
   const pid_t Pid = ::fork();
   if (Pid < 0) {
     ::close(P[0]);
@@ -48,6 +51,12 @@ llvm::Expected<std::string> runIsolated(llvm::StringRef File, double Seconds,
     // bug-report banner and remove the parent's pending output files.
     for (int Sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS})
       ::signal(Sig, SIG_DFL);
+    // A Ctrl-C to the process group ends the child too, and so does the parent's end (its
+    // interrupt watcher ends it by the signal; the forking thread waits here until we exit).
+    restoreInterruptsInChild();
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != Parent)
+      ::_exit(1); // the parent is gone already
     // 'O' + the bytes, or 'E' + the message; _exit: no atexit handlers, no destructors of the
     // parent's state run twice.
     llvm::Expected<std::string> R = Work();

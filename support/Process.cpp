@@ -9,7 +9,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
-#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,26 +32,6 @@ int Deadline::pollTimeout() const {
     return 0;
   auto Ms = std::chrono::ceil<std::chrono::milliseconds>(Left).count();
   return static_cast<int>(std::min<long long>(Ms, 1 << 30));
-}
-
-llvm::Expected<int> cancellationFd() {
-  signal(SIGPIPE, SIG_IGN);
-  sigset_t S;
-  sigemptyset(&S);
-  for (int Sig : {SIGINT, SIGTERM, SIGHUP})
-    sigaddset(&S, Sig);
-  pthread_sigmask(SIG_BLOCK, &S, nullptr);
-  int FD = signalfd(-1, &S, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (FD < 0)
-    return makeError(llvm::Twine("signalfd: ") + strerror(errno));
-  return FD;
-}
-
-void closeFd(int Fd) { ::close(Fd); }
-
-bool cancelled(int CancelFd) {
-  pollfd P{CancelFd, POLLIN, 0};
-  return CancelFd >= 0 && ::poll(&P, 1, 0) > 0;
 }
 
 std::string ExitStatus::describe() const {
@@ -152,9 +131,9 @@ ExitStatus Child::reap() {
   }
   Reaped = true;
   if (WIFSIGNALED(WS))
-    Status = {true, WTERMSIG(WS)};
+    Status = {true, WTERMSIG(WS), {}};
   else
-    Status = {false, WEXITSTATUS(WS)};
+    Status = {false, WEXITSTATUS(WS), {}};
   return Status;
 }
 

@@ -4,6 +4,8 @@
 // waits for the compiler's output, its exit and a cancellation at once.
 #pragma once
 
+#include "support/Interrupts.h"
+
 #include "llvm/Support/Error.h"
 
 #include <chrono>
@@ -36,24 +38,6 @@ struct ExitStatus {
   int shellStatus() const { return Signaled ? 128 + Code : Code; }
   std::string describe() const;
 };
-
-/// Makes SIGPIPE harmless (a peer that dies while we write gives EPIPE), blocks SIGINT, SIGTERM
-/// and SIGHUP in this thread and the threads it starts, and returns a signalfd that becomes
-/// readable when one arrives: long runs poll it and stop cleanly, leaving nothing behind.
-llvm::Expected<int> cancellationFd();
-void closeFd(int Fd);
-/// Whether the cancellation descriptor (-1: none) has a pending signal.
-bool cancelled(int CancelFd);
-/// Runs Body(Fd) with a cancellation descriptor (cancellationFd), closed when Body returns;
-/// Body returns an llvm::Expected.
-template <typename F> auto withCancellation(F &&Body) -> decltype(Body(0)) {
-  llvm::Expected<int> Fd = cancellationFd();
-  if (!Fd)
-    return Fd.takeError();
-  auto Result = Body(*Fd);
-  closeFd(*Fd);
-  return Result;
-}
 
 class Child {
 public:

@@ -27,8 +27,10 @@ ExitTable batchExits() {
                  "no output file is left behind"},
            {"2", "some modules failed to read or verify (each is reported, and recorded in "
                  "modules/error with --format hdf5); the output holds all the others"},
-           {"130", "interrupted (SIGINT, SIGTERM): no output under the requested name; an HDF5 "
-                   "run keeps OUT.partial for --resume"}},
+           {"130", "interrupted: the run ends by the signal (a shell shows 130 for SIGINT, 143 "
+                   "for SIGTERM, 129 for SIGHUP); nothing is left beside the requested name, and "
+                   "under it only an output completed before the signal; an HDF5 run keeps "
+                   "OUT.partial for --resume"}},
           ""};
 }
 

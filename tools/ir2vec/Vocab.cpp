@@ -103,7 +103,9 @@ void addVocabCommands(CLI::App &App, Commands &Cmds) {
 
   auto T = std::make_shared<TrainOptions>();
   ExitTable TrainExits = simpleExits();
-  TrainExits.Rows.push_back({"130", "interrupted (SIGINT, SIGTERM): no output written"});
+  TrainExits.Rows.push_back({"130", "interrupted: the run ends by the signal (a shell shows 130 "
+                                    "for SIGINT, 143 for SIGTERM, 129 for SIGHUP); no output "
+                                    "written"});
   CLI::App *Train = addCommand(
       *Vocab, Cmds, "train",
       "Train a TransE vocabulary on OpenKE triplets (ir2vec triplets --format openke)",

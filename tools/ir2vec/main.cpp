@@ -3,6 +3,7 @@
 // it can replace it in scripts. The subcommands live in one file per group (Groups.h); each
 // is a thin driver over one library call.
 #include "corpus/H5.h"
+#include "support/Interrupts.h"
 #include "tools/ir2vec/Groups.h"
 
 #include "llvm/Support/InitLLVM.h"
@@ -16,7 +17,9 @@ namespace {
 
 constexpr const char *ExitHelp =
     "Exit status: 0 success; 1 nothing usable (bad usage, no input, every input failed; no "
-    "output is left behind); 2 some inputs failed and were skipped; 130 interrupted. `mlgo "
+    "output is left behind); 2 some inputs failed and were skipped; 130 interrupted (commands "
+    "that stop by themselves exit 130; the others end by the signal, which shells show as 128 + "
+    "its number: 130 for SIGINT). `mlgo "
     "run` exits with the compiler's status (64, 124, 125 for its own failures). Each "
     "subcommand's --help lists its own.";
 
@@ -24,6 +27,12 @@ constexpr const char *ExitHelp =
 
 int main(int argc, char **argv) {
   llvm::InitLLVM X(argc, argv);
+  // Before anything starts a thread: SIGINT, SIGTERM and SIGHUP go to one watcher thread, not
+  // to LLVM's handler (support/Interrupts.h says why).
+  if (llvm::Error E = wb::support::takeInterrupts()) {
+    llvm::errs() << wb::tool::ToolName << ": error: " << llvm::toString(std::move(E)) << "\n";
+    return 1;
+  }
   // A write past a file-size limit (RLIMIT_FSIZE) must fail with EFBIG and become an error
   // naming the file, not kill us by SIGXFSZ with a stack dump and partial output. (After
   // InitLLVM, whose handlers would otherwise take the signal; children get the default back,

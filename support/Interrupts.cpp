@@ -1,0 +1,151 @@
+#include "support/Interrupts.h"
+
+#include "support/Error.h"
+#include "support/Files.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace wb::support {
+
+namespace {
+
+constexpr int InterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+sigset_t interruptSet() {
+  sigset_t S;
+  sigemptyset(&S);
+  for (int Sig : InterruptSignals)
+    sigaddset(&S, Sig);
+  return S;
+}
+
+struct Watch {
+  std::mutex M;
+  bool Started = false;
+  std::vector<int> Subscribers; // eventfds of runs that stop by themselves
+  bool HandedOver = false;      // an interrupt went to the subscribers: the run is stopping
+};
+
+// Never destroyed: the watcher may still wait while static destructors run at exit.
+Watch &watch() {
+  static Watch *W = new Watch;
+  return *W;
+}
+
+void notify(int Fd) {
+  const uint64_t One = 1;
+  // Cannot fail but by overflow after 2^64 - 2 signals; the descriptor is readable anyway.
+  [[maybe_unused]] ssize_t N = ::write(Fd, &One, sizeof One);
+}
+
+[[noreturn]] void endBy(int Sig) {
+  abandonPendingOutputs();
+  // The pending signal is delivered as soon as this thread unblocks it: the process ends by
+  // Sig, which tells a calling shell that we were interrupted (it stops its loop too).
+  ::signal(Sig, SIG_DFL);
+  sigset_t One;
+  sigemptyset(&One);
+  sigaddset(&One, Sig);
+  ::pthread_kill(::pthread_self(), Sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &One, nullptr);
+  ::_exit(128 + Sig); // not reached
+}
+
+void watchLoop() {
+  const sigset_t S = interruptSet();
+  while (true) {
+    const int Sig = ::sigwaitinfo(&S, nullptr);
+    if (Sig < 0)
+      continue; // EINTR (a stop/continue): wait again
+    Watch &W = watch();
+    std::unique_lock<std::mutex> L(W.M);
+    if (W.HandedOver)
+      continue;
+    if (W.Subscribers.empty())
+      endBy(Sig); // with the lock held: no run subscribes while the process ends
+    W.HandedOver = true;
+    for (int Fd : W.Subscribers)
+      notify(Fd);
+  }
+}
+
+// With W.M held.
+llvm::Error startLocked(Watch &W) {
+  if (W.Started)
+    return llvm::Error::success();
+  ::signal(SIGPIPE, SIG_IGN);
+  const sigset_t S = interruptSet();
+  if (int E = ::pthread_sigmask(SIG_BLOCK, &S, nullptr))
+    return makeError(llvm::Twine("cannot block the interrupt signals: ") + strerror(E));
+  try {
+    std::thread(watchLoop).detach();
+  } catch (const std::system_error &E) {
+    return makeError(llvm::Twine("cannot start the interrupt watcher: ") + E.what());
+  }
+  W.Started = true;
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error takeInterrupts() {
+  Watch &W = watch();
+  std::lock_guard<std::mutex> L(W.M);
+  return startLocked(W);
+}
+
+llvm::Expected<int> cancellationFd() {
+  Watch &W = watch();
+  std::lock_guard<std::mutex> L(W.M);
+  if (!W.Started) {
+    // Without main's call, at least this thread and the threads it starts (the run's
+    // workers) leave the signals to the watcher.
+    const sigset_t S = interruptSet();
+    ::pthread_sigmask(SIG_BLOCK, &S, nullptr);
+    if (llvm::Error E = startLocked(W))
+      return E;
+  }
+  const int Fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (Fd < 0)
+    return makeError(llvm::Twine("cannot create the cancellation descriptor: eventfd: ") +
+                     strerror(errno));
+  W.Subscribers.push_back(Fd);
+  if (W.HandedOver)
+    notify(Fd); // interrupted already: a run that starts now stops at once
+  return Fd;
+}
+
+void releaseCancellationFd(int Fd) {
+  Watch &W = watch();
+  {
+    std::lock_guard<std::mutex> L(W.M);
+    W.Subscribers.erase(std::remove(W.Subscribers.begin(), W.Subscribers.end(), Fd),
+                        W.Subscribers.end());
+  }
+  ::close(Fd);
+}
+
+bool cancelled(int CancelFd) {
+  pollfd P{CancelFd, POLLIN, 0};
+  return CancelFd >= 0 && ::poll(&P, 1, 0) > 0;
+}
+
+void restoreInterruptsInChild() {
+  for (int Sig : InterruptSignals)
+    ::signal(Sig, SIG_DFL);
+  const sigset_t S = interruptSet();
+  ::pthread_sigmask(SIG_UNBLOCK, &S, nullptr);
+}
+
+} // namespace wb::support
