@@ -42,7 +42,7 @@ struct SessionConfig {
   /// writes there are removed with it); unset = no augmentation (features/Augment.h).
   features::Augmenter Augment;
   double TimeoutSeconds = 0; // 0 = none
-  int CancelFd = -1;         // readable = stop (e.g. a signalfd)
+  int CancelFd = -1;         // readable = stop (support::cancellationFd)
   int StdoutFd = -1, StderrFd = -1;
   /// When set, the session log is written here as the session goes (SessionLog then keeps
   /// only the header and contexts); otherwise it is kept in SessionLog.
