@@ -34,15 +34,9 @@ const vocab::Vocabulary &countingVocabulary() {
 
 namespace {
 
-struct ModuleOutcome {
-  std::string Error;
-  std::vector<std::string> Warnings;
-  ModuleEmbedding E;
-};
-
-ModuleOutcome embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text,
+EmbeddedModule embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text,
                  const std::string &Path, llvm::LLVMContext &Ctx) {
-  ModuleOutcome O;
+  EmbeddedModule O;
   auto In = corpus::readModule(Path, Ctx);
   if (!In) {
     O.Error = llvm::toString(In.takeError());
@@ -171,6 +165,17 @@ llvm::Error EmbeddingJob::validate() const {
   return llvm::Error::success();
 }
 
+llvm::Error embedModules(const EmbeddingJob &J, LevelSet Levels, bool InstructionText,
+                         size_t Begin, const corpus::BatchIO &IO,
+                         const std::function<llvm::Error(size_t Index, EmbeddedModule &&)> &Take) {
+  return corpus::runModules<EmbeddedModule>(
+      IO, contextPolicyFor(J.Granularity), J.Inputs, Begin,
+      [&](size_t I, llvm::LLVMContext &Ctx) {
+        return embedOne(J, Levels, InstructionText, J.Inputs[I], Ctx);
+      },
+      Take);
+}
+
 llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_ostream &OS,
                                                const corpus::BatchIO &IO) {
   const LevelSet Levels = textLevels(J.Granularity);
@@ -178,7 +183,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_
   auto S = corpus::runTextBatch(
       J.Inputs, OS, IO, contextPolicyFor(J.Granularity),
       [&](const std::string &Path, llvm::LLVMContext &Ctx) {
-        ModuleOutcome O = embedOne(J, Levels, /*Text=*/true, Path, Ctx);
+        EmbeddedModule O = embedOne(J, Levels, /*Text=*/true, Path, Ctx);
         corpus::ModuleText T{std::move(O.Error), std::move(O.Warnings), {}};
         if (T.Error.empty()) {
           if (!O.E.SelectedNotFound)
@@ -256,12 +261,9 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
     return writeState(StatePath, Print, Now);
   };
 
-  llvm::Error E = corpus::runModules<ModuleOutcome>(
-      IO, contextPolicyFor(J.Granularity), J.Inputs, Done.Modules,
-      [&](size_t I, llvm::LLVMContext &Ctx) {
-        return embedOne(J, Levels, J.Header.InstructionText, J.Inputs[I], Ctx);
-      },
-      [&](size_t I, ModuleOutcome &&O) -> llvm::Error {
+  llvm::Error E = embedModules(
+      J, Levels, J.Header.InstructionText, Done.Modules, IO,
+      [&](size_t I, EmbeddedModule &&O) -> llvm::Error {
         if (corpus::reportModule(IO, P, O.Warnings, O.Error)) {
           ++Now.Failed;
         } else if (!O.E.SelectedNotFound) {

@@ -75,6 +75,21 @@ llvm::Error checkResumeState(const std::string &Path, const std::string &Fingerp
 /// Writes J.Output (HDF5). Leaves no file under J.Output unless at least one module worked.
 llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corpus::BatchIO &IO);
 
+/// One module as the workers made it: its rows, or why it has none.
+struct EmbeddedModule {
+  std::string Error; // empty: embedded
+  std::vector<std::string> Warnings;
+  ModuleEmbedding E;
+};
+
+/// Embeds J.Inputs[Begin, end) with J.Vocab, J.EmbeddingKind and J.FunctionName at the given
+/// levels, with IO.Jobs workers, and hands every module to Take in input order (Take may stop
+/// the run with an error, which is returned). A module LLVM crashes or loops on gets an Error
+/// saying so. The engine of every embeddings run (the HDF5 file, the Python module).
+llvm::Error embedModules(const EmbeddingJob &J, LevelSet Levels, bool InstructionText,
+                         size_t Begin, const corpus::BatchIO &IO,
+                         const std::function<llvm::Error(size_t Index, EmbeddedModule &&)> &Take);
+
 /// The vocabulary whose rows are the unit vectors: embedding with it yields entity counts.
 const vocab::Vocabulary &countingVocabulary();
 

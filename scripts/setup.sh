@@ -11,9 +11,12 @@ cd "$(dirname "$0")/.."
 # gnuplot-nox: `mlgo ablate` draws its plots with it (PNG through cairo, SVG), no X needed.
 # libclang-rt-22-dev: libFuzzer and clang's sanitizer runtimes for scripts/fuzz.sh (the
 # sanitizer build of the tests uses g++'s ASan and UBSan, which come with g++).
+# pybind11-dev, python3-dev: the Python module `import ir2vec` (python/); python3-pytest runs
+# its tests.
 PKGS=(cmake make g++ llvm-22 llvm-22-dev clang-22 libarmadillo-dev libhdf5-dev libcli11-dev
       libgtest-dev libgmock-dev python3 python3-h5py python3-numpy bsdutils
-      zlib1g-dev libzstd-dev gnuplot-nox libclang-rt-22-dev)
+      zlib1g-dev libzstd-dev gnuplot-nox libclang-rt-22-dev pybind11-dev python3-dev
+      python3-pytest)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -28,6 +28,7 @@ res.check("the layers are the libraries of the top-level CMakeLists.txt, in orde
           libraries[:3] == ["support", "learn", "corpus"] and "mlgo" in libraries, libraries)
 rank = {d: i for i, d in enumerate(libraries)}
 rank["tools"] = len(libraries)
+rank["python"] = len(libraries)  # the Python module: a program, like tools/
 
 # Includes go down only (or stay in the folder).
 edges = 0

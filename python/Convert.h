@@ -1,0 +1,65 @@
+// What every part of the Python module shares: llvm::Error to Python exceptions, rows to numpy.
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace wb::python {
+
+namespace py = pybind11;
+
+/// The value of E, or a ValueError with its message (LLVM's module raises ValueError for every
+/// bad input, naming the cause; our messages name the file and the place).
+template <typename T> T valueOrRaise(llvm::Expected<T> E) {
+  if (!E)
+    throw py::value_error(llvm::toString(E.takeError()));
+  return std::move(*E);
+}
+inline void raiseIf(llvm::Error E) {
+  if (E)
+    throw py::value_error(llvm::toString(std::move(E)));
+}
+
+/// IR names are bytes; Python gets str, with bytes that are not UTF-8 kept as surrogates
+/// (os.fsdecode's rule), so that no name is refused or altered.
+inline py::str text(const std::string &S) {
+  PyObject *O = PyUnicode_DecodeUTF8(S.data(), static_cast<Py_ssize_t>(S.size()),
+                                     "surrogateescape");
+  if (!O)
+    throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(O);
+}
+
+/// The bytes of a name given as str: the inverse of text().
+inline std::string bytesOf(const py::str &S) {
+  PyObject *B = PyUnicode_AsEncodedString(S.ptr(), "utf-8", "surrogateescape");
+  if (!B)
+    throw py::error_already_set();
+  std::string Out(PyBytes_AS_STRING(B), static_cast<size_t>(PyBytes_GET_SIZE(B)));
+  Py_DECREF(B);
+  return Out;
+}
+
+/// Remarks that do not stop the work (keys a vocabulary lacks, debug info dropped) become
+/// Python warnings, which the user can filter or turn into errors.
+inline void warnAll(const std::vector<std::string> &Warnings) {
+  for (const std::string &W : Warnings)
+    if (PyErr_WarnEx(PyExc_UserWarning, W.c_str(), 1) < 0)
+      throw py::error_already_set();
+}
+
+/// A fresh float64 vector holding Dim doubles copied from Row.
+inline py::array_t<double> vectorOf(const double *Row, size_t Dim) {
+  py::array_t<double> A(static_cast<py::ssize_t>(Dim));
+  if (Dim)
+    std::memcpy(A.mutable_data(), Row, Dim * sizeof(double));
+  return A;
+}
+
+} // namespace wb::python

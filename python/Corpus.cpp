@@ -1,0 +1,558 @@
+// The workbench's own calls over many modules: Vocabulary, embed (numpy arrays laid out like the
+// HDF5 embeddings file, docs/formats/embeddings-hdf5.md) and embed_iter (one module at a time).
+//
+// The C++ work runs without the GIL, on the run's workers (ir2vec::embedModules, the engine of
+// `ir2vec embeddings`); the calling thread takes the GIL back only between modules, to report
+// progress and to let Python see a Ctrl-C (PyErr_CheckSignals), which stops the run cleanly
+// with KeyboardInterrupt.
+#include "python/Convert.h"
+#include "python/Parts.h"
+
+#include "ir2vec/EmbeddingBatch.h"
+#include "support/Inputs.h"
+#include "vocab/EntityLayout.h"
+#include "vocab/VocabularyFile.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <variant>
+
+namespace wb::python {
+
+namespace {
+
+// ---- values ------------------------------------------------------------------------------
+
+py::list texts(const std::vector<std::string> &V) {
+  py::list L(V.size());
+  for (size_t I = 0; I < V.size(); ++I)
+    L[I] = text(V[I]);
+  return L;
+}
+
+/// A numpy array over V's memory (moved, not copied): Rows x Cols, or one dimension when
+/// Cols is 0.
+template <typename T> py::array_t<T> adopt(std::vector<T> &&V, size_t Rows, size_t Cols) {
+  auto *Owned = new std::vector<T>(std::move(V));
+  py::capsule Free(Owned, [](void *P) { delete static_cast<std::vector<T> *>(P); });
+  if (Cols == 0)
+    return py::array_t<T>({static_cast<py::ssize_t>(Rows)}, Owned->data(), Free);
+  return py::array_t<T>({static_cast<py::ssize_t>(Rows), static_cast<py::ssize_t>(Cols)},
+                        Owned->data(), Free);
+}
+
+py::object namespaceOf(py::dict D) {
+  return py::module_::import("types").attr("SimpleNamespace")(**D);
+}
+
+std::vector<std::string> expand(const std::variant<std::filesystem::path,
+                                                   std::vector<std::filesystem::path>> &Inputs) {
+  std::vector<std::string> Args;
+  if (const auto *One = std::get_if<std::filesystem::path>(&Inputs))
+    Args.push_back(One->string());
+  else
+    for (const auto &P : std::get<std::vector<std::filesystem::path>>(Inputs))
+      Args.push_back(P.string());
+  for (const std::string &A : Args)
+    if (A.empty())
+      throw py::value_error("an input is empty: expected a module, a directory, an @list or "
+                            "a corpus description");
+  std::vector<std::string> Paths;
+  {
+    py::gil_scoped_release Unlocked;
+    Paths = valueOrRaise(support::expandInputs(Args));
+  }
+  if (Paths.empty())
+    throw py::value_error("the inputs name no module");
+  return Paths;
+}
+
+// ---- vocabularies ------------------------------------------------------------------------
+
+struct PyVocabulary {
+  std::string Path;                 // "" for the default vocabulary
+  vocab::EntityVectors Raw;         // unweighted, as in the file (export writes these)
+  vocab::EmbeddingVocabulary Ready; // weighted: what embeddings use
+
+  std::string source() const { return vocab::vocabularySource(Path).str(); }
+
+  static std::shared_ptr<PyVocabulary> load(const std::optional<std::filesystem::path> &File,
+                                            float Opc, float Type, float Arg) {
+    const std::string P = File ? File->string() : std::string();
+    if (File && P.empty())
+      throw py::value_error("the vocabulary path is empty (no path: the default vocabulary)");
+    std::optional<llvm::Expected<vocab::EntityVectors>> Raw;
+    std::optional<llvm::Expected<vocab::EmbeddingVocabulary>> Ready;
+    {
+      py::gil_scoped_release Unlocked;
+      Ready.emplace(vocab::loadEmbeddingVocabulary(P, vocab::Weights{Opc, Type, Arg}));
+      if (*Ready)
+        Raw.emplace(vocab::readEntityVectors(P));
+    }
+    vocab::EmbeddingVocabulary Weighted = valueOrRaise(std::move(*Ready));
+    vocab::EntityVectors Rows = valueOrRaise(std::move(*Raw));
+    auto V = std::make_shared<PyVocabulary>(PyVocabulary{P, std::move(Rows), std::move(Weighted)});
+    warnAll(V->Ready.Warnings);
+    return V;
+  }
+};
+
+py::array_t<double> matrixCopy(const std::vector<double> &Rows, unsigned Dim) {
+  std::vector<double> Copy(Rows);
+  const size_t N = Dim ? Copy.size() / Dim : 0;
+  return adopt(std::move(Copy), N, Dim);
+}
+
+py::list entityNames() {
+  py::list L;
+  for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
+    L.append(py::str(std::string(vocab::entityName(E))));
+  return L;
+}
+
+std::shared_ptr<PyVocabulary> vocabularyArg(const py::object &V) {
+  if (V.is_none())
+    return PyVocabulary::load(std::nullopt, 1.0f, 0.5f, 0.2f);
+  if (py::isinstance<PyVocabulary>(V))
+    return V.cast<std::shared_ptr<PyVocabulary>>();
+  return PyVocabulary::load(V.cast<std::filesystem::path>(), 1.0f, 0.5f, 0.2f);
+}
+
+// ---- embeddings in memory ----------------------------------------------------------------
+
+/// The datasets of the HDF5 embeddings file, in memory; rows appended module by module.
+struct Tables {
+  unsigned Dim = 0;
+  ir2vec::LevelSet Levels;
+  bool InstText = false;
+  std::vector<std::string> ModulePath, ModuleError;
+  std::vector<std::string> FunctionName;
+  std::vector<int64_t> FunctionModule;
+  std::vector<double> FunctionData;
+  std::vector<std::string> BlockName;
+  std::vector<int64_t> BlockFunction;
+  std::vector<double> BlockData;
+  std::vector<std::string> InstTextRows;
+  std::vector<int64_t> InstOpcode, InstFunction, InstBlock;
+  std::vector<double> InstData;
+
+  void append(const std::string &Path, const std::string &Error, ir2vec::ModuleEmbedding *E) {
+    const int64_t Module = static_cast<int64_t>(ModulePath.size());
+    ModulePath.push_back(Path);
+    ModuleError.push_back(Error);
+    if (!E)
+      return;
+    const int64_t F0 = static_cast<int64_t>(FunctionName.size());
+    const int64_t B0 = static_cast<int64_t>(BlockName.size());
+    for (std::string &N : E->FunctionNames) {
+      FunctionName.push_back(std::move(N));
+      FunctionModule.push_back(Module);
+    }
+    FunctionData.insert(FunctionData.end(), E->FunctionVectors.begin(), E->FunctionVectors.end());
+    if (Levels.Blocks) {
+      for (size_t I = 0; I < E->BlockNames.size(); ++I) {
+        BlockName.push_back(std::move(E->BlockNames[I]));
+        BlockFunction.push_back(F0 + E->BlockFunction[I]);
+      }
+      BlockData.insert(BlockData.end(), E->BlockVectors.begin(), E->BlockVectors.end());
+    }
+    if (Levels.Instructions) {
+      for (size_t I = 0; I < E->InstOpcode.size(); ++I) {
+        InstOpcode.push_back(E->InstOpcode[I]);
+        InstFunction.push_back(F0 + E->InstFunction[I]);
+        InstBlock.push_back(B0 + E->InstBlock[I]);
+      }
+      if (InstText)
+        for (std::string &T : E->InstTexts)
+          InstTextRows.push_back(std::move(T));
+      InstData.insert(InstData.end(), E->InstVectors.begin(), E->InstVectors.end());
+    }
+  }
+
+  /// The Python value (GIL held): namespaces named and laid out like the file's groups.
+  py::object toPython(py::dict Attrs, const char *Data) {
+    py::dict Modules, Functions;
+    Modules["path"] = texts(ModulePath);
+    Modules["error"] = texts(ModuleError);
+    Functions["name"] = texts(FunctionName);
+    const size_t NF = FunctionName.size();
+    Functions["module"] = adopt(std::move(FunctionModule), NF, 0);
+    Functions[Data] = adopt(std::move(FunctionData), NF, Dim);
+    py::dict Out;
+    Out["attrs"] = Attrs;
+    Out["modules"] = namespaceOf(Modules);
+    Out["functions"] = namespaceOf(Functions);
+    Out["blocks"] = py::none();
+    Out["instructions"] = py::none();
+    if (Levels.Blocks) {
+      py::dict B;
+      const size_t NB = BlockName.size();
+      B["name"] = texts(BlockName);
+      B["function"] = adopt(std::move(BlockFunction), NB, 0);
+      B[Data] = adopt(std::move(BlockData), NB, Dim);
+      Out["blocks"] = namespaceOf(B);
+    }
+    if (Levels.Instructions) {
+      py::dict I;
+      const size_t NI = InstOpcode.size();
+      I["opcode"] = adopt(std::move(InstOpcode), NI, 0);
+      I["function"] = adopt(std::move(InstFunction), NI, 0);
+      I["block"] = adopt(std::move(InstBlock), NI, 0);
+      I["text"] = InstText ? py::object(texts(InstTextRows)) : py::object(py::none());
+      I[Data] = adopt(std::move(InstData), NI, Dim);
+      Out["instructions"] = namespaceOf(I);
+    }
+    Out["entities"] = namespaceOf(py::dict(py::arg("name") = entityNames()));
+    return namespaceOf(Out);
+  }
+};
+
+struct RunSpec {
+  ir2vec::EmbeddingJob Job;
+  std::shared_ptr<PyVocabulary> Vocab; // null for counts
+  bool Counts = false;
+  bool InstText = false;
+  corpus::BatchIO IO;
+
+  ir2vec::LevelSet levels() const {
+    return ir2vec::LevelSet{true, Job.Granularity != ir2vec::Level::Func,
+                            Job.Granularity == ir2vec::Level::Inst};
+  }
+  const char *dataName() const { return Counts ? "counts" : "embedding"; }
+  py::dict attrs() const {
+    py::dict A;
+    A["schema"] = Counts ? ir2vec::CountsSchema : ir2vec::EmbeddingsSchema;
+    if (!Counts)
+      A["method"] = "exact";
+    A["kind"] = std::string(ir2vec::kindName(Job.EmbeddingKind));
+    A["level"] = std::string(ir2vec::levelName(Job.Granularity));
+    A["dimension"] = Job.Vocab->dimension();
+    A["instruction_text"] = InstText ? 1 : 0;
+    if (!Counts) {
+      A["opc_weight"] = double(Vocab->Ready.Loaded.Vocab.weights().Opcode);
+      A["type_weight"] = double(Vocab->Ready.Loaded.Vocab.weights().Type);
+      A["arg_weight"] = double(Vocab->Ready.Loaded.Vocab.weights().Arg);
+      A["vocab_sha256"] = Vocab->Ready.SHA256;
+    }
+    A["llvm_version"] = WB_LLVM_VERSION;
+    A["tool_version"] = WB_VERSION;
+    return A;
+  }
+  Tables freshTables() const {
+    Tables T;
+    T.Dim = Job.Vocab->dimension();
+    T.Levels = levels();
+    T.InstText = InstText;
+    return T;
+  }
+};
+
+RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::filesystem::path>> &In,
+                 const py::object &Vocab, bool Counts, const std::string &Kind,
+                 const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
+                 bool InstText, double ModuleSeconds) {
+  RunSpec S;
+  S.Counts = Counts;
+  S.Job.EmbeddingKind = valueOrRaise(ir2vec::parseKind(Kind));
+  S.Job.Granularity = valueOrRaise(ir2vec::parseLevel(Level));
+  if (InstText && S.Job.Granularity != ir2vec::Level::Inst)
+    throw py::value_error("instruction_text applies to level='inst'");
+  S.InstText = InstText;
+  S.Job.FunctionName = Function;
+  if (Jobs == 0)
+    throw py::value_error("jobs must be at least 1");
+  S.IO.Jobs = Jobs;
+  S.IO.ModuleSeconds = ModuleSeconds;
+  if (Counts) {
+    if (!Vocab.is_none())
+      throw py::value_error("counts need no vocabulary");
+    S.Job.Vocab = &ir2vec::countingVocabulary();
+  } else {
+    S.Vocab = vocabularyArg(Vocab);
+    S.Job.Vocab = &S.Vocab->Ready.Loaded.Vocab;
+  }
+  S.Job.Inputs = expand(In);
+  return S;
+}
+
+/// Runs Spec, calling Take (without the GIL) for every module in input order; between modules
+/// the GIL is taken to call Progress and to check for Ctrl-C. Python errors (an interrupt, an
+/// exception of the progress callback) stop the run and are raised here.
+void runWithGilReleased(RunSpec &S, const py::object &Progress,
+                        const std::function<void(size_t, ir2vec::EmbeddedModule &&)> &Take) {
+  std::optional<py::error_already_set> Raised;
+  const size_t Total = S.Job.Inputs.size();
+  size_t Done = 0;
+  llvm::Error E = llvm::Error::success();
+  {
+    py::gil_scoped_release Unlocked;
+    E = ir2vec::embedModules(
+        S.Job, S.levels(), S.InstText, 0, S.IO,
+        [&](size_t I, ir2vec::EmbeddedModule &&M) -> llvm::Error {
+          Take(I, std::move(M));
+          ++Done;
+          py::gil_scoped_acquire Locked;
+          try {
+            if (PyErr_CheckSignals() != 0)
+              throw py::error_already_set();
+            if (!Progress.is_none())
+              Progress(Done, Total);
+          } catch (py::error_already_set &X) {
+            Raised.emplace(std::move(X));
+            return llvm::createStringError("stopped by Python");
+          }
+          return llvm::Error::success();
+        });
+  }
+  if (Raised) {
+    llvm::consumeError(std::move(E));
+    throw *Raised;
+  }
+  raiseIf(std::move(E));
+}
+
+py::object embedAll(RunSpec S, const py::object &Progress) {
+  Tables T = S.freshTables();
+  std::vector<std::string> Warnings;
+  size_t Failed = 0;
+  runWithGilReleased(S, Progress, [&](size_t I, ir2vec::EmbeddedModule &&M) {
+    for (std::string &W : M.Warnings)
+      Warnings.push_back(std::move(W));
+    Failed += !M.Error.empty();
+    T.append(S.Job.Inputs[I], M.Error, M.Error.empty() ? &M.E : nullptr);
+  });
+  if (Failed == S.Job.Inputs.size())
+    throw py::value_error(S.Job.Inputs.size() == 1
+                              ? T.ModuleError[0]
+                              : "every one of the " + std::to_string(Failed) +
+                                    " modules failed; the first: " + T.ModuleError[0]);
+  warnAll(Warnings);
+  if (Failed)
+    warnAll({std::to_string(Failed) + " of " + std::to_string(S.Job.Inputs.size()) +
+             " modules failed (modules.error says why); the result holds the others"});
+  return T.toPython(S.attrs(), S.dataName());
+}
+
+// ---- one module at a time ----------------------------------------------------------------
+
+/// embed_iter: the run goes on in a thread of its own, a few modules ahead of the consumer
+/// (a bounded queue), so memory stays bounded whatever the corpus size.
+class ModuleStream {
+public:
+  ModuleStream(RunSpec Spec) : S(std::move(Spec)) {
+    Capacity = 2 * size_t(S.IO.Jobs) + 2;
+    Worker = std::thread([this] { produce(); });
+  }
+  ~ModuleStream() { stop(); }
+
+  py::object next() {
+    while (true) {
+      std::optional<Item> It;
+      bool End = false;
+      {
+        py::gil_scoped_release Unlocked;
+        std::unique_lock<std::mutex> L(M);
+        // Wakes up now and then to let Python see a Ctrl-C.
+        Ready.wait_for(L, std::chrono::milliseconds(100),
+                       [&] { return !Queue.empty() || Finished; });
+        if (!Queue.empty()) {
+          It.emplace(std::move(Queue.front()));
+          Queue.pop_front();
+        } else {
+          End = Finished;
+        }
+      }
+      if (It) {
+        Room.notify_all();
+        warnAll(It->Warnings);
+        py::object Out = It->T.toPython(S.attrs(), S.dataName());
+        Out.attr("index") = It->Index;
+        return Out;
+      }
+      if (End) {
+        stop();
+        if (Error)
+          throw py::value_error(*Error);
+        throw py::stop_iteration();
+      }
+      if (PyErr_CheckSignals() != 0) {
+        stop();
+        throw py::error_already_set();
+      }
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> L(M);
+      Stopping = true;
+    }
+    Room.notify_all();
+    if (Worker.joinable()) {
+      py::gil_scoped_release Unlocked;
+      Worker.join();
+    }
+  }
+
+private:
+  void produce() {
+    llvm::Error E = ir2vec::embedModules(
+        S.Job, S.levels(), S.InstText, 0, S.IO,
+        [&](size_t I, ir2vec::EmbeddedModule &&Mod) -> llvm::Error {
+          Item It{I, S.freshTables(), std::move(Mod.Warnings)};
+          It.T.append(S.Job.Inputs[I], Mod.Error, Mod.Error.empty() ? &Mod.E : nullptr);
+          std::unique_lock<std::mutex> L(M);
+          Room.wait(L, [&] { return Queue.size() < Capacity || Stopping; });
+          if (Stopping)
+            return llvm::createStringError("stopped");
+          Queue.push_back(std::move(It));
+          Ready.notify_all();
+          return llvm::Error::success();
+        });
+    std::lock_guard<std::mutex> L(M);
+    if (E && !Stopping)
+      Error = llvm::toString(std::move(E));
+    else
+      llvm::consumeError(std::move(E));
+    Finished = true;
+    Ready.notify_all();
+  }
+
+  struct Item {
+    size_t Index;
+    Tables T;
+    std::vector<std::string> Warnings;
+  };
+  RunSpec S;
+  size_t Capacity;
+  std::mutex M;
+  std::condition_variable Ready, Room;
+  std::deque<Item> Queue;
+  bool Finished = false, Stopping = false;
+  std::optional<std::string> Error;
+  std::thread Worker;
+};
+
+} // namespace
+
+using Inputs = std::variant<std::filesystem::path, std::vector<std::filesystem::path>>;
+
+void addCorpus(py::module_ &Mod) {
+  py::class_<PyVocabulary, std::shared_ptr<PyVocabulary>>(
+      Mod, "Vocabulary",
+      "An IR2Vec vocabulary: LLVM's JSON, the workbench's HDF5, or the default vocabulary "
+      "(no path). Weights are applied as LLVM applies them.")
+      .def(py::init(&PyVocabulary::load), py::arg("path") = py::none(),
+           py::arg("opc_weight") = 1.0f, py::arg("type_weight") = 0.5f,
+           py::arg("arg_weight") = 0.2f)
+      .def_property_readonly("source", &PyVocabulary::source)
+      .def_property_readonly("dimension",
+                             [](const PyVocabulary &V) { return V.Raw.Dim; })
+      .def_property_readonly(
+          "weights",
+          [](const PyVocabulary &V) {
+            const vocab::Weights &W = V.Ready.Loaded.Vocab.weights();
+            return py::make_tuple(double(W.Opcode), double(W.Type), double(W.Arg));
+          },
+          "(opcode, type, argument), the float32 values LLVM uses, widened to double")
+      .def_property_readonly(
+          "matrix",
+          [](const PyVocabulary &V) {
+            const auto M = V.Ready.Loaded.Vocab.matrix();
+            return matrixCopy(std::vector<double>(M.begin(), M.end()), V.Raw.Dim);
+          },
+          "The weighted 110 x D float64 matrix embeddings use (rows in entity order).")
+      .def_property_readonly(
+          "unweighted", [](const PyVocabulary &V) { return matrixCopy(V.Raw.Rows, V.Raw.Dim); },
+          "The 110 x D float64 matrix as the file holds it.")
+      .def_property_readonly("entities", [](const PyVocabulary &) { return entityNames(); },
+                             "The 110 entity names, in row order.")
+      .def_property_readonly(
+          "relations",
+          [](const PyVocabulary &V) -> py::object {
+            if (V.Raw.RelationNames.empty())
+              return py::none();
+            return py::make_tuple(V.Raw.RelationNames, matrixCopy(V.Raw.Relations, V.Raw.Dim));
+          },
+          "(names, R x D matrix) of a vocabulary the workbench trained; None otherwise.")
+      .def_property_readonly("sha256", [](const PyVocabulary &V) { return V.Ready.SHA256; })
+      .def(
+          "export",
+          [](const PyVocabulary &V, const std::filesystem::path &Out) {
+            py::gil_scoped_release Unlocked;
+            raiseIf(vocab::writeVocabularyFile(Out.string(), V.Raw));
+          },
+          py::arg("path"),
+          "Writes the (unweighted) vocabulary: LLVM JSON for .json, the workbench's HDF5 for "
+          ".h5; complete or not at all.")
+      .def("__repr__", [](const PyVocabulary &V) {
+        return "<ir2vec.Vocabulary " + V.source() + ", " + std::to_string(V.Raw.Dim) + "-D>";
+      });
+
+  Mod.def(
+      "embed",
+      [](const Inputs &In, const py::object &Vocab, const std::string &Kind,
+         const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
+         bool InstText, double ModuleSeconds, const py::object &Progress) {
+        return embedAll(makeSpec(In, Vocab, false, Kind, Level, Jobs, Function, InstText,
+                                 ModuleSeconds),
+                        Progress);
+      },
+      py::arg("inputs"), py::arg("vocab") = py::none(), py::arg("kind") = "symbolic",
+      py::arg("level") = "func", py::arg("jobs") = 1, py::arg("function") = py::none(),
+      py::arg("instruction_text") = false,
+      py::arg("module_time_limit") = corpus::DefaultModuleSeconds,
+      py::arg("progress") = py::none(),
+      "Embeds modules (files, directories, @lists, corpus descriptions) with `jobs` workers, "
+      "exactly as `ir2vec embeddings --format hdf5` does, and returns the file's datasets as "
+      "numpy arrays: .modules (path, error), .functions (name, module, embedding), .blocks and "
+      ".instructions at finer levels, .entities, .attrs. progress(done, total) is called "
+      "between modules. Failed modules are recorded in modules.error (a warning says how "
+      "many); ValueError when every module failed.");
+  Mod.def(
+      "counts",
+      [](const Inputs &In, const std::string &Kind, const std::string &Level, unsigned Jobs,
+         const std::optional<std::string> &Function, bool InstText, double ModuleSeconds,
+         const py::object &Progress) {
+        return embedAll(makeSpec(In, py::none(), true, Kind, Level, Jobs, Function, InstText,
+                                 ModuleSeconds),
+                        Progress);
+      },
+      py::arg("inputs"), py::arg("kind") = "symbolic", py::arg("level") = "func",
+      py::arg("jobs") = 1, py::arg("function") = py::none(),
+      py::arg("instruction_text") = false,
+      py::arg("module_time_limit") = corpus::DefaultModuleSeconds,
+      py::arg("progress") = py::none(),
+      "Entity counts (`ir2vec embeddings --counts`): the same layout with `counts` (n x 110) "
+      "in place of `embedding`; counts @ Vocabulary.matrix gives embeddings.");
+  py::class_<ModuleStream>(Mod, "ModuleStream",
+                           "embed_iter's iterator: one module's datasets at a time.")
+      .def("__iter__", [](py::object Self) { return Self; })
+      .def("__next__", &ModuleStream::next)
+      .def("close", &ModuleStream::stop, "Stops the run (also when the iterator goes).");
+  Mod.def(
+      "embed_iter",
+      [](const Inputs &In, const py::object &Vocab, const std::string &Kind,
+         const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
+         bool InstText, double ModuleSeconds, bool Counts) {
+        return std::make_unique<ModuleStream>(
+            makeSpec(In, Counts ? py::none() : Vocab, Counts, Kind, Level, Jobs, Function,
+                     InstText, ModuleSeconds));
+      },
+      py::arg("inputs"), py::arg("vocab") = py::none(), py::arg("kind") = "symbolic",
+      py::arg("level") = "func", py::arg("jobs") = 1, py::arg("function") = py::none(),
+      py::arg("instruction_text") = false,
+      py::arg("module_time_limit") = corpus::DefaultModuleSeconds, py::arg("counts") = false,
+      "Like embed (or counts), one module at a time, in input order, for corpora that do not "
+      "fit in memory: each item has the same layout for one module (.modules has one row; "
+      ".index is its position among the inputs). Failed modules come with modules.error set.");
+}
+
+} // namespace wb::python

@@ -1,0 +1,184 @@
+// LLVM's Python API (after LLVM 22: llvm/tools/llvm-ir2vec's bindings), on LLVM 22 and our
+// engine: initEmbedding(filename=, mode=, vocabPath=) -> IR2VecTool with getFuncNames,
+// getFuncEmbMap, getFuncEmb, getBBEmbMap, getInstEmbMap; keywords, types and ValueError cases
+// as ../shared/docs/python-api-peers.md describes them.
+//
+// Each call computes one level exactly as llvm-ir2vec computes it (a fresh embedder per
+// function; blocks, then instructions, queried in layout order), which is what LLVM's module
+// does: flow-aware vectors depend on the order of queries (llvm#159171), so the levels are
+// never derived from one another here.
+#include "python/Convert.h"
+#include "python/Parts.h"
+
+#include "corpus/ModuleReader.h"
+#include "ir2vec/ModuleEmbedding.h"
+#include "vocab/VocabularyFile.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace wb::python {
+
+namespace {
+
+class IR2VecTool {
+public:
+  IR2VecTool(std::unique_ptr<llvm::LLVMContext> C, std::unique_ptr<llvm::Module> Mod,
+             ir2vec::Kind K, vocab::Vocabulary V)
+      : Ctx(std::move(C)), M(std::move(Mod)), EmbeddingKind(K), Vocab(std::move(V)) {}
+
+  py::list funcNames() const {
+    py::list Names;
+    for (const llvm::Function &F : *M)
+      if (!F.isDeclaration())
+        Names.append(text(F.getName().str()));
+    return Names;
+  }
+
+  py::dict funcEmbMap() {
+    ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{true, false, false}, std::nullopt);
+    py::dict D;
+    for (size_t I = 0; I < E.FunctionNames.size(); ++I)
+      D[text(E.FunctionNames[I])] = vectorOf(E.FunctionVectors.data() + I * E.Dim, E.Dim);
+    return D;
+  }
+
+  py::array_t<double> funcEmb(const py::str &FuncName) {
+    const std::string Name = bytesOf(FuncName);
+    ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{true, false, false}, Name);
+    return vectorOf(E.FunctionVectors.data(), E.Dim);
+  }
+
+  py::dict bbEmbMap(const py::str &FuncName) {
+    const std::string Name = bytesOf(FuncName);
+    ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{false, true, false}, Name);
+    // Blocks in layout order; a name given twice (unnamed blocks all have "") keeps the last
+    // block's vector, as a dict filled in that order does.
+    py::dict D;
+    for (size_t I = 0; I < E.BlockNames.size(); ++I)
+      D[text(E.BlockNames[I])] = vectorOf(E.BlockVectors.data() + I * E.Dim, E.Dim);
+    return D;
+  }
+
+  py::dict instEmbMap(const py::str &FuncName) {
+    const std::string Name = bytesOf(FuncName);
+    ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{false, false, true}, Name);
+    // Keys as LLVM prints the instruction, without its indentation; identical texts keep the
+    // last instruction's vector (layout order).
+    py::dict D;
+    for (size_t I = 0; I < E.InstTexts.size(); ++I)
+      D[text(E.InstTexts[I])] = vectorOf(E.InstVectors.data() + I * E.Dim, E.Dim);
+    return D;
+  }
+
+private:
+  ir2vec::ModuleEmbedding embed(ir2vec::LevelSet Levels, std::optional<std::string> Name) {
+    ir2vec::EmbedRequest R;
+    R.EmbeddingKind = EmbeddingKind;
+    R.Levels = Levels;
+    R.FunctionName = Name;
+    R.InstructionText = Levels.Instructions;
+    ir2vec::ModuleEmbedding E;
+    {
+      py::gil_scoped_release Unlocked;
+      // One module, one context: calls from several Python threads take turns.
+      std::lock_guard<std::mutex> L(Busy);
+      E = ir2vec::embedModule(*M, Vocab, R);
+    }
+    if (E.SelectedNotFound)
+      throw py::value_error("Function '" + *Name + "' not found in module " + Source);
+    if (E.SelectedDeclaration)
+      throw py::value_error("Function '" + *Name + "' is a declaration (no body, no embedding)");
+    return E;
+  }
+
+public:
+  std::string Source; // the file name, for messages
+
+private:
+  std::unique_ptr<llvm::LLVMContext> Ctx; // before M: the module goes first
+  std::unique_ptr<llvm::Module> M;
+  ir2vec::Kind EmbeddingKind;
+  vocab::Vocabulary Vocab;
+  std::mutex Busy;
+};
+
+ir2vec::Kind parseMode(const std::string &Mode) {
+  if (Mode == "sym")
+    return ir2vec::Kind::Symbolic;
+  if (Mode == "fa")
+    return ir2vec::Kind::FlowAware;
+  throw py::value_error("invalid mode '" + Mode +
+                        "': expected 'sym' (symbolic) or 'fa' (flow-aware)");
+}
+
+std::unique_ptr<IR2VecTool> initEmbedding(const std::filesystem::path &File,
+                                          const std::string &Mode,
+                                          const std::optional<std::filesystem::path> &VocabPath) {
+  const std::string Path = File.string();
+  if (Path.empty())
+    throw py::value_error("filename is empty: expected an LLVM IR file (.ll or .bc)");
+  const ir2vec::Kind K = parseMode(Mode);
+  if (VocabPath && VocabPath->empty())
+    throw py::value_error("vocabPath is empty: expected a vocabulary file (LLVM's JSON or the "
+                          "workbench's HDF5), or no vocabPath for the default vocabulary");
+  const std::string Vocab = VocabPath ? VocabPath->string() : std::string();
+  auto Ctx = std::make_unique<llvm::LLVMContext>();
+  std::optional<llvm::Expected<vocab::EmbeddingVocabulary>> V;
+  std::optional<llvm::Expected<corpus::ModuleInput>> In;
+  {
+    py::gil_scoped_release Unlocked;
+    V.emplace(vocab::loadEmbeddingVocabulary(Vocab, vocab::Weights{}));
+    if (*V)
+      In.emplace(corpus::readModule(Path, *Ctx));
+  }
+  vocab::EmbeddingVocabulary Loaded = valueOrRaise(std::move(*V));
+  corpus::ModuleInput Module = valueOrRaise(std::move(*In));
+  warnAll(Loaded.Warnings);
+  warnAll(Module.Warnings);
+  auto T = std::make_unique<IR2VecTool>(std::move(Ctx), std::move(Module.M), K,
+                                        std::move(Loaded.Loaded.Vocab));
+  T->Source = Path;
+  return T;
+}
+
+} // namespace
+
+void addLlvmApi(py::module_ &M) {
+  py::class_<IR2VecTool>(M, "IR2VecTool",
+                         "Embeddings of one module (LLVM's API): every call computes its level "
+                         "as llvm-ir2vec does, exact to LLVM 22's Embedder.")
+      .def("getFuncNames", &IR2VecTool::funcNames,
+           "Names of the functions with bodies, in module order (declarations excluded).")
+      .def("getFuncEmbMap", &IR2VecTool::funcEmbMap,
+           "dict: function name -> float64 vector, for every defined function.")
+      .def("getFuncEmb", &IR2VecTool::funcEmb, py::arg("funcName"),
+           "One function's vector (float64). ValueError if the module has no such function "
+           "or it is a declaration.")
+      .def("getBBEmbMap", &IR2VecTool::bbEmbMap, py::arg("funcName"),
+           "dict: basic-block name -> float64 vector for one function (blocks in layout "
+           "order; unnamed blocks share the key ''). ValueError if no such function.")
+      .def("getInstEmbMap", &IR2VecTool::instEmbMap, py::arg("funcName"),
+           "dict: instruction text as LLVM prints it -> float64 vector for one function. "
+           "ValueError if no such function.")
+      .def("__repr__", [](const IR2VecTool &T) { return "<ir2vec.IR2VecTool " + T.Source + ">"; });
+
+  M.def("initEmbedding", &initEmbedding, py::arg("filename"), py::arg("mode") = "sym",
+        py::arg("vocabPath") = py::none(),
+        "Reads one LLVM IR file (.ll or .bc, verified) and a vocabulary, and returns an "
+        "IR2VecTool. mode: 'sym' (symbolic) or 'fa' (flow-aware). vocabPath: LLVM's "
+        "vocabulary JSON or the workbench's HDF5; without it, the workbench's default "
+        "vocabulary (an extension: LLVM's module requires one). Weights are LLVM's defaults "
+        "(opcode 1.0, type 0.5, argument 0.2). ValueError for an empty or unreadable file, "
+        "invalid IR, a bad mode, an empty or invalid vocabulary.");
+}
+
+} // namespace wb::python

@@ -1,0 +1,11 @@
+// import ir2vec: LLVM's Python API on LLVM 22 (LlvmApi.cpp) and the workbench's own calls.
+#include "python/Parts.h"
+
+PYBIND11_MODULE(ir2vec, M) {
+  M.doc() = "IR2Vec embeddings exact to LLVM 22's ir2vec::Embedder, and the workbench's "
+            "corpus, vocabulary and MLGO calls (docs/python.md).";
+  M.attr("__version__") = WB_VERSION;
+  M.attr("llvm_version") = WB_LLVM_VERSION;
+  wb::python::addLlvmApi(M);
+  wb::python::addCorpus(M);
+}

@@ -1,0 +1,13 @@
+// The parts of the Python module, one registration function each (Module.cpp calls them).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace wb::python {
+
+/// initEmbedding and IR2VecTool, as LLVM's own `ir2vec` module offers them after LLVM 22.
+void addLlvmApi(pybind11::module_ &M);
+/// Vocabulary, embed, counts, embed_iter: the workbench's own calls over many modules.
+void addCorpus(pybind11::module_ &M);
+
+} // namespace wb::python

@@ -1,0 +1,53 @@
+"""Options of the Python module's tests (ctest passes them; tests/CMakeLists.txt)."""
+import os
+import re
+import subprocess
+
+import pytest
+
+
+def pytest_configure(config):
+    # LLVM's seed vocabulary lacks 48 keys and has one LLVM 22 ignores: the warnings about it
+    # are expected here (a test of its own checks that they are raised).
+    config.addinivalue_line("filterwarnings", "ignore:.*seedEmbeddingVocab75D.json.*:UserWarning")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--oracle-print", required=True, help="tests/oracle_print (libLLVM's values)")
+    parser.addoption("--vocab", required=True, help="LLVM's seed vocabulary JSON (test data)")
+    parser.addoption("--data", required=True, help="tests/data")
+    parser.addoption("--ir2vec", required=True, help="the ir2vec command")
+
+
+@pytest.fixture(scope="session")
+def opts(request):
+    return {k: request.config.getoption(k) for k in ("oracle_print", "vocab", "data", "ir2vec")}
+
+
+def oracle(opts, vocab, kind, level, path):
+    """libLLVM-22's Embedder on every defined function: {function: value}, where value is the
+    vector (func), [(block name, vector)] (bb) or [(instruction text, vector)] (inst), layout
+    order."""
+    out = subprocess.run([opts["oracle_print"], vocab, kind, level, "hex", path],
+                         capture_output=True, text=True, encoding="utf-8", errors="surrogateescape",
+                         check=True).stdout
+    result, fn, pending = {}, None, []
+    for line in out.splitlines():
+        if line.startswith("Function: ") and not pending:
+            fn = line[len("Function: "):]
+            result[fn] = None if level == "func" else []
+            continue
+        m = re.match(r"^(.*) \[((?: \S+ )*)\]$", line, re.S)
+        if not m:
+            pending.append(line)  # an instruction printed on several lines (switch)
+            continue
+        vec = [float.fromhex(x) for x in m.group(2).split()]
+        if level == "func":
+            result[fn] = vec
+            continue
+        key = "\n".join(pending + [m.group(1)])
+        pending = []
+        key = key[:-1] if level == "bb" else key[2:]  # "name:" / AsmWriter's indentation
+        result[fn].append((key, vec))
+    assert not pending, pending
+    return result
