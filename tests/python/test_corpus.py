@@ -1,0 +1,183 @@
+"""The workbench's own calls: embed/counts arrays equal the CLI's HDF5 file bit for bit (h5py
+reads it), embed_iter equals embed, vocabularies as the CLI sees them, failures recorded or
+raised with the file named, another Python thread runs meanwhile, Ctrl-C stops a long call."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import h5py
+import numpy as np
+import pytest
+
+import ir2vec
+
+
+def modules(opts):
+    d = opts["data"]
+    return [os.path.join(d, n) for n in sorted(os.listdir(d))
+            if n.endswith(".ll") and not n.startswith("bad") and n != "empty.ll"]
+
+
+def cli_h5(opts, tmp_path, inputs, *args):
+    out = tmp_path / f"cli-{len(os.listdir(tmp_path))}.h5"
+    subprocess.run([opts["ir2vec"], "embeddings", "-q", "--format", "hdf5", "-o", str(out), *args,
+                    *inputs], check=False, capture_output=True)
+    return h5py.File(out, "r")
+
+
+def strs(values):
+    return [os.fsencode(v) for v in values]
+
+
+def assert_same_as_file(got, f, data):
+    """Every dataset of the file, and every attribute, equal to the arrays of got."""
+    assert strs(got.modules.path) == list(f["modules/path"][()])
+    assert strs(got.modules.error) == list(f["modules/error"][()])
+    groups = {"functions": ["name", "module", data], "blocks": ["name", "function", data],
+              "instructions": ["opcode", "function", "block", "text", data]}
+    for g, names in groups.items():
+        ours = getattr(got, g)
+        assert (ours is None) == (g not in f), g
+        if ours is None:
+            continue
+        for n in names:
+            mine = getattr(ours, n)
+            if f"{g}/{n}" not in f:
+                assert mine is None, (g, n)
+                continue
+            theirs = f[f"{g}/{n}"][()]
+            if theirs.dtype.kind == "O":
+                assert strs(mine) == list(theirs), (g, n)
+            else:
+                assert mine.dtype == theirs.dtype and mine.shape == theirs.shape, (g, n)
+                assert mine.tobytes() == theirs.tobytes(), (g, n)
+    assert [n.encode() for n in got.entities.name] == list(f["entities/name"][()])
+    for k, v in f.attrs.items():
+        v = v.decode() if isinstance(v, bytes) else v
+        assert got.attrs[k] == v, k
+
+
+@pytest.mark.parametrize("kind", ["symbolic", "flow-aware"])
+@pytest.mark.parametrize("level", ["func", "bb", "inst"])
+def test_embed_equals_the_hdf5_file(opts, tmp_path, kind, level):
+    inputs = modules(opts) * 3
+    text = level == "inst"
+    f = cli_h5(opts, tmp_path, inputs, "--vocab", opts["vocab"], "--kind", kind, "--level", level,
+               "-j", "2", *(["--inst-text"] if text else []))
+    got = ir2vec.embed(inputs, vocab=opts["vocab"], kind=kind, level=level, jobs=2,
+                       instruction_text=text)
+    assert_same_as_file(got, f, "embedding")
+    assert got.functions.embedding.shape[0] > 50
+
+
+@pytest.mark.parametrize("level", ["func", "inst"])
+def test_counts_equal_the_counts_file(opts, tmp_path, level):
+    inputs = modules(opts)
+    f = cli_h5(opts, tmp_path, inputs, "--counts", "--level", level)
+    got = ir2vec.counts(inputs, level=level, jobs=2)
+    assert_same_as_file(got, f, "counts")
+
+
+def test_embed_iter_yields_embed_module_by_module(opts):
+    inputs = modules(opts)
+    whole = ir2vec.embed(inputs, vocab=opts["vocab"], level="bb", jobs=2)
+    parts = list(ir2vec.embed_iter(inputs, vocab=opts["vocab"], level="bb", jobs=2))
+    assert [p.index for p in parts] == list(range(len(inputs)))
+    assert [p.modules.path[0] for p in parts] == whole.modules.path
+    assert np.concatenate([p.functions.embedding for p in parts]).tobytes() == \
+        whole.functions.embedding.tobytes()
+    assert np.concatenate([p.blocks.embedding for p in parts]).tobytes() == \
+        whole.blocks.embedding.tobytes()
+    assert all((p.functions.module == 0).all() for p in parts)
+    # Leaving early stops the run.
+    stream = ir2vec.embed_iter(inputs * 50, vocab=opts["vocab"], jobs=2)
+    next(stream)
+    stream.close()
+
+
+def test_failed_modules_are_recorded_and_all_failed_raises(opts, tmp_path):
+    bad = tmp_path / "bad.ll"
+    bad.write_text("define i32 @f() {\n  ret i64 0\n}\n")
+    good = modules(opts)[:2]
+    with pytest.warns(UserWarning, match="1 of 3 modules failed"):
+        got = ir2vec.embed([good[0], str(bad), good[1]], vocab=opts["vocab"])
+    assert got.modules.error[0] == "" and got.modules.error[2] == ""
+    assert "bad.ll" in got.modules.error[1]
+    assert set(got.functions.module) <= {0, 2}
+    with pytest.raises(ValueError, match="bad.ll"):
+        ir2vec.embed(str(bad), vocab=opts["vocab"])
+    with pytest.raises(ValueError, match="missing.ll"):
+        ir2vec.embed(str(tmp_path / "missing.ll"))
+    with pytest.raises(ValueError, match="level"):
+        ir2vec.embed(good, level="module-ish")
+    with pytest.raises(ValueError, match="kind"):
+        ir2vec.embed(good, kind="sym")
+    with pytest.raises(ValueError):
+        ir2vec.embed(good, jobs=0)
+
+
+def test_vocabulary(opts, tmp_path):
+    seed = ir2vec.Vocabulary(opts["vocab"])
+    entities = subprocess.run([opts["ir2vec"], "entities"], capture_output=True, text=True,
+                              check=True).stdout.splitlines()[1:]
+    assert seed.entities == [e.split("\t")[0] for e in entities]
+    assert seed.dimension == 75 and seed.matrix.shape == (110, 75)
+    assert seed.weights == (1.0, 0.5, np.float32(0.2).item())
+    # Weighted rows: value * (double)weight, as LLVM applies them.
+    w = np.array([1.0] * 68 + [0.5] * 12 + [np.float32(0.2).item()] * 30)
+    assert (seed.matrix == seed.unweighted * w[:, None]).all()
+    out = tmp_path / "seed.h5"
+    seed.export(out)
+    again = ir2vec.Vocabulary(out)
+    assert again.unweighted.tobytes() == seed.unweighted.tobytes()
+    default = ir2vec.Vocabulary()
+    assert default.source == "<default vocabulary>" and default.relations is None  # JSON
+    with pytest.raises(ValueError, match="nothere.json"):
+        ir2vec.Vocabulary(tmp_path / "nothere.json")
+    # A Vocabulary object serves many calls.
+    a = ir2vec.embed(modules(opts), vocab=seed)
+    b = ir2vec.embed(modules(opts), vocab=opts["vocab"])
+    assert a.functions.embedding.tobytes() == b.functions.embedding.tobytes()
+
+
+def test_another_thread_runs_meanwhile(opts):
+    ticks, stop = [0], threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks[0] += 1
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    t0 = time.time()
+    ir2vec.embed(modules(opts) * 150, vocab=opts["vocab"], level="inst", jobs=1)
+    elapsed = time.time() - t0
+    stop.set()
+    t.join()
+    # With the GIL held for the whole call the other thread would not run at all.
+    assert elapsed > 0.2 and ticks[0] > 50, (elapsed, ticks[0])
+
+
+def test_ctrl_c_interrupts_a_long_call(opts):
+    script = textwrap.dedent(f"""
+        import sys, time, ir2vec
+        inputs = {modules(opts)!r} * 5000
+        print("start", flush=True)
+        try:
+            ir2vec.embed(inputs, vocab={opts['vocab']!r}, level="inst", jobs=2)
+            print("finished")
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ))
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    assert out.strip() == "interrupted" and p.returncode == 0, (out, p.returncode)
