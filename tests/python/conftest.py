@@ -17,11 +17,12 @@ def pytest_addoption(parser):
     parser.addoption("--vocab", required=True, help="LLVM's seed vocabulary JSON (test data)")
     parser.addoption("--data", required=True, help="tests/data")
     parser.addoption("--ir2vec", required=True, help="the ir2vec command")
+    parser.addoption("--build", required=True, help="the build directory (cmake --install)")
 
 
 @pytest.fixture(scope="session")
 def opts(request):
-    return {k: request.config.getoption(k) for k in ("oracle_print", "vocab", "data", "ir2vec")}
+    return {k: request.config.getoption(k) for k in ("oracle_print", "vocab", "data", "ir2vec", "build")}
 
 
 def oracle(opts, vocab, kind, level, path):
