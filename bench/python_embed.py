@@ -4,6 +4,10 @@ with `ir2vec.embed(..., jobs=J)` in a fresh /usr/bin/python3 against
 `ir2vec embeddings --format hdf5 -j J`, whole processes, interleaved rounds, medians; the
 arrays are checked bit for bit against the file first.
 
+Two ratios: the whole Python process (interpreter, `import ir2vec` with numpy, the call) and
+the `embed` call alone (what a running Python session pays), each against the CLI's whole
+process.
+
   bench/python_embed.py [--build DIR] [--corpus DIR] [--vocab VOCAB.json] [--repeat N]
                         [--jobs J] [--levels func,bb,inst]
 """
@@ -44,8 +48,9 @@ def wall(cmd, **kw):
 
 
 def py_cmd(level, check_against=None):
-    code = (f"import ir2vec\n"
-            f"e = ir2vec.embed({inputs!r}, vocab={a.vocab!r}, level={level!r}, jobs={a.jobs})\n")
+    code = (f"import time, ir2vec\nt0 = time.perf_counter()\n"
+            f"e = ir2vec.embed({inputs!r}, vocab={a.vocab!r}, level={level!r}, jobs={a.jobs})\n"
+            f"print('call', time.perf_counter() - t0)\n")
     if check_against:
         code += (f"import h5py\nf = h5py.File({check_against!r})\n"
                  f"assert e.functions.embedding.tobytes() == f['functions/embedding'][()].tobytes()\n"
@@ -67,11 +72,15 @@ for level in a.levels.split(","):
     r = subprocess.run(py_cmd(level, ref), capture_output=True, env=env, text=True)
     if r.returncode != 0:
         sys.exit(f"the Python arrays differ from the file at level {level}:\n{r.stderr[-800:]}")
-    mods, funcs = r.stdout.split()
-    times = {"cli": [], "python": []}
+    mods, funcs = r.stdout.split()[2:]
+    times = {"cli": [], "python": [], "call": []}
     for _ in range(a.repeat):
         times["cli"].append(wall(cli_cmd(level, os.path.join(tmp, "out.h5"))))
-        times["python"].append(wall(py_cmd(level), env=env))
-    c, py = statistics.median(times["cli"]), statistics.median(times["python"])
-    print(f"level {level:4}: {mods} modules, {funcs} functions, bit-identical; "
-          f"CLI {c:.2f} s, Python {py:.2f} s, ratio {py / c:.3f}")
+        t0 = time.perf_counter()
+        r = subprocess.run(py_cmd(level), capture_output=True, env=env, text=True, check=True)
+        times["python"].append(time.perf_counter() - t0)
+        times["call"].append(float(r.stdout.split()[1]))
+    c, py, call = (statistics.median(times[k]) for k in ("cli", "python", "call"))
+    print(f"level {level:4}: {mods} modules, {funcs} functions, bit-identical; CLI process "
+          f"{c:.2f} s; Python process {py:.2f} s (ratio {py / c:.3f}), of which the embed call "
+          f"{call:.2f} s (ratio {call / c:.3f}; the rest is python3 and import ir2vec, numpy)")
