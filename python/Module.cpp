@@ -8,4 +8,5 @@ PYBIND11_MODULE(ir2vec, M) {
   M.attr("llvm_version") = WB_LLVM_VERSION;
   wb::python::addLlvmApi(M);
   wb::python::addCorpus(M);
+  wb::python::addMlgo(M);
 }

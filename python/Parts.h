@@ -9,5 +9,7 @@ namespace wb::python {
 void addLlvmApi(pybind11::module_ &M);
 /// Vocabulary, embed, counts, embed_iter: the workbench's own calls over many modules.
 void addCorpus(pybind11::module_ &M);
+/// ir2vec.mlgo: the interactive host with a Python policy, training logs into numpy.
+void addMlgo(pybind11::module_ &M);
 
 } // namespace wb::python

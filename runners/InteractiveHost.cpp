@@ -160,7 +160,8 @@ std::string SessionResult::summary() const {
                        "policy: {4}",
                        Observations, SessionLog.Contexts.size(),
                        FeatureSetVersion.empty() ? "-" : FeatureSetVersion,
-                       Outcome == Exited ? Status.describe() : Error, llvm::join(Ignored, ","))
+                       Outcome == Exited ? Status.describe() : Error,
+                       Ignored.empty() ? "none" : llvm::join(Ignored, ","))
       .str();
 }
 

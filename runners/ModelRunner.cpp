@@ -14,7 +14,7 @@ llvm::Expected<ModelRunner> ModelRunner::create(std::unique_ptr<Policy> P, Task 
                                                 const std::vector<TensorSpec> &Available,
                                                 const TensorSpec &Advice, BindOptions O) {
   ModelRunner R;
-  R.Specs = P->inputs();
+  R.Specs = P->readsEverything() ? Available : P->inputs();
   R.AdviceSize = Advice.byteSize();
   size_t MaxZero = 0;
   std::vector<bool> Used(Available.size());

@@ -48,6 +48,9 @@ public:
   /// The advice as raw bytes of the task's advice spec. An error stops the session.
   virtual llvm::Expected<std::string> advise(const Inputs &In) = 0;
   virtual std::string describe() const = 0;
+  /// A policy that reads the whole observation (a Python callable: ir2vec.mlgo.run) is bound
+  /// to every tensor the observation has, in its order; inputs() is then not asked.
+  virtual bool readsEverything() const { return false; }
 };
 
 struct BindOptions {

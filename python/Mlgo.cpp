@@ -1,0 +1,260 @@
+// ir2vec.mlgo: the workbench's interactive host with a policy written in Python, and training
+// logs read into numpy. The host is the C++ one (runners::runSession: FIFOs opened safely,
+// the compiler in its own process group, timeouts, nothing left behind); only the decision
+// is Python's: the callable gets the observation as a dict of feature name -> numpy array
+// (every tensor the compiler sent, plus the workbench's extras) and returns the advice.
+#include "python/Convert.h"
+#include "python/Parts.h"
+
+#include "features/TrainingLog.h"
+#include "runners/InteractiveHost.h"
+#include "support/Error.h"
+
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <unistd.h>
+
+namespace wb::python {
+
+namespace {
+
+using features::TensorSpec;
+using features::TensorType;
+
+py::dtype dtypeOf(TensorType T) {
+  switch (T) {
+#define WB_DTYPE(C, E)                                                                           \
+  case TensorType::E:                                                                            \
+    return py::dtype::of<C>();
+    WB_TENSOR_TYPES(WB_DTYPE)
+#undef WB_DTYPE
+  }
+  return py::dtype::of<float>();
+}
+
+/// A fresh array of S's type and shape holding a copy of its bytes at Data.
+py::array tensorArray(const TensorSpec &S, const char *Data) {
+  std::vector<py::ssize_t> Shape(S.Shape.begin(), S.Shape.end());
+  py::array A(dtypeOf(S.Type), Shape);
+  std::memcpy(A.mutable_data(), Data, S.byteSize());
+  return A;
+}
+
+/// The observation's tensors by name.
+py::dict observationDict(const std::vector<TensorSpec> &Specs, llvm::function_ref<const char *(size_t)> At) {
+  py::dict D;
+  for (size_t I = 0; I < Specs.size(); ++I)
+    D[py::str(Specs[I].Name)] = tensorArray(Specs[I], At(I));
+  return D;
+}
+
+/// Calls a Python callable for every observation. Its exception stops the session and is
+/// raised again by mlgo.run once the host has cleaned up.
+class PythonPolicy : public runners::Policy {
+public:
+  // Fn is borrowed: the caller's frame holds it for the whole session, and the host makes and
+  // drops policies without the GIL, so no reference count may change there.
+  PythonPolicy(PyObject *Fn, TensorSpec Advice, std::optional<py::error_already_set> &Raised)
+      : Fn(Fn), Advice(std::move(Advice)), Raised(Raised) {}
+
+  std::vector<TensorSpec> inputs() const override { return {}; }
+  bool readsEverything() const override { return true; }
+  std::string describe() const override { return "python"; }
+
+  llvm::Expected<std::string> advise(const runners::Inputs &In) override {
+    py::gil_scoped_acquire Locked;
+    try {
+      std::vector<TensorSpec> Specs;
+      for (size_t I = 0; I < In.size(); ++I)
+        Specs.push_back(In.spec(I));
+      py::object R = py::handle(Fn)(observationDict(Specs, [&](size_t I) { return In.raw(I); }));
+      if (py::hasattr(R, "item"))
+        R = R.attr("item")(); // numpy scalars and one-element arrays
+      if (Advice.Type == TensorType::Float)
+        return runners::floatAdvice(R.cast<float>());
+      if (Advice.Type == TensorType::Int64)
+        return runners::int64Advice(R.cast<int64_t>());
+      return support::makeError("advice of type " + features::shapeString(Advice) +
+                                " is not supported");
+    } catch (py::error_already_set &E) {
+      Raised.emplace(std::move(E));
+    } catch (const py::cast_error &) {
+      PyErr_SetString(PyExc_TypeError,
+                      ("the policy must return a number (the " + Advice.Name + " advice)").c_str());
+      Raised.emplace();
+    }
+    return support::makeError("the Python policy raised an exception");
+  }
+
+private:
+  PyObject *Fn;
+  TensorSpec Advice;
+  std::optional<py::error_already_set> &Raised;
+};
+
+/// Python's own signal wake-up (signal.set_wakeup_fd) pointed at a pipe for the session: the
+/// host sees Ctrl-C at once (its cancellation descriptor becomes readable), kills the compiler
+/// and cleans up; KeyboardInterrupt is raised afterwards. Only the main thread may set it;
+/// elsewhere the session runs without (Ctrl-C then waits for the session's end).
+class WakeupPipe {
+public:
+  WakeupPipe() {
+    if (::pipe2(P, O_CLOEXEC | O_NONBLOCK) != 0) {
+      P[0] = P[1] = -1;
+      return;
+    }
+    try {
+      Old = py::module_::import("signal").attr("set_wakeup_fd")(P[1]);
+    } catch (py::error_already_set &) {
+      ::close(P[0]);
+      ::close(P[1]);
+      P[0] = P[1] = -1;
+    }
+  }
+  ~WakeupPipe() {
+    if (P[0] < 0)
+      return;
+    py::module_::import("signal").attr("set_wakeup_fd")(Old);
+    ::close(P[0]);
+    ::close(P[1]);
+  }
+  int readEnd() const { return P[0]; }
+
+private:
+  int P[2] = {-1, -1};
+  py::object Old;
+};
+
+const char *outcomeName(runners::SessionResult::Kind K) {
+  switch (K) {
+  case runners::SessionResult::Exited:
+    return "exited";
+  case runners::SessionResult::TimedOut:
+    return "timed out";
+  case runners::SessionResult::Cancelled:
+    return "cancelled";
+  case runners::SessionResult::HostError:
+    return "host error";
+  }
+  return "?";
+}
+
+py::object logToPython(const features::Log &L) {
+  const auto &Specs = L.Header.Features;
+  py::list Obs;
+  for (const features::LogObservation &O : L.Observations) {
+    py::dict Row;
+    Row["context"] = text(O.Context);
+    Row["id"] = O.Id;
+    Row["features"] = observationDict(Specs, [&](size_t I) {
+      return O.Payload.data() + L.Header.offsetOf(I);
+    });
+    Row["score"] = O.Score && L.Header.Score
+                       ? py::object(tensorArray(*L.Header.Score, O.Score->data()))
+                       : py::object(py::none());
+    Obs.append(py::module_::import("types").attr("SimpleNamespace")(**Row));
+  }
+  py::list Names;
+  for (const TensorSpec &S : Specs)
+    Names.append(py::str(S.Name));
+  py::dict Out;
+  Out["features"] = Names;
+  Out["specs"] = [&] {
+    py::list J;
+    for (const TensorSpec &S : Specs)
+      J.append(py::str(S.toJSON()));
+    return J;
+  }();
+  Out["score"] = L.Header.Score ? py::object(py::str(L.Header.Score->toJSON())) : py::none();
+  Out["observations"] = Obs;
+  return py::module_::import("types").attr("SimpleNamespace")(**Out);
+}
+
+py::object run(const std::vector<std::string> &Command, const py::object &Policy,
+               const std::string &TaskName, double Timeout, const std::optional<std::string> &Log,
+               bool ZeroMissing) {
+  if (Command.empty())
+    throw py::value_error("no compiler command given");
+  runners::SessionConfig C;
+  C.T = valueOrRaise(features::parseTask(TaskName));
+  C.Command = Command;
+  C.TimeoutSeconds = Timeout;
+  C.Bind.ZeroMissing = ZeroMissing;
+  std::optional<py::error_already_set> Raised;
+  if (py::isinstance<py::str>(Policy)) {
+    C.Policy.Name = Policy.cast<std::string>();
+  } else if (PyCallable_Check(Policy.ptr())) {
+    const TensorSpec Advice = features::taskInfo(C.T).Advice;
+    C.MakePolicy = [&, Advice]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+      return std::make_unique<PythonPolicy>(Policy.ptr(), Advice, Raised);
+    };
+  } else {
+    throw py::type_error("policy must be a callable (observation dict -> advice) or the name "
+                         "of a built-in policy");
+  }
+  WakeupPipe Wakeup;
+  C.CancelFd = Wakeup.readEnd();
+  std::optional<llvm::Expected<runners::SessionResult>> R;
+  {
+    py::gil_scoped_release Unlocked;
+    R.emplace(runners::runSessionToFiles(C, Log ? *Log : std::string(), ""));
+  }
+  runners::SessionResult S = valueOrRaise(std::move(*R));
+  if (Raised)
+    throw *Raised;
+  if (S.Outcome == runners::SessionResult::Cancelled && PyErr_CheckSignals() != 0)
+    throw py::error_already_set();
+  warnAll(S.Warnings);
+  py::dict Out;
+  Out["outcome"] = outcomeName(S.Outcome);
+  Out["exit_status"] = S.exitStatus();
+  Out["clean"] = S.clean();
+  Out["observations"] = S.Observations;
+  Out["error"] = S.Error;
+  Out["feature_set"] = S.FeatureSetVersion;
+  Out["ignored"] = S.Ignored;
+  Out["zero_filled"] = S.ZeroFilled;
+  Out["summary"] = S.summary();
+  Out["log"] = Log ? py::object(py::none()) : logToPython(S.SessionLog);
+  return py::module_::import("types").attr("SimpleNamespace")(**Out);
+}
+
+} // namespace
+
+void addMlgo(py::module_ &M) {
+  py::module_ Mlgo = M.def_submodule("mlgo", "MLGO: the interactive host, training logs");
+  Mlgo.def("run", &run, py::arg("command"), py::arg("policy"), py::arg("task") = "inline",
+           py::arg("timeout") = 0.0, py::arg("log") = py::none(),
+           py::arg("zero_missing") = false,
+           "Runs the compiler command (opt-22, llc-22, clang-22 and its arguments) under the "
+           "workbench's host (`ir2vec mlgo run`) and answers every observation with policy: "
+           "a callable taking the observation (dict: feature name -> numpy array) and "
+           "returning the advice (a number), or a built-in policy's name. timeout: seconds "
+           "(0: none), then the compiler's process group is killed. log: a file for the "
+           "session's training log (written only after a clean session); without it the log "
+           "comes back as .log. Returns the outcome ('exited', 'timed out', 'cancelled', "
+           "'host error'), exit_status (as `ir2vec mlgo run` exits), observations, ... An "
+           "exception raised by the policy stops the compiler and is raised here; Ctrl-C "
+           "kills the compiler and raises KeyboardInterrupt.");
+  Mlgo.def(
+      "read_log",
+      [](const std::filesystem::path &P) {
+        std::optional<llvm::Expected<features::Log>> L;
+        {
+          py::gil_scoped_release Unlocked;
+          L.emplace(features::readLogFile(P.string()));
+        }
+        return logToPython(valueOrRaise(std::move(*L)));
+      },
+      py::arg("path"),
+      "Reads an LLVM training log (the compiler's -training-log, or a session log) with the "
+      "workbench's byte-exact reader: .features (names), .specs (TensorSpec JSON), "
+      ".observations (context, id, features as numpy arrays, score).");
+}
+
+} // namespace wb::python

@@ -1,0 +1,128 @@
+"""ir2vec.mlgo from Python: a Python callable answering the compiler's own decision gives
+opt-22 -Oz's .text (llc-22, llvm-size-22) on the MLGO test modules; the observation is a dict
+of numpy arrays; the session log read back equals the one returned; a policy's exception stops
+the compiler, leaves no output and is raised; a bad answer is a TypeError."""
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import ir2vec
+
+LLVM = "/usr/lib/llvm-22/bin"
+# mlgo_six.c, and a module with more call sites of every size.
+CALLS = r"""
+static int leaf(int x) { return x * 3 + 1; }
+static int mid(int x) { int s = 0; for (int i = 0; i < x; ++i) s += leaf(i) ^ leaf(s); return s; }
+static int big(int x) { int s = mid(x); if (s & 1) s += mid(s); else s -= leaf(s); return s * mid(x + 1); }
+int api1(int x) { return big(x) + leaf(x); }
+int api2(int x) { return mid(x) - big(leaf(x)); }
+int api3(int *a, int n) { int s = 0; for (int i = 0; i < n; ++i) s += api1(a[i]) + api2(a[i]); return s; }
+"""
+SOURCES = ["mlgo_six.c", "calls.c"]
+
+
+def bitcode(opts, tmp_path, name):
+    bc = tmp_path / (name + ".bc")
+    src = os.path.join(opts["data"], name)
+    if name == "calls.c":
+        src = tmp_path / name
+        src.write_text(CALLS)
+    subprocess.run([f"{LLVM}/clang", "-Oz", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c",
+                    str(src), "-o", str(bc)], check=True)
+    return bc
+
+
+def text_size(tmp_path, bc):
+    obj = str(bc) + ".o"
+    subprocess.run([f"{LLVM}/llc", "-filetype=obj", str(bc), "-o", obj], check=True)
+    out = subprocess.run([f"{LLVM}/llvm-size", "-A", obj], capture_output=True, text=True,
+                         check=True).stdout
+    return int(re.search(r"^\.text\s+(\d+)", out, re.M).group(1))
+
+
+def opt(bc, out):
+    return [f"{LLVM}/opt", "-passes=default<Oz>", str(bc), "-o", str(out)]
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_default_answer_gives_the_compilers_text(opts, tmp_path, name):
+    bc = bitcode(opts, tmp_path, name)
+    plain = tmp_path / "plain.bc"
+    subprocess.run(opt(bc, plain), check=True)
+    seen = []
+
+    def policy(obs):
+        seen.append(obs)
+        return obs["inlining_default"]
+
+    hosted = tmp_path / "hosted.bc"
+    r = ir2vec.mlgo.run(opt(bc, hosted), policy, task="inline")
+    assert r.outcome == "exited" and r.exit_status == 0 and r.clean, r.summary
+    assert r.observations == len(seen) > 0
+    assert text_size(tmp_path, hosted) == text_size(tmp_path, plain)
+    obs = seen[0]
+    assert obs["inlining_default"].dtype == np.int64 and obs["inlining_default"].shape == (1,)
+    assert "callee_basic_block_count" in obs
+    assert [o.features["inlining_default"].item() for o in r.log.observations] == \
+        [o["inlining_default"].item() for o in seen]
+
+
+def test_log_file_reads_back(opts, tmp_path):
+    bc = bitcode(opts, tmp_path, "mlgo_six.c")
+    log = tmp_path / "s.log"
+    r = ir2vec.mlgo.run(opt(bc, tmp_path / "o.bc"), lambda o: 0, log=str(log))
+    assert r.clean and r.log is None and log.exists()
+    back = ir2vec.mlgo.read_log(log)
+    assert len(back.observations) == r.observations
+    assert all(o.features["inlining_decision"].item() == 0 for o in back.observations)
+    with pytest.raises(ValueError, match="garbage.log"):
+        (tmp_path / "garbage.log").write_text("not a log\n")
+        ir2vec.mlgo.read_log(tmp_path / "garbage.log")
+
+
+def test_policy_exception_stops_the_compiler(opts, tmp_path):
+    bc = bitcode(opts, tmp_path, "mlgo_six.c")
+    out = tmp_path / "out.bc"
+
+    class Boom(Exception):
+        pass
+
+    def policy(obs):
+        raise Boom("no")
+
+    with pytest.raises(Boom):
+        ir2vec.mlgo.run(opt(bc, out), policy)
+    assert not out.exists()  # the host removes the killed compiler's output
+    with pytest.raises(TypeError, match="inlining_decision"):
+        ir2vec.mlgo.run(opt(bc, out), lambda o: "yes")
+    with pytest.raises(TypeError):
+        ir2vec.mlgo.run(opt(bc, out), 42)
+    with pytest.raises(ValueError, match="task"):
+        ir2vec.mlgo.run(opt(bc, out), lambda o: 0, task="inlining")
+
+
+def test_ctrl_c_kills_the_compiler_and_raises(opts, tmp_path):
+    import signal, sys, textwrap
+    bc = bitcode(opts, tmp_path, "calls.c")
+    out = tmp_path / "out.bc"
+    script = textwrap.dedent(f"""
+        import time, ir2vec
+        def slow(obs):
+            print("asked", flush=True)
+            time.sleep(0.5)
+            return obs["inlining_default"]
+        try:
+            ir2vec.mlgo.run({opt(bc, out)!r}, slow)
+            print("finished")
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "asked"
+    p.send_signal(signal.SIGINT)
+    rest, _ = p.communicate(timeout=60)
+    assert rest.split()[-1] == "interrupted" and p.returncode == 0, rest
+    assert not out.exists()
