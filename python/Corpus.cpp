@@ -8,8 +8,14 @@
 #include "python/Convert.h"
 #include "python/Parts.h"
 
+#include "corpus/ModuleReader.h"
 #include "ir2vec/EmbeddingBatch.h"
+#include "ir2vec/FromCounts.h"
+#include "vocab/Triplets.h"
 #include "support/Inputs.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "vocab/EntityLayout.h"
 #include "vocab/VocabularyFile.h"
 
@@ -532,6 +538,53 @@ void addCorpus(py::module_ &Mod) {
       py::arg("progress") = py::none(),
       "Entity counts (`ir2vec embeddings --counts`): the same layout with `counts` (n x 110) "
       "in place of `embedding`; counts @ Vocabulary.matrix gives embeddings.");
+  Mod.def(
+      "from_counts",
+      [](const py::object &Counts, const py::object &Vocab) {
+        // Trust nothing about the array: it must be 2-D with one column per entity.
+        py::array_t<double, py::array::c_style | py::array::forcecast> C(Counts);
+        if (C.ndim() != 2 || C.shape(1) != vocab::NumEntities)
+          throw py::value_error("counts must be an n x " + std::to_string(vocab::NumEntities) +
+                                " array (one column per entity), not of shape " +
+                                std::string(py::str(Counts.attr("shape"))));
+        std::shared_ptr<PyVocabulary> V = vocabularyArg(Vocab);
+        std::vector<double> In(C.data(), C.data() + C.size());
+        const size_t Rows = size_t(C.shape(0));
+        std::vector<double> Out;
+        {
+          py::gil_scoped_release Unlocked;
+          Out = ir2vec::countsTimesVocabulary(In, V->Ready.Loaded.Vocab);
+        }
+        return adopt(std::move(Out), Rows, V->Raw.Dim);
+      },
+      py::arg("counts"), py::arg("vocab") = py::none(),
+      "counts (n x 110, e.g. counts(...).functions.counts) times the weighted vocabulary: "
+      "n x D, the very product `ir2vec from-counts` computes (within 1e-12 relative of the "
+      "exact vectors; docs/formats/embeddings-hdf5.md).");
+  Mod.def(
+      "triplets",
+      [](const std::filesystem::path &File, bool Extended) {
+        std::vector<int64_t> Rows;
+        uint32_t MaxRelation = 0;
+        {
+          py::gil_scoped_release Unlocked;
+          llvm::LLVMContext Ctx;
+          llvm::Expected<corpus::ModuleInput> In = corpus::readModule(File.string(), Ctx);
+          if (!In) {
+            py::gil_scoped_acquire Locked;
+            throw py::value_error(llvm::toString(In.takeError()));
+          }
+          vocab::TripletList T = vocab::collectTriplets(*In->M, vocab::TripletOptions{Extended});
+          MaxRelation = T.MaxRelation;
+          for (const vocab::Triplet &X : T.Triplets)
+            Rows.insert(Rows.end(), {int64_t(X.Head), int64_t(X.Tail), int64_t(X.Relation)});
+        }
+        const size_t N = Rows.size() / 3;
+        return py::make_tuple(adopt(std::move(Rows), N, 3), MaxRelation);
+      },
+      py::arg("path"), py::arg("extended") = false,
+      "One module's triplets as `ir2vec triplets` (and llvm-ir2vec) writes them: "
+      "(int64 array [T, 3] of head, tail, relation; MAX_RELATION).");
   py::class_<ModuleStream>(Mod, "ModuleStream",
                            "embed_iter's iterator: one module's datasets at a time.")
       .def("__iter__", [](py::object Self) { return Self; })

@@ -6,6 +6,7 @@
 #include "python/Convert.h"
 #include "python/Parts.h"
 
+#include "features/Dataset.h"
 #include "features/TrainingLog.h"
 #include "runners/InteractiveHost.h"
 #include "support/Error.h"
@@ -255,6 +256,40 @@ void addMlgo(py::module_ &M) {
       "Reads an LLVM training log (the compiler's -training-log, or a session log) with the "
       "workbench's byte-exact reader: .features (names), .specs (TensorSpec JSON), "
       ".observations (context, id, features as numpy arrays, score).");
+  Mlgo.def(
+      "read_dataset",
+      [](const std::filesystem::path &P, const std::string &Group) {
+        std::optional<llvm::Expected<features::DatasetTable>> T;
+        {
+          py::gil_scoped_release Unlocked;
+          T.emplace(features::readDataset(P.string(), Group));
+        }
+        features::DatasetTable D = valueOrRaise(std::move(*T));
+        py::dict Features;
+        for (size_t F = 0; F < D.Features.size(); ++F) {
+          const TensorSpec &S = D.Features[F];
+          std::vector<py::ssize_t> Shape{static_cast<py::ssize_t>(D.rows())};
+          Shape.insert(Shape.end(), S.Shape.begin(), S.Shape.end());
+          py::array A(dtypeOf(S.Type), Shape);
+          std::memcpy(A.mutable_data(), D.Columns[F].data(), D.Columns[F].size());
+          Features[py::str(S.Name)] = A;
+        }
+        py::dict Out;
+        Out["task"] = features::taskInfo(D.T).Name;
+        Out["feature_set"] = D.FeatureSetVersion;
+        Out["features"] = Features;
+        Out["decisions"] = py::array_t<int64_t>(D.Decisions.size(), D.Decisions.data());
+        Out["module"] = py::array_t<int64_t>(D.RowModule.size(), D.RowModule.data());
+        py::list Paths;
+        for (const std::string &M : D.ModulePaths)
+          Paths.append(text(M));
+        Out["module_paths"] = Paths;
+        return py::module_::import("types").attr("SimpleNamespace")(**Out);
+      },
+      py::arg("path"), py::arg("group") = "/",
+      "Reads a dataset (`ir2vec mlgo collect`, `log export`, or an exploration's group) with "
+      "the workbench's checked reader: .features (name -> array [rows, *shape] of the "
+      "feature's type), .decisions, .module (row in .module_paths), .task, .feature_set.");
 }
 
 } // namespace wb::python

@@ -181,3 +181,33 @@ def test_ctrl_c_interrupts_a_long_call(opts):
     p.send_signal(signal.SIGINT)
     out, _ = p.communicate(timeout=60)
     assert out.strip() == "interrupted" and p.returncode == 0, (out, p.returncode)
+
+
+def test_from_counts_equals_the_cli(opts, tmp_path):
+    inputs = modules(opts)
+    counts_file, emb_file = tmp_path / "c.h5", tmp_path / "e.h5"
+    subprocess.run([opts["ir2vec"], "embeddings", "-q", "--counts", "--format", "hdf5", "--level",
+                    "bb", "-o", str(counts_file), *inputs], check=True)
+    subprocess.run([opts["ir2vec"], "from-counts", "-q", "--vocab", opts["vocab"], "-o",
+                    str(emb_file), str(counts_file)], check=True)
+    c = ir2vec.counts(inputs, level="bb")
+    f = h5py.File(emb_file, "r")
+    for group in ("functions", "blocks"):
+        got = ir2vec.from_counts(getattr(c, group).counts, vocab=opts["vocab"])
+        assert got.tobytes() == f[f"{group}/embedding"][()].tobytes(), group
+    with pytest.raises(ValueError, match="110"):
+        ir2vec.from_counts(np.zeros((3, 75)))
+    with pytest.raises(ValueError, match="110"):
+        ir2vec.from_counts(np.zeros(110))
+
+
+def test_triplets_equal_llvm_ir2vec(opts):
+    for path in modules(opts):
+        rows, max_rel = ir2vec.triplets(path)
+        ref = subprocess.run(["/usr/lib/llvm-22/bin/llvm-ir2vec", "triplets", path],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+        assert ref[0] == f"MAX_RELATION={max_rel}", path
+        assert rows.dtype == np.int64 and rows.shape == (len(ref) - 1, 3), path
+        assert [tuple(map(int, l.split("\t"))) for l in ref[1:]] == [tuple(r) for r in rows.tolist()]
+    with pytest.raises(ValueError, match="nothere.ll"):
+        ir2vec.triplets(os.path.join(opts["data"], "nothere.ll"))
