@@ -12,6 +12,7 @@
 #include "ir2vec/EmbeddingBatch.h"
 #include "ir2vec/FromCounts.h"
 #include "vocab/Triplets.h"
+#include "vocab/VocabTraining.h"
 #include "support/Inputs.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -109,6 +110,21 @@ struct PyVocabulary {
     return V;
   }
 };
+
+/// A vocabulary made in memory (trained here): LLVM's default weights; no file, so no SHA-256.
+std::shared_ptr<PyVocabulary> fromEntityVectors(vocab::EntityVectors V) {
+  auto W = valueOrRaise(vocab::Vocabulary::fromUnweightedRows(V.Rows, V.Dim, vocab::Weights{}));
+  vocab::EmbeddingVocabulary Ready{vocab::LoadedVocabulary{std::move(W), {}, {}}, "", {}};
+  return std::make_shared<PyVocabulary>(PyVocabulary{"<trained in memory>", std::move(V),
+                                                     std::move(Ready)});
+}
+
+py::object jsonToPython(const llvm::json::Value &V) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << V;
+  return py::module_::import("json").attr("loads")(S);
+}
 
 py::array_t<double> matrixCopy(const std::vector<double> &Rows, unsigned Dim) {
   std::vector<double> Copy(Rows);
@@ -585,6 +601,96 @@ void addCorpus(py::module_ &Mod) {
       py::arg("path"), py::arg("extended") = false,
       "One module's triplets as `ir2vec triplets` (and llvm-ir2vec) writes them: "
       "(int64 array [T, 3] of head, tail, relation; MAX_RELATION).");
+  Mod.def(
+      "train_vocabulary",
+      [](const std::filesystem::path &Dir, unsigned Dim, unsigned Epochs, unsigned BatchSize,
+         unsigned Negatives, double Margin, double LearningRate, const std::string &Dist,
+         unsigned Threads, uint64_t Seed, unsigned EvalEvery, unsigned Patience, double Valid,
+         double Test, uint64_t SplitSeed, const py::object &Progress) {
+        vocab::TransEConfig C;
+        C.Dim = Dim;
+        C.Epochs = Epochs;
+        C.BatchSize = BatchSize;
+        C.Negatives = Negatives;
+        C.Margin = Margin;
+        C.Optimizer.LearningRate = LearningRate;
+        C.Dist = valueOrRaise(support::parseNamed<vocab::Distance>(vocab::DistanceNames, Dist,
+                                                                  "distance"));
+        C.Threads = Threads;
+        C.Seed = Seed;
+        C.EvalEvery = EvalEvery;
+        C.Patience = Patience;
+        raiseIf(C.validate());
+        const vocab::SplitOptions Split{Valid, Test, SplitSeed};
+        std::optional<py::error_already_set> Raised;
+        std::optional<llvm::Expected<vocab::TrainedVocabulary>> T;
+        {
+          py::gil_scoped_release Unlocked;
+          auto G = vocab::readOpenKE(Dir.string(), Split);
+          if (!G) {
+            T.emplace(G.takeError());
+          } else {
+            // Between epochs: the progress callback, and Python's chance to see a Ctrl-C.
+            T.emplace(vocab::trainVocabulary(
+                Dir.string(), *G, C, Split, [&](const vocab::EpochReport &R) -> llvm::Error {
+                  py::gil_scoped_acquire Locked;
+                  try {
+                    if (PyErr_CheckSignals() != 0)
+                      throw py::error_already_set();
+                    if (!Progress.is_none())
+                      Progress(R.Epoch, R.Loss,
+                               R.ValidMRR >= 0 ? py::object(py::float_(R.ValidMRR))
+                                               : py::object(py::none()));
+                  } catch (py::error_already_set &X) {
+                    Raised.emplace(std::move(X));
+                    return llvm::createStringError("stopped by Python");
+                  }
+                  return llvm::Error::success();
+                }));
+          }
+        }
+        if (Raised) {
+          llvm::consumeError(T->takeError()); // "stopped by Python": the exception says more
+          throw *Raised;
+        }
+        vocab::TrainedVocabulary R = valueOrRaise(std::move(*T));
+        py::object Report = jsonToPython(
+            llvm::json::Value(vocab::evaluationJSON("<trained in memory>", R.Eval)));
+        return py::make_tuple(fromEntityVectors(std::move(R.Vocab)), Report);
+      },
+      py::arg("openke_dir"), py::arg("dim") = 75u, py::arg("epochs") = 1000u,
+      py::arg("batch_size") = 256u, py::arg("negatives") = 1u, py::arg("margin") = 1.0,
+      py::arg("learning_rate") = 0.01, py::arg("distance") = "l1", py::arg("threads") = 1u,
+      py::arg("seed") = uint64_t(1), py::arg("eval_every") = 0u, py::arg("patience") = 5u,
+      py::arg("valid") = 0.1, py::arg("test") = 0.1, py::arg("split_seed") = uint64_t(1),
+      py::arg("progress") = py::none(),
+      "Trains a TransE vocabulary on an OpenKE directory (`ir2vec triplets --format openke`) "
+      "as `ir2vec vocab train` does, and returns (Vocabulary, evaluation on the test split: "
+      "the `vocab eval --json` entry). progress(epoch, loss, valid_mrr or None) is called "
+      "after every epoch; Ctrl-C or an exception of progress stops the training.");
+  Mod.def(
+      "evaluate_vocabulary",
+      [](const std::filesystem::path &Dir, const py::object &Vocab, const std::string &Dist,
+         double Valid, double Test, uint64_t SplitSeed) {
+        std::shared_ptr<PyVocabulary> V = vocabularyArg(Vocab);
+        const vocab::Distance D = valueOrRaise(
+            support::parseNamed<vocab::Distance>(vocab::DistanceNames, Dist, "distance"));
+        std::optional<llvm::Expected<vocab::VocabEvaluation>> E;
+        {
+          py::gil_scoped_release Unlocked;
+          auto G = vocab::readOpenKE(Dir.string(), vocab::SplitOptions{Valid, Test, SplitSeed});
+          if (!G)
+            E.emplace(G.takeError());
+          else
+            E.emplace(vocab::evaluateVocabulary(*G, V->Raw, D));
+        }
+        return jsonToPython(llvm::json::Value(
+            vocab::evaluationJSON(V->source(), valueOrRaise(std::move(*E)))));
+      },
+      py::arg("openke_dir"), py::arg("vocab") = py::none(), py::arg("distance") = "l1",
+      py::arg("valid") = 0.1, py::arg("test") = 0.1, py::arg("split_seed") = uint64_t(1),
+      "Link prediction (MR, MRR, Hits@k) on the directory's held-out split and the project's "
+      "analogies, for any vocabulary: the `ir2vec vocab eval --json` entry as a dict.");
   py::class_<ModuleStream>(Mod, "ModuleStream",
                            "embed_iter's iterator: one module's datasets at a time.")
       .def("__iter__", [](py::object Self) { return Self; })

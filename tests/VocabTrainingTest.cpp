@@ -119,10 +119,21 @@ TEST(TransE, EarlyStoppingKeepsTheBestValidationModel) {
   auto R = trainTransE(G, C, [&](const EpochReport &E) {
     if (E.ValidMRR >= 0)
       MRR.push_back(E.ValidMRR);
+    return llvm::Error::success();
   });
   ASSERT_TRUE(bool(R));
   ASSERT_FALSE(MRR.empty());
   EXPECT_DOUBLE_EQ(R->BestValidMRR, *std::max_element(MRR.begin(), MRR.end()));
+  // An error from the callback stops the training at that epoch and is what it returns.
+  unsigned Seen = 0;
+  auto Stopped = trainTransE(G, C, [&](const EpochReport &E) -> llvm::Error {
+    if (++Seen == 3)
+      return llvm::createStringError("stop here");
+    return llvm::Error::success();
+  });
+  ASSERT_FALSE(bool(Stopped));
+  EXPECT_EQ(llvm::toString(Stopped.takeError()), "stop here");
+  EXPECT_EQ(Seen, 3u);
   // The returned model is the best one: evaluating it again gives the best MRR.
   EXPECT_DOUBLE_EQ(
       evaluateLinks(R->Model, Distance::L1, G.Valid, tripletSet(G.Train, G.Valid, G.Test))

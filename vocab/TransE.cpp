@@ -102,7 +102,7 @@ public:
     }
   }
 
-  llvm::Expected<TrainingResult> run(const std::function<void(const EpochReport &)> &OnEpoch) {
+  llvm::Expected<TrainingResult> run(const EpochCallback &OnEpoch) {
     TrainingResult Res;
     const TripletSet AllKnown = tripletSet(G.Train, G.Valid, G.Test);
     unsigned SinceBest = 0;
@@ -141,7 +141,8 @@ public:
         }
       }
       if (OnEpoch)
-        OnEpoch(Rep);
+        if (llvm::Error E = OnEpoch(Rep))
+          return std::move(E);
       if (Check && SinceBest >= C.Patience)
         break;
     }
@@ -368,7 +369,7 @@ double transEDistance(const double *H, const double *R, const double *T, unsigne
 
 llvm::Expected<TrainingResult>
 trainTransE(const KnowledgeGraph &G, const TransEConfig &C,
-            const std::function<void(const EpochReport &)> &OnEpoch) {
+            const EpochCallback &OnEpoch) {
   if (llvm::Error E = C.validate())
     return E;
   if (G.Train.empty())

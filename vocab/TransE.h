@@ -69,6 +69,10 @@ struct EpochReport {
   bool Best = false;    // this epoch's model is the best so far
 };
 
+/// Called after every epoch; an error stops the training and is returned by it (a caller
+/// that was interrupted, a progress callback that failed).
+using EpochCallback = std::function<llvm::Error(const EpochReport &)>;
+
 struct TrainingResult {
   TransEModel Model;        // the best model (by validation MRR when evaluated)
   unsigned Epochs = 0;      // epochs run
@@ -81,7 +85,7 @@ struct TrainingResult {
 /// Trains on G.Train. With Threads == 1 the result is a function of (G, Config) only.
 llvm::Expected<TrainingResult>
 trainTransE(const KnowledgeGraph &G, const TransEConfig &C,
-            const std::function<void(const EpochReport &)> &OnEpoch = {});
+            const EpochCallback &OnEpoch = {});
 
 /// The loss weight of each training triplet from its occurrence count: 1 (Unique), the count
 /// (Frequency) or log(1 + count) (Log), normalised to mean 1.

@@ -92,7 +92,7 @@ llvm::Expected<VocabEvaluation> evaluateVocabulary(const KnowledgeGraph &G,
 llvm::Expected<TrainedVocabulary>
 trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransEConfig &C,
                 const SplitOptions &Split,
-                const std::function<void(const EpochReport &)> &OnEpoch) {
+                const EpochCallback &OnEpoch) {
   if (G.numEntities() != NumEntities)
     return support::fileError(Dir, "entity2id.txt has " + llvm::Twine(G.numEntities()) +
                                        " entities; a vocabulary needs the " +
@@ -214,6 +214,7 @@ llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, boo
     if (R.ValidMRR >= 0)
       Extra += llvm::formatv("  valid MRR {0:f4}{1}", R.ValidMRR, R.Best ? " *" : "").str();
     P.update(R.Epoch, Extra);
+    return llvm::Error::success();
   });
   P.clear();
   if (!T)

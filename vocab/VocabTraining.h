@@ -43,7 +43,7 @@ struct TrainedVocabulary {
 llvm::Expected<TrainedVocabulary>
 trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransEConfig &C,
                 const SplitOptions &Split,
-                const std::function<void(const EpochReport &)> &OnEpoch = {});
+                const EpochCallback &OnEpoch = {});
 
 /// One entry of the `vocab eval --json` report (schema ir2vec.vocab-eval/1).
 llvm::json::Object evaluationJSON(std::string Vocabulary, const VocabEvaluation &E);
