@@ -1,4 +1,7 @@
 #include "corpus/Batch.h"
+#include "corpus/ModuleReader.h"
+
+#include "llvm/IR/Module.h"
 
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/ADT/STLExtras.h"
@@ -146,6 +149,22 @@ std::optional<std::string> TimeLimit::run(llvm::function_ref<void()> Work) {
                          Seconds)
         .str();
   return Crash;
+}
+
+llvm::Expected<ModuleInput> readModuleRecoverable(llvm::StringRef Path,
+                                                  std::unique_ptr<llvm::LLVMContext> &Ctx,
+                                                  double Seconds) {
+  std::optional<llvm::Expected<ModuleInput>> In;
+  TimeLimit Limit(Seconds);
+  if (std::optional<std::string> Crash = Limit.run([&] { In.emplace(readModule(Path, *Ctx)); })) {
+    if (In && !*In)
+      llvm::consumeError(In->takeError());
+    In.reset();
+    (void)Ctx.release(); // abandoned on purpose
+    Ctx = std::make_unique<llvm::LLVMContext>();
+    return support::makeError(Path + ": " + *Crash);
+  }
+  return std::move(*In);
 }
 
 llvm::Expected<support::Outcome> outcomeOf(const BatchSummary &S) {

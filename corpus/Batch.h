@@ -108,6 +108,16 @@ private:
   std::thread Watcher;
 };
 
+struct ModuleInput;
+
+/// One module read outside a batch (the Python module's single-file calls), with a batch's
+/// protections: a crash of LLVM's reader or verifier, or a read longer than Seconds, becomes an
+/// error naming Path, and Ctx is then abandoned (released, never destroyed: the crash left it
+/// inconsistent) and replaced by a fresh one.
+llvm::Expected<ModuleInput> readModuleRecoverable(llvm::StringRef Path,
+                                                  std::unique_ptr<llvm::LLVMContext> &Ctx,
+                                                  double Seconds = DefaultModuleSeconds);
+
 /// Runs Do on the modules Inputs[Begin, end) with IO.Jobs workers, each using contexts as
 /// Policy says, and Take on each result in input order. A module on which LLVM crashes, or which takes
 /// longer than IO.ModuleSeconds, gets a Result whose Error names it and what happened (Result has an Error string), its context is

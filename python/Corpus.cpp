@@ -584,8 +584,9 @@ void addCorpus(py::module_ &Mod) {
         uint32_t MaxRelation = 0;
         {
           py::gil_scoped_release Unlocked;
-          llvm::LLVMContext Ctx;
-          llvm::Expected<corpus::ModuleInput> In = corpus::readModule(File.string(), Ctx);
+          auto Ctx = std::make_unique<llvm::LLVMContext>();
+          llvm::Expected<corpus::ModuleInput> In =
+              corpus::readModuleRecoverable(File.string(), Ctx);
           if (!In) {
             py::gil_scoped_acquire Locked;
             throw py::value_error(llvm::toString(In.takeError()));

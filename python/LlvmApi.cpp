@@ -10,6 +10,7 @@
 #include "python/Convert.h"
 #include "python/Parts.h"
 
+#include "corpus/Batch.h"
 #include "corpus/ModuleReader.h"
 #include "ir2vec/ModuleEmbedding.h"
 #include "vocab/VocabularyFile.h"
@@ -138,7 +139,7 @@ std::unique_ptr<IR2VecTool> initEmbedding(const std::filesystem::path &File,
     py::gil_scoped_release Unlocked;
     V.emplace(vocab::loadEmbeddingVocabulary(Vocab, vocab::Weights{}));
     if (*V)
-      In.emplace(corpus::readModule(Path, *Ctx));
+      In.emplace(corpus::readModuleRecoverable(Path, Ctx));
   }
   vocab::EmbeddingVocabulary Loaded = valueOrRaise(std::move(*V));
   corpus::ModuleInput Module = valueOrRaise(std::move(*In));

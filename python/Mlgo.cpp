@@ -10,6 +10,7 @@
 #include "features/TrainingLog.h"
 #include "runners/InteractiveHost.h"
 #include "support/Error.h"
+#include "support/Isolate.h"
 
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -262,7 +263,14 @@ void addMlgo(py::module_ &M) {
         std::optional<llvm::Expected<features::DatasetTable>> T;
         {
           py::gil_scoped_release Unlocked;
-          T.emplace(features::readDataset(P.string(), Group));
+          // libhdf5 crashes on some crafted files (docs/robustness.md): a read in a child
+          // process first, so that such a file is an error and not the interpreter's end.
+          if (llvm::Error E = support::checkIsolated(
+                  P.string(), support::DefaultIsolatedSeconds,
+                  [&] { return features::readDataset(P.string(), Group).takeError(); }))
+            T.emplace(std::move(E));
+          else
+            T.emplace(features::readDataset(P.string(), Group));
         }
         features::DatasetTable D = valueOrRaise(std::move(*T));
         py::dict Features;
