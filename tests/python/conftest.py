@@ -18,11 +18,14 @@ def pytest_addoption(parser):
     parser.addoption("--data", required=True, help="tests/data")
     parser.addoption("--ir2vec", required=True, help="the ir2vec command")
     parser.addoption("--build", required=True, help="the build directory (cmake --install)")
+    parser.addoption("--corpus-list", default=None,
+                     help="the shared corpus's module list: the corpus tests run (else skipped "
+                          "by selection: ctest runs them as python_module_corpus)")
 
 
 @pytest.fixture(scope="session")
 def opts(request):
-    return {k: request.config.getoption(k) for k in ("oracle_print", "vocab", "data", "ir2vec", "build")}
+    return {k: request.config.getoption(k) for k in ("oracle_print", "vocab", "data", "ir2vec", "build", "corpus_list")}
 
 
 def oracle(opts, vocab, kind, level, path):
