@@ -344,10 +344,12 @@ py::object embedAll(RunSpec S, const py::object &Progress) {
   Tables T = S.freshTables();
   std::vector<std::string> Warnings;
   size_t Failed = 0;
+  bool Found = false; // with function=: some module defines it
   runWithGilReleased(S, Progress, [&](size_t I, ir2vec::EmbeddedModule &&M) {
     for (std::string &W : M.Warnings)
       Warnings.push_back(std::move(W));
     Failed += !M.Error.empty();
+    Found |= M.Error.empty() && !M.E.SelectedNotFound;
     T.append(S.Job.Inputs[I], M.Error, M.Error.empty() ? &M.E : nullptr);
   });
   if (Failed == S.Job.Inputs.size())
@@ -355,6 +357,12 @@ py::object embedAll(RunSpec S, const py::object &Progress) {
                               ? T.ModuleError[0]
                               : "every one of the " + std::to_string(Failed) +
                                     " modules failed; the first: " + T.ModuleError[0]);
+  if (S.Job.FunctionName && !Found)
+    throw py::value_error("function '" + *S.Job.FunctionName + "' not found in " +
+                          (S.Job.Inputs.size() == 1 ? "'" + S.Job.Inputs[0] + "'"
+                                                    : "any of the " +
+                                                          std::to_string(S.Job.Inputs.size()) +
+                                                          " inputs"));
   warnAll(Warnings);
   if (Failed)
     warnAll({std::to_string(Failed) + " of " + std::to_string(S.Job.Inputs.size()) +

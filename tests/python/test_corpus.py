@@ -118,6 +118,12 @@ def test_failed_modules_are_recorded_and_all_failed_raises(opts, tmp_path):
         ir2vec.embed(good, kind="sym")
     with pytest.raises(ValueError):
         ir2vec.embed(good, jobs=0)
+    # function=: that function's rows only, as `--function`; a name no module defines is an error.
+    name = ir2vec.initEmbedding(filename=good[0]).getFuncNames()[0]
+    one = ir2vec.embed(good, vocab=opts["vocab"], function=name)
+    assert one.functions.name[0] == name and set(one.functions.name) == {name}
+    with pytest.raises(ValueError, match="function 'no_such_fn' not found in any of the 2 inputs"):
+        ir2vec.embed(good, function="no_such_fn")
 
 
 def test_vocabulary(opts, tmp_path):
