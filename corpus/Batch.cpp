@@ -198,10 +198,11 @@ bool reportModule(const BatchIO &IO, support::Progress &P, std::vector<std::stri
 llvm::Expected<BatchSummary>
 runTextBatch(const std::vector<std::string> &Inputs, llvm::raw_ostream &OS, const BatchIO &IO,
              ContextPolicy Policy,
-             const std::function<ModuleText(const std::string &Path, llvm::LLVMContext &)> &Work) {
+             const std::function<ModuleText(const std::string &Path, llvm::LLVMContext &)> &Work,
+             ModuleHeaders When) {
   BatchSummary S;
   support::Progress P("modules", Inputs.size(), IO.ShowProgress);
-  const bool Headers = Inputs.size() > 1;
+  const bool Headers = Inputs.size() > 1 || When == ModuleHeaders::Always;
   llvm::Error E = runModules<ModuleText>(
       IO, Policy, Inputs, 0,
       [&](size_t I, llvm::LLVMContext &Ctx) { return Work(Inputs[I], Ctx); },

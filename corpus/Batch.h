@@ -151,13 +151,17 @@ struct ModuleText {
   std::string Text;
 };
 
+/// When runTextBatch precedes a module's text with "Module: <path>\n".
+enum class ModuleHeaders { WhenSeveral, Always };
+
 /// Runs Work on every input in parallel and writes the texts to OS in input order, each
-/// preceded by "Module: <path>\n" when there are several inputs. Failed modules are
-/// reported and skipped.
+/// preceded by "Module: <path>\n" when there are several inputs (or Always). Failed modules
+/// are reported and skipped.
 llvm::Expected<BatchSummary>
 runTextBatch(const std::vector<std::string> &Inputs, llvm::raw_ostream &OS, const BatchIO &IO,
              ContextPolicy Policy,
-             const std::function<ModuleText(const std::string &Path, llvm::LLVMContext &)> &Work);
+             const std::function<ModuleText(const std::string &Path, llvm::LLVMContext &)> &Work,
+             ModuleHeaders Headers = ModuleHeaders::WhenSeveral);
 
 /// Reports one module's warnings and error, in that order, clearing the progress line first.
 /// Returns true when the module failed.

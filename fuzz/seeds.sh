@@ -35,6 +35,6 @@ done
 # OpenKE: the files of a real triplets run, joined at NUL bytes in the target's order.
 "$ir2vec" triplets --format openke -q -o "$tmp/openke" "$repo"/tests/data/*.ll 2> /dev/null || true
 for f in entity2id relation2id train2id; do cat "$tmp/openke/$f.txt"; printf '\0'; done > "$out/openke/run"
-# Resume state: the layout of OUT.resume (schema ir2vec.resume/1), 13 dataset checksums.
-printf '{"schema":"ir2vec.resume/1","fingerprint":"ab","modules":64,"failed":1,"function_found":true,"rows":[64,300,0,0],"checksums":["%s"]}' \
-  "$(printf '0123456789abcdef", "%.0s' $(seq 12))0123456789abcdef" > "$out/resume/state.json"
+# Resume state: the layout of OUT.resume (schema ir2vec.resume/2), 14 dataset checksums.
+printf '{"schema":"ir2vec.resume/2","fingerprint":"ab","modules":64,"failed":1,"function_found":true,"rows":[64,300,0,0],"checksums":["%s"]}' \
+  "$(printf '0123456789abcdef", "%.0s' $(seq 13))0123456789abcdef" > "$out/resume/state.json"

@@ -16,7 +16,7 @@ namespace wb::ir2vec {
 corpus::ContextPolicy contextPolicyFor(Level L) {
   corpus::ContextPolicy P;
   P.ReuseContext = L == Level::Inst ? 1 : 32;
-  P.DiscardValueNames = L == Level::Func;
+  P.DiscardValueNames = L == Level::Func || L == Level::Module;
   return P;
 }
 
@@ -48,6 +48,9 @@ EmbeddedModule embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text
 }
 
 // ---- resume state ---------------------------------------------------------------------------
+
+// Version 2: the checksum of /modules/<data> (schema ir2vec.embeddings/2) joined the list.
+constexpr const char *ResumeSchema = "ir2vec.resume/2";
 
 struct Checkpoint {
   uint64_t Modules = 0, Failed = 0;
@@ -87,7 +90,7 @@ llvm::Error writeState(const std::string &Path, const std::string &Fingerprint,
   for (uint64_t X : C.Sums)
     Sums.push_back(llvm::utohexstr(X, /*LowerCase=*/true));
   llvm::json::Object O{
-      {"schema", "ir2vec.resume/1"},
+      {"schema", ResumeSchema},
       {"fingerprint", Fingerprint},
       {"modules", static_cast<int64_t>(C.Modules)},
       {"failed", static_cast<int64_t>(C.Failed)},
@@ -112,8 +115,8 @@ llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string 
   if (!J)
     return Bad("invalid JSON: " + llvm::toString(J.takeError()));
   const llvm::json::Object *O = J->getAsObject();
-  if (!O || O->getString("schema") != llvm::StringRef("ir2vec.resume/1"))
-    return Bad("not an ir2vec.resume/1 state file");
+  if (!O || O->getString("schema") != llvm::StringRef(ResumeSchema))
+    return Bad(llvm::Twine("not an ") + ResumeSchema + " state file");
   if (O->getString("fingerprint") != llvm::StringRef(Fingerprint))
     return Bad("the interrupted run used different options or inputs");
   Checkpoint C;
@@ -162,6 +165,8 @@ llvm::Error EmbeddingJob::validate() const {
   if (Header.InstructionText && (!HDF5 || Granularity != Level::Inst))
     return usageError("--inst-text applies to --format hdf5 --level inst (the text format "
                       "always prints instructions)");
+  if (FunctionName && Granularity == Level::Module)
+    return usageError("--function selects a function: it does not go with --level module");
   return llvm::Error::success();
 }
 
@@ -191,7 +196,9 @@ llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_
           renderText(T.Text, O.E, J.Granularity, J.Precision, J.FunctionName);
         }
         return T;
-      });
+      },
+      J.Granularity == Level::Module ? corpus::ModuleHeaders::Always
+                                     : corpus::ModuleHeaders::WhenSeveral);
   if (!S)
     return S.takeError();
   EmbeddingRun R;
@@ -274,8 +281,8 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
           return X;
         ++Now.Modules;
         P.update(Now.Modules);
-        BytesSinceCheckpoint += 8 * (O.E.FunctionVectors.size() + O.E.BlockVectors.size() +
-                                     O.E.InstVectors.size());
+        BytesSinceCheckpoint += 8 * (O.E.ModuleVector.size() + O.E.FunctionVectors.size() +
+                                     O.E.BlockVectors.size() + O.E.InstVectors.size());
         if (++SinceCheckpoint >= 64 || BytesSinceCheckpoint >= (64u << 20))
           return SaveCheckpoint();
         return llvm::Error::success();
@@ -316,7 +323,8 @@ std::string rowSummary(const EmbeddingJob &J, const EmbeddingRun &R) {
   std::string S = J.Output + ": " + std::to_string(R.Rows.Modules) + " modules";
   if (R.Summary.Failed)
     S += " (" + std::to_string(R.Summary.Failed) + " failed)";
-  S += ", " + std::to_string(R.Rows.Functions) + " functions";
+  if (hasFunctionRows(J.Granularity))
+    S += ", " + std::to_string(R.Rows.Functions) + " functions";
   if (J.Header.levels().Blocks)
     S += ", " + std::to_string(R.Rows.Blocks) + " blocks";
   if (J.Header.levels().Instructions)

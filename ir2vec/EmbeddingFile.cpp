@@ -31,6 +31,7 @@ struct ColumnSpec {
 constexpr ColumnSpec Columns[] = {
     {Table::Modules, "/modules/path", ColType::Str},
     {Table::Modules, "/modules/error", ColType::Str},
+    {Table::Modules, "/modules/<data>", ColType::F64}, // from schema version 2
     {Table::Functions, "/functions/name", ColType::Str},
     {Table::Functions, "/functions/module", ColType::I64},
     {Table::Functions, "/functions/<data>", ColType::F64},
@@ -46,7 +47,7 @@ constexpr ColumnSpec Columns[] = {
 constexpr size_t NumColumns = std::size(Columns);
 static_assert(NumColumns == std::tuple_size<DatasetChecksums>::value);
 enum ColumnIndex : size_t {
-  ModPath, ModError, FnName, FnModule, FnData, BBName, BBFunction, BBData,
+  ModPath, ModError, ModData, FnName, FnModule, FnData, BBName, BBFunction, BBData,
   InstText, InstOpcode, InstFunction, InstBlock, InstData
 };
 constexpr const char *Groups[] = {"/modules", "/functions", "/blocks", "/instructions"};
@@ -59,20 +60,21 @@ std::string columnPath(const ColumnSpec &C, bool Counts) {
   return P;
 }
 
-bool tablePresent(Table T, const LevelSet &L);
-// Whether column C exists in a file with header H.
-bool columnPresent(size_t C, const FileHeader &H) {
-  return tablePresent(Columns[C].T, H.levels()) && (C != InstText || H.InstructionText);
-}
-
-bool tablePresent(Table T, const LevelSet &L) {
+bool tablePresent(Table T, const FileHeader &H) {
+  const LevelSet L = H.levels();
   switch (T) {
   case Table::Modules: return true;
-  case Table::Functions: return L.Functions;
+  case Table::Functions: return hasFunctionRows(H.Granularity);
   case Table::Blocks: return L.Blocks;
   case Table::Instructions: return L.Instructions;
   }
   return false;
+}
+
+// Whether column C exists in a file with header H.
+bool columnPresent(size_t C, const FileHeader &H) {
+  return tablePresent(Columns[C].T, H) && (C != InstText || H.InstructionText) &&
+         (C != ModData || H.SchemaVersion >= 2);
 }
 
 uint64_t chain(uint64_t H, const void *Row, size_t Bytes) {
@@ -89,7 +91,7 @@ uint64_t hashRows(uint64_t H, const void *Data, size_t Rows, size_t RowBytes) {
 }
 
 void writeHeader(H5::H5File &F, const FileHeader &H) {
-  writeAttr(F, "schema", std::string(H.Counts ? CountsSchema : EmbeddingsSchema));
+  writeAttr(F, "schema", H.schema());
   if (!H.Counts)
     writeAttr(F, "method", H.Method);
   writeAttr(F, "kind", kindName(H.EmbeddingKind).str());
@@ -109,10 +111,22 @@ void writeHeader(H5::H5File &F, const FileHeader &H) {
 llvm::Expected<FileHeader> readHeader(H5::H5File &F, const std::string &Path) {
   FileHeader H;
   const std::string Schema = readStrAttr(F, "schema");
-  if (Schema != EmbeddingsSchema && Schema != CountsSchema)
+  bool Known = false;
+  for (unsigned Version : {1u, 2u})
+    for (bool Counts : {false, true}) {
+      FileHeader X;
+      X.SchemaVersion = Version;
+      X.Counts = Counts;
+      if (Schema == X.schema()) {
+        Known = true;
+        H.SchemaVersion = Version;
+        H.Counts = Counts;
+      }
+    }
+  if (!Known)
     return support::fileError(Path, "unknown schema '" + Schema + "' (expected " +
-                                        EmbeddingsSchema + " or " + CountsSchema + ")");
-  H.Counts = Schema == CountsSchema;
+                                        EmbeddingsSchema + " or " + CountsSchema +
+                                        ", or their version 1)");
   auto K = parseKind(readStrAttr(F, "kind"));
   if (!K)
     return K.takeError();
@@ -121,6 +135,8 @@ llvm::Expected<FileHeader> readHeader(H5::H5File &F, const std::string &Path) {
     return L.takeError();
   H.EmbeddingKind = *K;
   H.Granularity = *L;
+  if (H.SchemaVersion < 2 && H.Granularity == Level::Module)
+    return support::fileError(Path, "level 'module' in a version 1 file (it came with version 2)");
   H.Dimension = static_cast<unsigned>(readNumAttr<int64_t>(F, "dimension", H5::PredType::NATIVE_INT64));
   H.InstructionText = readNumAttr<int64_t>(F, "instruction_text", H5::PredType::NATIVE_INT64) != 0;
   if (!H.Counts) {
@@ -141,8 +157,11 @@ uint64_t hashString(uint64_t H, const std::string &S) { return chain(H, S.data()
 
 } // namespace
 
-LevelSet FileHeader::levels() const {
-  return LevelSet{true, Granularity != Level::Func, Granularity == Level::Inst};
+LevelSet FileHeader::levels() const { return levelsAt(Granularity); }
+
+std::string FileHeader::schema() const {
+  return std::string(Counts ? "ir2vec.counts/" : "ir2vec.embeddings/") +
+         std::to_string(SchemaVersion);
 }
 
 // ---- writer -----------------------------------------------------------------------------
@@ -252,11 +271,10 @@ llvm::Expected<EmbeddingFileWriter> EmbeddingFileWriter::create(const std::strin
     noTimes(FCPL.getId()); // the root group's times (it holds the attributes)
     I->File = H5::H5File(Path, H5F_ACC_TRUNC, FCPL);
     writeHeader(I->File, H);
-    const LevelSet L = H.levels();
     hid_t GCPL = H5Pcreate(H5P_GROUP_CREATE);
     noTimes(GCPL);
     for (size_t T = 0; T < 4; ++T)
-      if (tablePresent(static_cast<Table>(T), L))
+      if (tablePresent(static_cast<Table>(T), H))
         H5Gclose(H5Gcreate2(I->File.getId(), Groups[T], H5P_DEFAULT, GCPL, H5P_DEFAULT));
     H5Pclose(GCPL);
     for (size_t C = 0; C < NumColumns; ++C) {
@@ -361,7 +379,7 @@ EmbeddingFileWriter::resume(const std::string &Path, const FileHeader &H, unsign
       auto Got = readHeader(Old, Path);
       if (!Got)
         return Got.takeError();
-      if (Got->Dimension != H.Dimension || Got->Counts != H.Counts ||
+      if (Got->Dimension != H.Dimension || Got->Counts != H.Counts || Got->SchemaVersion != H.SchemaVersion ||
           Got->Granularity != H.Granularity || Got->EmbeddingKind != H.EmbeddingKind)
         return Fail("the partial file was written with different options");
       auto W = create(Copy, H, Compress);
@@ -427,7 +445,7 @@ EmbeddingFileWriter::reopen(const std::string &Path, const FileHeader &H, const 
     auto Got = readHeader(I->File, Path);
     if (!Got)
       return Got.takeError();
-    if (Got->Dimension != H.Dimension || Got->Counts != H.Counts ||
+    if (Got->Dimension != H.Dimension || Got->Counts != H.Counts || Got->SchemaVersion != H.SchemaVersion ||
         Got->Granularity != H.Granularity || Got->EmbeddingKind != H.EmbeddingKind)
       return Fail("the partial file was written with different options");
     const uint64_t KeepRows[] = {Keep.Modules, Keep.Functions, Keep.Blocks, Keep.Instructions};
@@ -482,7 +500,8 @@ llvm::Error EmbeddingFileWriter::append(const std::string &ModulePath, const std
     const int64_t ModRow = static_cast<int64_t>(I.Cols[ModPath].Rows);
     I.appendStrings(ModPath, {ModulePath});
     I.appendStrings(ModError, {Error});
-    if (!E)
+    I.appendDoubles(ModData, E ? E->ModuleVector : failedModuleVector(I.H.Dimension));
+    if (!E || !I.Cols[FnName].Present)
       return llvm::Error::success();
     const int64_t FnBase = static_cast<int64_t>(I.Cols[FnName].Rows);
     const int64_t BBBase = I.Cols[BBName].Present ? static_cast<int64_t>(I.Cols[BBName].Rows) : 0;
@@ -615,8 +634,14 @@ llvm::Expected<EmbeddingFileReader> EmbeddingFileReader::openTrusted(const std::
       if ((I->Present[C] = columnPresent(C, I->H)))
         I->DS[C] = I->File.openDataSet(columnPath(Columns[C], I->H.Counts));
     const uint64_t M = extentOf(I->DS[ModPath]);
-    const uint64_t N = extentOf(I->DS[FnName]);
-    I->ModFirstFn = firstRows(readNumbers<int64_t>(I->DS[FnModule], H5::PredType::NATIVE_INT64, 0, N, 1), M);
+    if (extentOf(I->DS[ModError]) != M ||
+        (I->Present[ModData] && extentOf(I->DS[ModData]) != M))
+      return support::fileError(Path, "the /modules datasets differ in length");
+    const uint64_t N = I->Present[FnName] ? extentOf(I->DS[FnName]) : 0;
+    I->ModFirstFn = I->Present[FnName]
+                        ? firstRows(readNumbers<int64_t>(I->DS[FnModule],
+                                                         H5::PredType::NATIVE_INT64, 0, N, 1), M)
+                        : std::vector<uint64_t>(M + 1, 0);
     if (I->Present[BBName])
       I->FnFirstBB = firstRows(readNumbers<int64_t>(I->DS[BBFunction], H5::PredType::NATIVE_INT64,
                                                     0, extentOf(I->DS[BBName]), 1), N);
@@ -637,9 +662,16 @@ llvm::Expected<EmbeddingFileReader::Module> EmbeddingFileReader::module(uint64_t
     Out.Error = readStrings(I.DS[ModError], MI, 1).at(0);
     ModuleEmbedding &E = Out.Rows;
     E.Dim = I.H.Dimension;
-    const uint64_t F0 = I.ModFirstFn[MI], F1 = I.ModFirstFn[MI + 1];
-    E.FunctionNames = readStrings(I.DS[FnName], F0, F1 - F0);
-    E.FunctionVectors = readNumbers<double>(I.DS[FnData], H5::PredType::NATIVE_DOUBLE, F0, F1 - F0, E.Dim);
+    const uint64_t F0 = I.ModFirstFn.at(MI), F1 = I.ModFirstFn.at(MI + 1);
+    if (I.Present[FnName]) {
+      E.FunctionNames = readStrings(I.DS[FnName], F0, F1 - F0);
+      E.FunctionVectors = readNumbers<double>(I.DS[FnData], H5::PredType::NATIVE_DOUBLE, F0, F1 - F0, E.Dim);
+    }
+    if (I.Present[ModData])
+      E.ModuleVector = readNumbers<double>(I.DS[ModData], H5::PredType::NATIVE_DOUBLE, MI, 1, E.Dim);
+    else // version 1: the module row as version 2 defines it
+      E.ModuleVector = Out.Error.empty() ? moduleVector(E.FunctionVectors, E.Dim)
+                                         : failedModuleVector(E.Dim);
     auto Local = [](std::vector<int64_t> V, int64_t Base) {
       for (int64_t &X : V)
         X = X < 0 ? -1 : X - Base;

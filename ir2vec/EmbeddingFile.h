@@ -1,11 +1,14 @@
-// The lossless HDF5 embeddings file, schema "ir2vec.embeddings/1" (and its twin
-// "ir2vec.counts/1", whose rows are entity counts instead of embeddings). The schema is
-// documented in docs/formats/embeddings-hdf5.md; this is its only implementation.
+// The lossless HDF5 embeddings file, schema "ir2vec.embeddings/2" (and its twin
+// "ir2vec.counts/2", whose rows are entity counts instead of embeddings). The schema is
+// documented in docs/formats/embeddings-hdf5.md; this is its only implementation. Version 1
+// files (no /modules/<data>) are still read: their module rows are computed as version 2
+// defines them.
 //
 //   /                       attributes: schema, method, kind, level, dimension, opc_weight,
 //                           type_weight, arg_weight, vocab_sha256, llvm_version, tool_version
-//   /modules/path, /modules/error                           string [M]
+//   /modules/path, /modules/error string [M], /modules/<data> float64 [M, D]
 //   /functions/name string [N], /functions/module int64 [N], /functions/<data> float64 [N, D]
+//                                                           (every level but module)
 //   /blocks/name, /blocks/function, /blocks/<data>          (level bb and inst)
 //   /instructions/opcode, /instructions/function, /instructions/block, /instructions/<data>
 //   /instructions/text                                      (level inst; text if requested)
@@ -27,11 +30,12 @@
 
 namespace wb::ir2vec {
 
-inline constexpr const char *EmbeddingsSchema = "ir2vec.embeddings/1";
-inline constexpr const char *CountsSchema = "ir2vec.counts/1";
+inline constexpr const char *EmbeddingsSchema = "ir2vec.embeddings/2";
+inline constexpr const char *CountsSchema = "ir2vec.counts/2";
 
 struct FileHeader {
-  bool Counts = false;          // schema ir2vec.counts/1
+  unsigned SchemaVersion = 2;   // files are written as 2; 1 is read (no /modules/<data>)
+  bool Counts = false;          // schema ir2vec.counts/N
   std::string Method = "exact"; // embeddings: "exact" or "counts" (computed from a counts file)
   Kind EmbeddingKind = Kind::Symbolic;
   Level Granularity = Level::Func;
@@ -42,8 +46,10 @@ struct FileHeader {
   std::string LLVMVersion = WB_LLVM_VERSION;
   std::string ToolVersion = WB_VERSION;
 
-  /// Levels present in a file of this granularity: they accumulate (inst has all three).
+  /// Levels computed for a file of this granularity: they accumulate (inst has all three).
   LevelSet levels() const;
+  /// The schema attribute: "ir2vec.embeddings/2" or "ir2vec.counts/2".
+  std::string schema() const;
 };
 
 /// Row counts of the four tables; the state a checkpoint records.
@@ -54,7 +60,7 @@ struct RowCounts {
 /// A checksum per dataset over its rows in order (xxh3 of each row, chained); lets a resumed
 /// run verify that the checkpointed part of a partial file is intact. Row-wise, so it does not
 /// depend on how rows were grouped into writes.
-using DatasetChecksums = std::array<uint64_t, 13>;
+using DatasetChecksums = std::array<uint64_t, 14>;
 
 class EmbeddingFileWriter {
 public:
@@ -73,7 +79,8 @@ public:
   EmbeddingFileWriter &operator=(EmbeddingFileWriter &&) noexcept;
   ~EmbeddingFileWriter();
 
-  /// One module's rows; E is null for a module that failed (Error says why).
+  /// One module's rows; E is null for a module that failed (Error says why: its module row is
+  /// failedModuleVector).
   llvm::Error append(const std::string &ModulePath, const std::string &Error,
                      const ModuleEmbedding *E);
   /// Makes everything appended so far durable on disk (a checkpoint).
@@ -108,7 +115,9 @@ public:
   uint64_t numModules() const;
   struct Module {
     std::string Path, Error;
-    ModuleEmbedding Rows; // function/block/instruction indices relative to this module
+    ModuleEmbedding Rows; // function/block/instruction indices relative to this module;
+                          // Rows.ModuleVector is the module row (of a version 1 file:
+                          // computed from its function rows)
   };
   llvm::Expected<Module> module(uint64_t I);
 

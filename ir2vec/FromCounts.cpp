@@ -41,6 +41,7 @@ llvm::Expected<corpus::BatchSummary> embeddingsFromCounts(const std::string &Cou
                                               ", expected " + llvm::Twine(vocab::NumEntities) +
                                               " (one count per entity of the LLVM 22 layout)");
   FileHeader H = In;
+  H.SchemaVersion = FileHeader().SchemaVersion; // a version 1 input gives a current file
   H.Counts = false;
   H.Method = "counts";
   H.Dimension = V.dimension();
@@ -62,6 +63,7 @@ llvm::Expected<corpus::BatchSummary> embeddingsFromCounts(const std::string &Cou
       E.FunctionVectors = countsTimesVocabulary(E.FunctionVectors, V);
       E.BlockVectors = countsTimesVocabulary(E.BlockVectors, V);
       E.InstVectors = countsTimesVocabulary(E.InstVectors, V);
+      E.ModuleVector = countsTimesVocabulary(E.ModuleVector, V);
       E.Dim = V.dimension();
       const bool OK = Mod->Error.empty();
       ++S.Modules;

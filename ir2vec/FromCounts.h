@@ -1,4 +1,4 @@
-// Embeddings from an entity-counts file (schema ir2vec.counts/1) and any vocabulary, without
+// Embeddings from an entity-counts file (schema ir2vec.counts/2, or /1) and any vocabulary, without
 // reading IR again: every table's rows are multiplied by the vocabulary matrix
 // (E = C x V, counts [rows x 110] times weighted vocabulary [110 x D]).
 //
@@ -14,7 +14,7 @@
 
 namespace wb::ir2vec {
 
-/// Writes Out (schema ir2vec.embeddings/1, method "counts") from CountsPath.
+/// Writes Out (schema ir2vec.embeddings/2, method "counts") from CountsPath.
 llvm::Expected<corpus::BatchSummary> embeddingsFromCounts(const std::string &CountsPath,
                                                          const vocab::Vocabulary &V,
                                                          const std::string &VocabSHA256,

@@ -7,6 +7,8 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 
+#include <limits>
+
 namespace wb::ir2vec {
 namespace {
 
@@ -94,6 +96,17 @@ void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const Em
 
 } // namespace
 
+std::vector<double> moduleVector(const std::vector<double> &FunctionVectors, unsigned Dim) {
+  std::vector<double> Sum(Dim, 0.0);
+  for (size_t Row = 0; Dim && Row < FunctionVectors.size() / Dim; ++Row)
+    addInto(Sum.data(), FunctionVectors.data() + Row * Dim, Dim);
+  return Sum;
+}
+
+std::vector<double> failedModuleVector(unsigned Dim) {
+  return std::vector<double>(Dim, std::numeric_limits<double>::quiet_NaN());
+}
+
 ModuleEmbedding embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
                             const EmbedRequest &R) {
   ModuleEmbedding Out;
@@ -117,11 +130,13 @@ ModuleEmbedding embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
       Out.SelectedDeclaration = true;
     else
       embedFunction(*F, V, R, Out, Printer, TextBuf, Memo);
-    return Out;
+  } else {
+    for (const llvm::Function &F : M)
+      if (!F.isDeclaration())
+        embedFunction(F, V, R, Out, Printer, TextBuf, Memo);
   }
-  for (const llvm::Function &F : M)
-    if (!F.isDeclaration())
-      embedFunction(F, V, R, Out, Printer, TextBuf, Memo);
+  if (R.Levels.Functions)
+    Out.ModuleVector = moduleVector(Out.FunctionVectors, Out.Dim);
   return Out;
 }
 

@@ -7,6 +7,9 @@
 //   blocks:       a fresh embedder per function, blocks queried in layout order
 //   instructions: a fresh embedder per function, all instructions queried in layout order
 // Only defined functions get rows (declarations have no vectors), in module order.
+//   module:       the sum of its function rows, in module order, starting from +0.0 (IITH
+//                 IR2Vec's "program vector"; LLVM 22 has no module level). Function rows are
+//                 the same at every level, so a module's vector is too.
 #pragma once
 
 #include "ir2vec/Embedder.h"
@@ -54,14 +57,24 @@ struct ModuleEmbedding {
   std::vector<int64_t> InstFunction; // row in FunctionNames
   std::vector<int64_t> InstBlock;    // row in BlockNames (-1 when blocks were not requested)
   std::vector<double> InstVectors;
+  /// Dim values, the sum of the FunctionVectors rows (moduleVector); empty when function
+  /// vectors were not computed. With EmbedRequest::FunctionName, the sum of the rows kept.
+  std::vector<double> ModuleVector;
   /// FunctionName was given and names a declaration (llvm-ir2vec prints a note for it).
   bool SelectedDeclaration = false;
   /// FunctionName was given and names no function of the module.
   bool SelectedNotFound = false;
 };
 
+/// The module level: the rows of FunctionVectors (Dim wide) added in order to a vector of
+/// +0.0, as LLVM adds Embeddings (element by element, one row after the other).
+std::vector<double> moduleVector(const std::vector<double> &FunctionVectors, unsigned Dim);
+/// The module row of a module that could not be embedded: NaN in every element, so that no
+/// statistic over a table mistakes it for an empty module (whose row is +0.0).
+std::vector<double> failedModuleVector(unsigned Dim);
+
 /// Function rows are listed even when Levels.Functions is false (names are needed to group
-/// the finer levels); their vectors are then left empty.
+/// the finer levels); their vectors (and the module's) are then left empty.
 ModuleEmbedding embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
                             const EmbedRequest &R);
 

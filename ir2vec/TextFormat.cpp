@@ -14,8 +14,14 @@ llvm::Expected<Level> parseLevel(llvm::StringRef Name) {
 llvm::StringRef levelName(Level L) { return support::nameOf<Level>(LevelNames, L); }
 
 LevelSet textLevels(Level L) {
-  return LevelSet{L == Level::Func, L == Level::BB, L == Level::Inst};
+  return LevelSet{L == Level::Func || L == Level::Module, L == Level::BB, L == Level::Inst};
 }
+
+LevelSet levelsAt(Level L) {
+  return LevelSet{true, L == Level::BB || L == Level::Inst, L == Level::Inst};
+}
+
+bool hasFunctionRows(Level L) { return L != Level::Module; }
 
 void formatFixed(std::string &Out, double X, unsigned Precision) {
   // std::to_chars with a precision prints the exact binary value rounded half-to-even, which
@@ -42,6 +48,10 @@ void renderText(std::string &Out, const ModuleEmbedding &E, Level L, unsigned Pr
     Out += "Function " + *SelectedName + " is a declaration, skipping.\n";
     return;
   }
+  if (L == Level::Module) { // the batch's "Module: <path>" header names it
+    formatVector(Out, E.ModuleVector, Precision);
+    return;
+  }
   const unsigned D = E.Dim;
   auto Row = [D](const std::vector<double> &Rows, size_t I) {
     return llvm::ArrayRef<double>(Rows.data() + I * D, D);
@@ -61,6 +71,8 @@ void renderText(std::string &Out, const ModuleEmbedding &E, Level L, unsigned Pr
         Out += ':';
         formatVector(Out, Row(E.BlockVectors, Block), Precision);
       }
+      break;
+    case Level::Module: // rendered above
       break;
     case Level::Inst:
       for (; Inst < E.InstFunction.size() && E.InstFunction[Inst] == int64_t(F); ++Inst) {

@@ -4,6 +4,9 @@
 //   --level=func   "Function: <name>\n" then the vector, per defined function
 //   --level=bb     "Function: <name>\n" then "<block name>:" + vector per block, layout order
 //   --level=inst   "Function: <name>\n" then the printed instruction + vector per instruction
+//   --level=module the module's vector (the workbench's level: LLVM 22 has none; the sum of
+//                  its function vectors, ModuleEmbedding.h), after the "Module: <path>\n"
+//                  header a batch prints (always, at this level)
 // A vector is " [" then " <%.Nf> " per element then "]\n". When a selected function is a
 // declaration: "Function <name> is a declaration, skipping.\n".
 #pragma once
@@ -16,14 +19,21 @@
 
 namespace wb::ir2vec {
 
-enum class Level { Inst, BB, Func };
-/// The spellings of llvm-ir2vec's --level.
+enum class Level { Inst, BB, Func, Module };
+/// The spellings of --level: llvm-ir2vec's three, and the module level.
 inline constexpr support::Named<Level> LevelNames[] = {
-    {Level::Inst, "inst"}, {Level::BB, "bb"}, {Level::Func, "func"}};
+    {Level::Inst, "inst"}, {Level::BB, "bb"}, {Level::Func, "func"}, {Level::Module, "module"}};
 llvm::Expected<Level> parseLevel(llvm::StringRef Name);
 llvm::StringRef levelName(Level L);
-/// The rows llvm-ir2vec prints at level L: that level only.
+/// The rows llvm-ir2vec prints at level L: that level only (function vectors at module level,
+/// whose vector is their sum).
 LevelSet textLevels(Level L);
+/// The rows a file or an array set of granularity L holds (and computes): levels accumulate
+/// from the module down, so an inst file also has blocks, functions and modules. Function
+/// vectors are computed at every level (a module's vector is their sum) but kept as rows only
+/// from level func down (hasFunctionRows).
+LevelSet levelsAt(Level L);
+bool hasFunctionRows(Level L);
 
 inline constexpr unsigned MaxPrecision = 100;
 /// Appends X as printf("%.*f", Precision, X) would (precision capped at MaxPrecision).

@@ -153,8 +153,10 @@ std::shared_ptr<PyVocabulary> vocabularyArg(const py::object &V) {
 struct Tables {
   unsigned Dim = 0;
   ir2vec::LevelSet Levels;
+  bool FunctionRows = true; // false at module level
   bool InstText = false;
   std::vector<std::string> ModulePath, ModuleError;
+  std::vector<double> ModuleData;
   std::vector<std::string> FunctionName;
   std::vector<int64_t> FunctionModule;
   std::vector<double> FunctionData;
@@ -169,7 +171,9 @@ struct Tables {
     const int64_t Module = static_cast<int64_t>(ModulePath.size());
     ModulePath.push_back(Path);
     ModuleError.push_back(Error);
-    if (!E)
+    const std::vector<double> Row = E ? E->ModuleVector : ir2vec::failedModuleVector(Dim);
+    ModuleData.insert(ModuleData.end(), Row.begin(), Row.end());
+    if (!E || !FunctionRows)
       return;
     const int64_t F0 = static_cast<int64_t>(FunctionName.size());
     const int64_t B0 = static_cast<int64_t>(BlockName.size());
@@ -200,17 +204,23 @@ struct Tables {
 
   /// The Python value (GIL held): namespaces named and laid out like the file's groups.
   py::object toPython(py::dict Attrs, const char *Data) {
-    py::dict Modules, Functions;
+    py::dict Modules;
+    const size_t NM = ModulePath.size();
     Modules["path"] = texts(ModulePath);
     Modules["error"] = texts(ModuleError);
-    Functions["name"] = texts(FunctionName);
-    const size_t NF = FunctionName.size();
-    Functions["module"] = adopt(std::move(FunctionModule), NF, 0);
-    Functions[Data] = adopt(std::move(FunctionData), NF, Dim);
+    Modules[Data] = adopt(std::move(ModuleData), NM, Dim);
     py::dict Out;
     Out["attrs"] = Attrs;
     Out["modules"] = namespaceOf(Modules);
-    Out["functions"] = namespaceOf(Functions);
+    Out["functions"] = py::none();
+    if (FunctionRows) {
+      py::dict Functions;
+      Functions["name"] = texts(FunctionName);
+      const size_t NF = FunctionName.size();
+      Functions["module"] = adopt(std::move(FunctionModule), NF, 0);
+      Functions[Data] = adopt(std::move(FunctionData), NF, Dim);
+      Out["functions"] = namespaceOf(Functions);
+    }
     Out["blocks"] = py::none();
     Out["instructions"] = py::none();
     if (Levels.Blocks) {
@@ -243,10 +253,7 @@ struct RunSpec {
   bool InstText = false;
   corpus::BatchIO IO;
 
-  ir2vec::LevelSet levels() const {
-    return ir2vec::LevelSet{true, Job.Granularity != ir2vec::Level::Func,
-                            Job.Granularity == ir2vec::Level::Inst};
-  }
+  ir2vec::LevelSet levels() const { return ir2vec::levelsAt(Job.Granularity); }
   const char *dataName() const { return Counts ? "counts" : "embedding"; }
   py::dict attrs() const {
     py::dict A;
@@ -271,6 +278,7 @@ struct RunSpec {
     Tables T;
     T.Dim = Job.Vocab->dimension();
     T.Levels = levels();
+    T.FunctionRows = ir2vec::hasFunctionRows(Job.Granularity);
     T.InstText = InstText;
     return T;
   }
@@ -287,6 +295,8 @@ RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::file
   if (InstText && S.Job.Granularity != ir2vec::Level::Inst)
     throw py::value_error("instruction_text applies to level='inst'");
   S.InstText = InstText;
+  if (Function && S.Job.Granularity == ir2vec::Level::Module)
+    throw py::value_error("function= selects a function: it does not go with level='module'");
   S.Job.FunctionName = Function;
   if (Jobs == 0)
     throw py::value_error("jobs must be at least 1");
@@ -542,8 +552,10 @@ void addCorpus(py::module_ &Mod) {
       py::arg("progress") = py::none(),
       "Embeds modules (files, directories, @lists, corpus descriptions) with `jobs` workers, "
       "exactly as `ir2vec embeddings --format hdf5` does, and returns the file's datasets as "
-      "numpy arrays: .modules (path, error), .functions (name, module, embedding), .blocks and "
-      ".instructions at finer levels, .entities, .attrs. progress(done, total) is called "
+      "numpy arrays: .modules (path, error, embedding: the module level, the sum of the "
+      "module's function vectors; NaN for a failed module), .functions (name, module, "
+      "embedding; None at level 'module'), .blocks and .instructions at finer levels, "
+      ".entities, .attrs. level: 'module', 'func', 'bb' or 'inst'. progress(done, total) is called "
       "between modules. Failed modules are recorded in modules.error (a warning says how "
       "many); ValueError when every module failed.");
   Mod.def(

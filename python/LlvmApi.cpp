@@ -30,6 +30,16 @@ namespace wb::python {
 
 namespace {
 
+/// name -> vector, rows in order: a name given twice (unnamed blocks all have "", identical
+/// instruction texts) keeps the last row's vector, as a dict filled in that order does.
+py::dict vectorsByName(const std::vector<std::string> &Names, const std::vector<double> &Rows,
+                       unsigned Dim) {
+  py::dict D;
+  for (size_t I = 0; I < Names.size(); ++I)
+    D[text(Names[I])] = vectorOf(Rows.data() + I * Dim, Dim);
+  return D;
+}
+
 class IR2VecTool {
 public:
   IR2VecTool(std::unique_ptr<llvm::LLVMContext> C, std::unique_ptr<llvm::Module> Mod,
@@ -46,10 +56,13 @@ public:
 
   py::dict funcEmbMap() {
     ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{true, false, false}, std::nullopt);
-    py::dict D;
-    for (size_t I = 0; I < E.FunctionNames.size(); ++I)
-      D[text(E.FunctionNames[I])] = vectorOf(E.FunctionVectors.data() + I * E.Dim, E.Dim);
-    return D;
+    return vectorsByName(E.FunctionNames, E.FunctionVectors, E.Dim);
+  }
+
+  /// The workbench's module level (an extension): the sum of the function vectors.
+  py::array_t<double> moduleEmb() {
+    ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{true, false, false}, std::nullopt);
+    return vectorOf(E.ModuleVector.data(), E.Dim);
   }
 
   py::array_t<double> funcEmb(const py::str &FuncName) {
@@ -61,23 +74,14 @@ public:
   py::dict bbEmbMap(const py::str &FuncName) {
     const std::string Name = bytesOf(FuncName);
     ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{false, true, false}, Name);
-    // Blocks in layout order; a name given twice (unnamed blocks all have "") keeps the last
-    // block's vector, as a dict filled in that order does.
-    py::dict D;
-    for (size_t I = 0; I < E.BlockNames.size(); ++I)
-      D[text(E.BlockNames[I])] = vectorOf(E.BlockVectors.data() + I * E.Dim, E.Dim);
-    return D;
+    return vectorsByName(E.BlockNames, E.BlockVectors, E.Dim); // layout order
   }
 
   py::dict instEmbMap(const py::str &FuncName) {
     const std::string Name = bytesOf(FuncName);
     ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{false, false, true}, Name);
-    // Keys as LLVM prints the instruction, without its indentation; identical texts keep the
-    // last instruction's vector (layout order).
-    py::dict D;
-    for (size_t I = 0; I < E.InstTexts.size(); ++I)
-      D[text(E.InstTexts[I])] = vectorOf(E.InstVectors.data() + I * E.Dim, E.Dim);
-    return D;
+    // Keys as LLVM prints the instruction, without its indentation; layout order.
+    return vectorsByName(E.InstTexts, E.InstVectors, E.Dim);
   }
 
 private:
@@ -170,6 +174,10 @@ void addLlvmApi(py::module_ &M) {
       .def("getInstEmbMap", &IR2VecTool::instEmbMap, py::arg("funcName"),
            "dict: instruction text as LLVM prints it -> float64 vector for one function. "
            "ValueError if no such function.")
+      .def("getModuleEmb", &IR2VecTool::moduleEmb,
+           "The module's vector (an extension of the workbench: LLVM 22 has no module level): "
+           "the sum of getFuncEmbMap()'s vectors in module order, as embed(level='module') "
+           "computes it; zeros for a module without defined functions.")
       .def("__repr__", [](const IR2VecTool &T) { return "<ir2vec.IR2VecTool " + T.Source + ">"; });
 
   M.def("initEmbedding", &initEmbedding, py::arg("filename"), py::arg("mode") = "sym",

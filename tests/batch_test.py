@@ -3,14 +3,17 @@
 independent reader of the HDF5 files:
 
   * h5py reads every number of the file and it equals libLLVM's own double (oracle_print
-    prints those with C's %a, exactly), for both kinds and all levels;
+    prints those with C's %a, exactly), for both kinds and all levels; module rows (every
+    level's file, and the module level's text) equal libLLVM's function vectors summed in
+    module order with LLVM's Embedding arithmetic; failed modules' rows are NaN;
   * input forms: directories, @lists, ml-compiler-opt corpus_description.json;
   * a batch with a truncated and a garbage module exits 2, records both in modules/error and
     loses no good module; a batch of only bad modules exits 1 and writes nothing;
   * -j1 and -j4 give byte-identical files (HDF5 and text);
   * a run killed (SIGKILL, SIGINT) after a checkpoint and continued with --resume has the same
     content as an uninterrupted run, also when the checkpoint is damaged (it starts over);
-  * counts x vocabulary (from-counts) is within 1e-12 relative of the exact mode;
+  * counts x vocabulary (from-counts) is within 1e-12 relative of the exact mode; version 1
+    files (no module rows) are still read, their module rows computed as version 2 defines;
   * the progress line appears on a terminal and never in a pipe.
 
   batch_test.py --ir2vec BIN --oracle-print BIN --llvm-bindir DIR --vocab SEED.json --data DIR
@@ -34,7 +37,8 @@ from h5compare import same_content
 from harness import Results, run
 
 KINDS = ["symbolic", "flow-aware"]
-LEVELS = ["func", "bb", "inst"]
+LEVELS = ["module", "func", "bb", "inst"]
+TABLES = {"module": "modules", "func": "functions", "bb": "blocks", "inst": "instructions"}
 
 
 def oracle_rows(a, kind, level, path):
@@ -59,23 +63,34 @@ def embed(a, inputs, out, *extra):
 
 def test_h5py_equals_llvm(a, res, inputs, d):
     for kind in KINDS:
+        # libLLVM's module rows, once per kind: every level's file has them.
+        module_rows = [oracle_rows(a, kind, "module", p) for p in inputs]
         for level in LEVELS:
             out = os.path.join(d, f"{kind}-{level}.h5")
             r = embed(a, inputs, out, "--kind", kind, "--level", level)
             if not res.check(f"h5py {kind} {level}: run", r.returncode == 0, r.stderr[-300:]):
                 continue
             with h5py.File(out, "r") as f:
-                res.check("schema", f.attrs["schema"] == "ir2vec.embeddings/1", str(dict(f.attrs)))
+                res.check("schema", f.attrs["schema"] == "ir2vec.embeddings/2", str(dict(f.attrs)))
                 res.check("attributes", f.attrs["kind"] == kind and f.attrs["level"] == level
                           and f.attrs["dimension"] == 75 and f.attrs["method"] == "exact"
                           and f.attrs["arg_weight"] == np.float64(np.float32(0.2))
                           and len(f.attrs["vocab_sha256"]) == 64 and f.attrs["llvm_version"] == "22.1.8",
                           str(dict(f.attrs)))
-                table = {"func": "functions", "bb": "blocks", "inst": "instructions"}[level]
+                table = TABLES[level]
                 emb, owner = f[f"{table}/embedding"], None
                 res.check(f"{table}/embedding dtype", emb.dtype == np.float64, str(emb.dtype))
                 paths = [p.decode() for p in f["modules/path"][()]]
                 res.check("modules/path", paths == inputs, f"{paths[:3]} vs {inputs[:3]}")
+                mods = f["modules/embedding"][()]
+                bad = [os.path.basename(p) for m, p in enumerate(paths)
+                       if module_rows[m] is None or
+                       module_rows[m].tobytes() != mods[m:m + 1].tobytes()]
+                res.check(f"h5py {kind} {level}: {len(paths)} module rows equal libLLVM's sums",
+                          mods.shape == (len(paths), 75) and not bad, f"{mods.shape} {bad[:5]}")
+                if level == "module":
+                    res.check("module level: no function rows", "functions" not in f, str(list(f)))
+                    continue
                 fmod = f["functions/module"][()]
                 first_fn = np.searchsorted(fmod, np.arange(len(paths) + 1))
                 if table == "functions":
@@ -142,6 +157,11 @@ def test_bad_modules(a, res, d, good):
                   bad_rows == [mixed.index(truncated), mixed.index(garbage)], str(bad_rows))
         for t in ["functions/name", "functions/embedding", "blocks/name", "blocks/embedding"]:
             res.check(f"bad modules: no good row lost ({t})", np.array_equal(f[t][()], g[t][()]))
+        rows = f["modules/embedding"][()]
+        res.check("bad modules: their module rows are NaN", np.isnan(rows[bad_rows]).all())
+        good_rows = [i for i in range(len(mixed)) if i not in bad_rows]
+        res.check("bad modules: the good modules' rows unchanged",
+                  rows[good_rows].tobytes() == g["modules/embedding"][()].tobytes())
     r = run([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, good[0], garbage, good[1]])
     out = r.stdout.decode(errors="replace")
     res.check("text batch with a bad module: exit 2 and module headers",
@@ -150,6 +170,22 @@ def test_bad_modules(a, res, d, good):
     r = embed(a, [garbage, truncated], only_bad)
     res.check("only bad modules: exit 1, no output", r.returncode == 1 and not os.path.exists(only_bad)
               and not os.path.exists(only_bad + ".partial"), f"exit {r.returncode}")
+
+
+def test_text_module_level(a, res, d, inputs):
+    """`--level module` text: "Module: <path>" (even for one input) and the vector as
+    llvm-ir2vec prints vectors, from libLLVM's function vectors summed (oracle_print)."""
+    for kind in KINDS:
+        want = b"".join(b"Module: " + p.encode() + b"\n" +
+                        run([a.oracle_print, a.vocab, kind, "module", "2", p]).stdout.split(b"\n", 1)[1]
+                        for p in inputs)
+        r = run([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--kind", kind, "--level", "module",
+                 "-j", "2", *inputs])
+        res.check(f"text --level module {kind}: {len(inputs)} modules equal libLLVM's sums",
+                  r.returncode == 0 and r.stdout == want, r.stderr[-300:])
+    r = run([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--level", "module", inputs[0]])
+    res.check("text --level module, one input: the header too",
+              r.stdout.startswith(b"Module: " + inputs[0].encode() + b"\n [ "), r.stdout[:100])
 
 
 def test_jobs_identical(a, res, d, inputs):
@@ -220,13 +256,17 @@ def test_counts(a, res, d, inputs):
     r = run([a.ir2vec, "from-counts", "-q", "--vocab", a.vocab, "-o", fromc, counts])
     res.check("from-counts: exit 0", r.returncode == 0, r.stderr[-300:])
     with h5py.File(counts) as c, h5py.File(exact) as e, h5py.File(fromc) as x:
-        res.check("counts: schema and columns", c.attrs["schema"] == "ir2vec.counts/1" and
+        res.check("counts: schema and columns", c.attrs["schema"] == "ir2vec.counts/2" and
                   c["entities/name"].shape == (110,) and c["functions/counts"].shape[1] == 110)
+        fc, mc = c["functions/counts"][()], c["modules/counts"][()]
+        sums = np.stack([fc[c["functions/module"][()] == m].sum(axis=0) for m in range(len(mc))])
+        res.check("counts: module rows are the sums of their function rows (integers, exact)",
+                  mc.tobytes() == sums.tobytes())
         cnt = c["instructions/counts"][()]
         res.check("counts: integer-valued", np.array_equal(cnt, np.round(cnt)) and cnt.min() >= 0)
         res.check("from-counts: method attribute", x.attrs["method"] == "counts")
         worst = 0.0
-        for t in ["functions", "blocks", "instructions"]:
+        for t in ["modules", "functions", "blocks", "instructions"]:
             p, q = e[f"{t}/embedding"][()], x[f"{t}/embedding"][()]
             norm = np.abs(p).max(axis=1)
             diff = np.abs(p - q).max(axis=1)
@@ -236,6 +276,20 @@ def test_counts(a, res, d, inputs):
                 worst = max(worst, float((diff[ok] / norm[ok]).max()))
         res.check(f"from-counts: within 1e-12 relative of exact (worst {worst:.3g})", worst <= 1e-12)
         print(f"counts x vocabulary: worst relative difference {worst:.3g}")
+    # A version 1 counts file (what earlier versions wrote: no modules/counts) is still read,
+    # and from-counts gives the current file, module rows included, bit for bit.
+    old, fromold = os.path.join(d, "counts-v1.h5"), os.path.join(d, "fromold.h5")
+    with open(counts, "rb") as src, open(old, "wb") as dst:
+        dst.write(src.read())
+    with h5py.File(old, "r+") as f:
+        del f["modules/counts"]
+        f.attrs["schema"] = "ir2vec.counts/1"
+    r = run([a.ir2vec, "from-counts", "-q", "--vocab", a.vocab, "-o", fromold, old])
+    res.check("from-counts of a version 1 file: exit 0", r.returncode == 0, r.stderr[-300:])
+    if r.returncode == 0:
+        with h5py.File(fromold) as f, h5py.File(fromc) as g:
+            res.check("from-counts of a version 1 file: the same file as from version 2",
+                      same_content(f, g) is None, same_content(f, g))
 
 
 def test_progress(a, res, d, inputs):
@@ -254,7 +308,8 @@ def test_progress(a, res, d, inputs):
 def test_usage(a, res, d, inputs):
     for name, args in [("--counts without hdf5", ["--counts"]), ("hdf5 without -o", ["--format", "hdf5"]),
                        ("--resume with text", ["--resume"]), ("--inst-text at func level", ["--format", "hdf5", "-o",
-                        os.path.join(d, "u.h5"), "--inst-text"])]:
+                        os.path.join(d, "u.h5"), "--inst-text"]),
+                       ("--function at module level", ["--level", "module", "--function", "main"])]:
         r = run([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, *args, inputs[0]])
         res.check(f"usage error {name}: exit 1", r.returncode == 1, f"exit {r.returncode}")
 
@@ -275,11 +330,13 @@ def main():
                 print(f"corpus list has only {len(corpus)} modules")
                 return 1
             test_h5py_equals_llvm(a, res, corpus, d)
+            test_text_module_level(a, res, d, corpus)
             test_bad_modules(a, res, d, corpus)
             test_resume(a, res, d, corpus, "corpus")
             test_counts(a, res, d, corpus)
         else:
             test_h5py_equals_llvm(a, res, data, d)
+            test_text_module_level(a, res, d, data)
             test_inputs(a, res, d)
             test_bad_modules(a, res, d, data)
             test_jobs_identical(a, res, d, data * 4)

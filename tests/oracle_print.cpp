@@ -3,8 +3,11 @@
 // LLVM's Embedder, LLVM's loader and Instruction::print, so the CLI's --precision output can
 // be compared with LLVM's exact doubles.
 //
-//   oracle_print VOCAB KIND(symbolic|flow-aware) LEVEL(func|bb|inst) PRECISION|hex FILE
-// "hex" prints every number exactly, with C's %a.
+//   oracle_print VOCAB KIND(symbolic|flow-aware) LEVEL(func|bb|inst|module) PRECISION|hex FILE
+// "hex" prints every number exactly, with C's %a. LEVEL module (the workbench's, which LLVM 22
+// lacks) prints "Module:" and the sum of LLVM's function vectors, added in module order with
+// LLVM's own Embedding::operator+= to a zero vector, as docs/formats/embeddings-hdf5.md
+// defines the module row.
 #include "LLVMOracle.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -43,6 +46,15 @@ int main(int argc, char **argv) {
   }
   auto V = wb::test::llvmVocabulary(*M, argv[1], wb::vocab::Weights{});
   const auto K = Kind == "flow-aware" ? llvm::IR2VecKind::FlowAware : llvm::IR2VecKind::Symbolic;
+  if (Level == "module") {
+    llvm::ir2vec::Embedding Sum(V.getDimension(), 0.0);
+    for (const llvm::Function &F : *M)
+      if (!F.isDeclaration())
+        Sum += llvm::ir2vec::Embedder::create(K, F, V)->getFunctionVector();
+    std::printf("Module:\n");
+    printVec(Sum, Precision);
+    return 0;
+  }
   for (const llvm::Function &F : *M) {
     if (F.isDeclaration())
       continue;

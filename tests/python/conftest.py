@@ -28,6 +28,15 @@ def opts(request):
     return {k: request.config.getoption(k) for k in ("oracle_print", "vocab", "data", "ir2vec", "build", "corpus_list")}
 
 
+def oracle_module(opts, vocab, kind, path):
+    """The module level from libLLVM-22's function vectors (oracle_print's "module": LLVM's
+    Embedding::operator+= over the defined functions, module order, from zero)."""
+    out = subprocess.run([opts["oracle_print"], vocab, kind, "module", "hex", path],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "Module:" and len(out) == 2, out
+    return [float.fromhex(x) for x in out[1].strip()[1:-1].split()]
+
+
 def oracle(opts, vocab, kind, level, path):
     """libLLVM-22's Embedder on every defined function: {function: value}, where value is the
     vector (func), [(block name, vector)] (bb) or [(instruction text, vector)] (inst), layout

@@ -37,6 +37,9 @@ def assert_same_as_file(got, f, data):
     """Every dataset of the file, and every attribute, equal to the arrays of got."""
     assert strs(got.modules.path) == list(f["modules/path"][()])
     assert strs(got.modules.error) == list(f["modules/error"][()])
+    mine, theirs = getattr(got.modules, data), f[f"modules/{data}"][()]
+    assert mine.dtype == theirs.dtype and mine.shape == theirs.shape
+    assert mine.tobytes() == theirs.tobytes()  # NaN rows of failed modules included
     groups = {"functions": ["name", "module", data], "blocks": ["name", "function", data],
               "instructions": ["opcode", "function", "block", "text", data]}
     for g, names in groups.items():
@@ -62,7 +65,7 @@ def assert_same_as_file(got, f, data):
 
 
 @pytest.mark.parametrize("kind", ["symbolic", "flow-aware"])
-@pytest.mark.parametrize("level", ["func", "bb", "inst"])
+@pytest.mark.parametrize("level", ["module", "func", "bb", "inst"])
 def test_embed_equals_the_hdf5_file(opts, tmp_path, kind, level):
     inputs = modules(opts) * 3
     text = level == "inst"
@@ -71,10 +74,14 @@ def test_embed_equals_the_hdf5_file(opts, tmp_path, kind, level):
     got = ir2vec.embed(inputs, vocab=opts["vocab"], kind=kind, level=level, jobs=2,
                        instruction_text=text)
     assert_same_as_file(got, f, "embedding")
-    assert got.functions.embedding.shape[0] > 50
+    assert got.modules.embedding.shape == (len(inputs), 75)
+    if level == "module":
+        assert got.functions is None
+    else:
+        assert got.functions.embedding.shape[0] > 50
 
 
-@pytest.mark.parametrize("level", ["func", "inst"])
+@pytest.mark.parametrize("level", ["module", "func", "inst"])
 def test_counts_equal_the_counts_file(opts, tmp_path, level):
     inputs = modules(opts)
     f = cli_h5(opts, tmp_path, inputs, "--counts", "--level", level)
@@ -93,6 +100,12 @@ def test_embed_iter_yields_embed_module_by_module(opts):
     assert np.concatenate([p.blocks.embedding for p in parts]).tobytes() == \
         whole.blocks.embedding.tobytes()
     assert all((p.functions.module == 0).all() for p in parts)
+    assert np.concatenate([p.modules.embedding for p in parts]).tobytes() == \
+        whole.modules.embedding.tobytes()
+    top = list(ir2vec.embed_iter(inputs, vocab=opts["vocab"], level="module"))
+    assert all(p.functions is None and p.modules.embedding.shape == (1, 75) for p in top)
+    assert np.concatenate([p.modules.embedding for p in top]).tobytes() == \
+        whole.modules.embedding.tobytes()
     # Leaving early stops the run.
     stream = ir2vec.embed_iter(inputs * 50, vocab=opts["vocab"], jobs=2)
     next(stream)
@@ -108,6 +121,13 @@ def test_failed_modules_are_recorded_and_all_failed_raises(opts, tmp_path):
     assert got.modules.error[0] == "" and got.modules.error[2] == ""
     assert "bad.ll" in got.modules.error[1]
     assert set(got.functions.module) <= {0, 2}
+    # Module rows: NaN for the failed module, the in-order sum of the function rows otherwise.
+    assert np.isnan(got.modules.embedding[1]).all()
+    for m in (0, 2):
+        want = np.zeros(75)
+        for row in got.functions.embedding[got.functions.module == m]:
+            want = want + row
+        assert got.modules.embedding[m].tobytes() == want.tobytes()
     with pytest.raises(ValueError, match="bad.ll"):
         ir2vec.embed(str(bad), vocab=opts["vocab"])
     with pytest.raises(ValueError, match="missing.ll"):
@@ -124,6 +144,8 @@ def test_failed_modules_are_recorded_and_all_failed_raises(opts, tmp_path):
     assert one.functions.name[0] == name and set(one.functions.name) == {name}
     with pytest.raises(ValueError, match="function 'no_such_fn' not found in any of the 2 inputs"):
         ir2vec.embed(good, function="no_such_fn")
+    with pytest.raises(ValueError, match="does not go with level='module'"):
+        ir2vec.embed(good, function=name, level="module")
 
 
 def test_vocabulary(opts, tmp_path):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ir2vec
-from conftest import oracle
+from conftest import oracle, oracle_module
 
 KINDS = [("sym", "symbolic"), ("fa", "flow-aware")]
 
@@ -64,6 +64,24 @@ def test_blocks_and_instructions_equal_libllvm(opts, mode, kind, level):
                 assert same(got[key], vec), (path, fn, key)
                 checked += 1
     assert checked > (40 if level == "bb" else 100), checked
+
+
+@pytest.mark.parametrize("mode,kind", KINDS)
+def test_module_level_equals_the_sum_of_libllvm_function_vectors(opts, mode, kind):
+    # The extension getModuleEmb and embed(level="module") against libLLVM's function vectors
+    # added in module order with LLVM's own Embedding arithmetic.
+    paths = modules(opts)
+    table = ir2vec.embed(paths, vocab=opts["vocab"], kind=kind, level="module")
+    assert table.functions is None and table.modules.embedding.shape == (len(paths), 75)
+    for i, path in enumerate(paths):
+        want = oracle_module(opts, opts["vocab"], kind, path)
+        tool = ir2vec.initEmbedding(filename=path, mode=mode, vocabPath=opts["vocab"])
+        assert same(tool.getModuleEmb(), want), path
+        assert same(table.modules.embedding[i], want), path
+    # No defined function: the zero vector (+0.0 everywhere).
+    empty = os.path.join(opts["data"], "empty.ll")
+    tool = ir2vec.initEmbedding(filename=empty, mode=mode, vocabPath=opts["vocab"])
+    assert tool.getFuncNames() == [] and tool.getModuleEmb().tobytes() == bytes(8 * 75)
 
 
 def test_default_vocabulary_when_no_vocab_path(opts, tmp_path):

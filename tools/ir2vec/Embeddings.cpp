@@ -109,7 +109,8 @@ CLI::Option *addCompress(CLI::App &Sub, unsigned &Compress) {
 void addEmbeddingCommands(CLI::App &App, Commands &Cmds) {
   auto E = std::make_shared<EmbeddingsOptions>();
   CLI::App *Embeddings = addCommand(
-      App, Cmds, "embeddings", "Embed functions, blocks or instructions of one or many modules",
+      App, Cmds, "embeddings",
+      "Embed modules, functions, blocks or instructions of one or many modules",
       batchExits());
   addOutput(*Embeddings, E->Output, "Output file (with --format hdf5: required)",
             /*Stdout=*/true);
@@ -118,7 +119,10 @@ void addEmbeddingCommands(CLI::App &App, Commands &Cmds) {
   Embeddings
       ->add_option("--ir2vec-kind,--kind", E->Kind, "Embedding kind: symbolic or flow-aware")
       ->check(CLI::IsMember(support::names<ir2vec::Kind>(ir2vec::KindNames)));
-  Embeddings->add_option("--level", E->Level, "Granularity: inst, bb or func")
+  Embeddings
+      ->add_option("--level", E->Level,
+                   "Granularity: inst, bb or func (llvm-ir2vec's), or module (the sum of the "
+                   "module's function vectors; HDF5 files have module rows at every level)")
       ->check(CLI::IsMember(support::names<ir2vec::Level>(ir2vec::LevelNames)));
   Embeddings->add_option("--function", E->Function, "Only this function (exact IR name)")
       ->type_name("NAME");
