@@ -54,6 +54,25 @@ inline void warnAll(const std::vector<std::string> &Warnings) {
       throw py::error_already_set();
 }
 
+/// str for each name (text()).
+inline py::list texts(const std::vector<std::string> &V) {
+  py::list L(V.size());
+  for (size_t I = 0; I < V.size(); ++I)
+    L[I] = text(V[I]);
+  return L;
+}
+
+/// A numpy array over V's memory (moved, not copied): Rows x Cols, or one dimension when
+/// Cols is 0.
+template <typename T> py::array_t<T> adopt(std::vector<T> &&V, size_t Rows, size_t Cols) {
+  auto *Owned = new std::vector<T>(std::move(V));
+  py::capsule Free(Owned, [](void *P) { delete static_cast<std::vector<T> *>(P); });
+  if (Cols == 0)
+    return py::array_t<T>({static_cast<py::ssize_t>(Rows)}, Owned->data(), Free);
+  return py::array_t<T>({static_cast<py::ssize_t>(Rows), static_cast<py::ssize_t>(Cols)},
+                        Owned->data(), Free);
+}
+
 /// A fresh float64 vector holding Dim doubles copied from Row.
 inline py::array_t<double> vectorOf(const double *Row, size_t Dim) {
   py::array_t<double> A(static_cast<py::ssize_t>(Dim));

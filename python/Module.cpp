@@ -7,6 +7,7 @@ PYBIND11_MODULE(ir2vec, M) {
   M.attr("__version__") = WB_VERSION;
   M.attr("llvm_version") = WB_LLVM_VERSION;
   wb::python::addLlvmApi(M);
+  wb::python::addVocab(M);
   wb::python::addCorpus(M);
   wb::python::addMlgo(M);
 }

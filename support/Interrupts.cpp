@@ -108,14 +108,10 @@ llvm::Error takeInterrupts() {
 llvm::Expected<int> cancellationFd() {
   Watch &W = watch();
   std::lock_guard<std::mutex> L(W.M);
-  if (!W.Started) {
-    // Without main's call, at least this thread and the threads it starts (the run's
-    // workers) leave the signals to the watcher.
-    const sigset_t S = interruptSet();
-    ::pthread_sigmask(SIG_BLOCK, &S, nullptr);
-    if (llvm::Error E = startLocked(W))
-      return E;
-  }
+  // Without main's call, startLocked blocks the signals in this thread at least (and in the
+  // threads it starts: the run's workers), which leave them to the watcher.
+  if (llvm::Error E = startLocked(W))
+    return E;
   const int Fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (Fd < 0)
     return makeError(llvm::Twine("cannot create the cancellation descriptor: eventfd: ") +

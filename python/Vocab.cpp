@@ -1,0 +1,251 @@
+// The vocabulary calls of the Python module: ir2vec.Vocabulary (load, inspect, export),
+// train_vocabulary and evaluate_vocabulary (`ir2vec vocab train` / `vocab eval`), and
+// triplets. The C++ work runs without the GIL.
+#include "python/Vocab.h"
+#include "python/Parts.h"
+
+#include "corpus/Batch.h"
+#include "corpus/ModuleReader.h"
+#include "support/Names.h"
+#include "vocab/EntityLayout.h"
+#include "vocab/Triplets.h"
+#include "vocab/VocabTraining.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/JSON.h"
+
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+namespace wb::python {
+
+std::shared_ptr<PyVocabulary> PyVocabulary::load(const std::optional<std::filesystem::path> &File,
+                                                 float Opc, float Type, float Arg) {
+  const std::string P = File ? File->string() : std::string();
+  if (File && P.empty())
+    throw py::value_error("the vocabulary path is empty (no path: the default vocabulary)");
+  std::optional<llvm::Expected<vocab::EntityVectors>> Raw;
+  std::optional<llvm::Expected<vocab::EmbeddingVocabulary>> Ready;
+  {
+    py::gil_scoped_release Unlocked;
+    Ready.emplace(vocab::loadEmbeddingVocabulary(P, vocab::Weights{Opc, Type, Arg}));
+    if (*Ready)
+      Raw.emplace(vocab::readEntityVectors(P));
+  }
+  vocab::EmbeddingVocabulary Weighted = valueOrRaise(std::move(*Ready));
+  vocab::EntityVectors Rows = valueOrRaise(std::move(*Raw));
+  auto V = std::make_shared<PyVocabulary>(PyVocabulary{P, std::move(Rows), std::move(Weighted)});
+  warnAll(V->Ready.Warnings);
+  return V;
+}
+
+namespace {
+
+/// A vocabulary made in memory (trained here): LLVM's default weights; no file, so no SHA-256.
+std::shared_ptr<PyVocabulary> fromEntityVectors(vocab::EntityVectors V) {
+  auto W = valueOrRaise(vocab::Vocabulary::fromUnweightedRows(V.Rows, V.Dim, vocab::Weights{}));
+  vocab::EmbeddingVocabulary Ready{vocab::LoadedVocabulary{std::move(W), {}, {}}, "", {}};
+  return std::make_shared<PyVocabulary>(PyVocabulary{"<trained in memory>", std::move(V),
+                                                     std::move(Ready)});
+}
+
+py::object jsonToPython(const llvm::json::Value &V) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << V;
+  return py::module_::import("json").attr("loads")(S);
+}
+
+py::array_t<double> matrixCopy(const std::vector<double> &Rows, unsigned Dim) {
+  std::vector<double> Copy(Rows);
+  const size_t N = Dim ? Copy.size() / Dim : 0;
+  return adopt(std::move(Copy), N, Dim);
+}
+
+} // namespace
+
+py::list entityNames() {
+  py::list L;
+  for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
+    L.append(py::str(std::string(vocab::entityName(E))));
+  return L;
+}
+
+std::shared_ptr<PyVocabulary> vocabularyArg(const py::object &V) {
+  if (V.is_none())
+    return PyVocabulary::load(std::nullopt, 1.0f, 0.5f, 0.2f);
+  if (py::isinstance<PyVocabulary>(V))
+    return V.cast<std::shared_ptr<PyVocabulary>>();
+  return PyVocabulary::load(V.cast<std::filesystem::path>(), 1.0f, 0.5f, 0.2f);
+}
+
+void addVocab(py::module_ &Mod) {
+  py::class_<PyVocabulary, std::shared_ptr<PyVocabulary>>(
+      Mod, "Vocabulary",
+      "An IR2Vec vocabulary: LLVM's JSON, the workbench's HDF5, or the default vocabulary "
+      "(no path). Weights are applied as LLVM applies them.")
+      .def(py::init(&PyVocabulary::load), py::arg("path") = py::none(),
+           py::arg("opc_weight") = 1.0f, py::arg("type_weight") = 0.5f,
+           py::arg("arg_weight") = 0.2f)
+      .def_property_readonly("source", &PyVocabulary::source)
+      .def_property_readonly("dimension",
+                             [](const PyVocabulary &V) { return V.Raw.Dim; })
+      .def_property_readonly(
+          "weights",
+          [](const PyVocabulary &V) {
+            const vocab::Weights &W = V.Ready.Loaded.Vocab.weights();
+            return py::make_tuple(double(W.Opcode), double(W.Type), double(W.Arg));
+          },
+          "(opcode, type, argument), the float32 values LLVM uses, widened to double")
+      .def_property_readonly(
+          "matrix",
+          [](const PyVocabulary &V) {
+            const auto M = V.Ready.Loaded.Vocab.matrix();
+            return matrixCopy(std::vector<double>(M.begin(), M.end()), V.Raw.Dim);
+          },
+          "The weighted 110 x D float64 matrix embeddings use (rows in entity order).")
+      .def_property_readonly(
+          "unweighted", [](const PyVocabulary &V) { return matrixCopy(V.Raw.Rows, V.Raw.Dim); },
+          "The 110 x D float64 matrix as the file holds it.")
+      .def_property_readonly("entities", [](const PyVocabulary &) { return entityNames(); },
+                             "The 110 entity names, in row order.")
+      .def_property_readonly(
+          "relations",
+          [](const PyVocabulary &V) -> py::object {
+            if (V.Raw.RelationNames.empty())
+              return py::none();
+            return py::make_tuple(V.Raw.RelationNames, matrixCopy(V.Raw.Relations, V.Raw.Dim));
+          },
+          "(names, R x D matrix) of a vocabulary the workbench trained; None otherwise.")
+      .def_property_readonly("sha256", [](const PyVocabulary &V) { return V.Ready.SHA256; })
+      .def(
+          "export",
+          [](const PyVocabulary &V, const std::filesystem::path &Out) {
+            py::gil_scoped_release Unlocked;
+            raiseIf(vocab::writeVocabularyFile(Out.string(), V.Raw));
+          },
+          py::arg("path"),
+          "Writes the (unweighted) vocabulary: LLVM JSON for .json, the workbench's HDF5 for "
+          ".h5; complete or not at all.")
+      .def("__repr__", [](const PyVocabulary &V) {
+        return "<ir2vec.Vocabulary " + V.source() + ", " + std::to_string(V.Raw.Dim) + "-D>";
+      });
+  Mod.def(
+      "triplets",
+      [](const std::filesystem::path &File, bool Extended) {
+        std::vector<int64_t> Rows;
+        uint32_t MaxRelation = 0;
+        {
+          py::gil_scoped_release Unlocked;
+          auto Ctx = std::make_unique<llvm::LLVMContext>();
+          llvm::Expected<corpus::ModuleInput> In =
+              corpus::readModuleRecoverable(File.string(), Ctx);
+          if (!In) {
+            py::gil_scoped_acquire Locked;
+            throw py::value_error(llvm::toString(In.takeError()));
+          }
+          vocab::TripletList T = vocab::collectTriplets(*In->M, vocab::TripletOptions{Extended});
+          MaxRelation = T.MaxRelation;
+          for (const vocab::Triplet &X : T.Triplets)
+            Rows.insert(Rows.end(), {int64_t(X.Head), int64_t(X.Tail), int64_t(X.Relation)});
+        }
+        const size_t N = Rows.size() / 3;
+        return py::make_tuple(adopt(std::move(Rows), N, 3), MaxRelation);
+      },
+      py::arg("path"), py::arg("extended") = false,
+      "One module's triplets as `ir2vec triplets` (and llvm-ir2vec) writes them: "
+      "(int64 array [T, 3] of head, tail, relation; MAX_RELATION).");
+  Mod.def(
+      "train_vocabulary",
+      [](const std::filesystem::path &Dir, unsigned Dim, unsigned Epochs, unsigned BatchSize,
+         unsigned Negatives, double Margin, double LearningRate, const std::string &Dist,
+         unsigned Threads, uint64_t Seed, unsigned EvalEvery, unsigned Patience, double Valid,
+         double Test, uint64_t SplitSeed, const py::object &Progress) {
+        vocab::TransEConfig C;
+        C.Dim = Dim;
+        C.Epochs = Epochs;
+        C.BatchSize = BatchSize;
+        C.Negatives = Negatives;
+        C.Margin = Margin;
+        C.Optimizer.LearningRate = LearningRate;
+        C.Dist = valueOrRaise(support::parseNamed<vocab::Distance>(vocab::DistanceNames, Dist,
+                                                                  "distance"));
+        C.Threads = Threads;
+        C.Seed = Seed;
+        C.EvalEvery = EvalEvery;
+        C.Patience = Patience;
+        raiseIf(C.validate());
+        const vocab::SplitOptions Split{Valid, Test, SplitSeed};
+        std::optional<py::error_already_set> Raised;
+        std::optional<llvm::Expected<vocab::TrainedVocabulary>> T;
+        {
+          py::gil_scoped_release Unlocked;
+          auto G = vocab::readOpenKE(Dir.string(), Split);
+          if (!G) {
+            T.emplace(G.takeError());
+          } else {
+            // Between epochs: the progress callback, and Python's chance to see a Ctrl-C.
+            T.emplace(vocab::trainVocabulary(
+                Dir.string(), *G, C, Split, [&](const vocab::EpochReport &R) -> llvm::Error {
+                  py::gil_scoped_acquire Locked;
+                  try {
+                    if (PyErr_CheckSignals() != 0)
+                      throw py::error_already_set();
+                    if (!Progress.is_none())
+                      Progress(R.Epoch, R.Loss,
+                               R.ValidMRR >= 0 ? py::object(py::float_(R.ValidMRR))
+                                               : py::object(py::none()));
+                  } catch (py::error_already_set &X) {
+                    Raised.emplace(std::move(X));
+                    return llvm::createStringError("stopped by Python");
+                  }
+                  return llvm::Error::success();
+                }));
+          }
+        }
+        if (Raised) {
+          llvm::consumeError(T->takeError()); // "stopped by Python": the exception says more
+          throw *Raised;
+        }
+        vocab::TrainedVocabulary R = valueOrRaise(std::move(*T));
+        py::object Report = jsonToPython(
+            llvm::json::Value(vocab::evaluationJSON("<trained in memory>", R.Eval)));
+        return py::make_tuple(fromEntityVectors(std::move(R.Vocab)), Report);
+      },
+      py::arg("openke_dir"), py::arg("dim") = 75u, py::arg("epochs") = 1000u,
+      py::arg("batch_size") = 256u, py::arg("negatives") = 1u, py::arg("margin") = 1.0,
+      py::arg("learning_rate") = 0.01, py::arg("distance") = "l1", py::arg("threads") = 1u,
+      py::arg("seed") = uint64_t(1), py::arg("eval_every") = 0u, py::arg("patience") = 5u,
+      py::arg("valid") = 0.1, py::arg("test") = 0.1, py::arg("split_seed") = uint64_t(1),
+      py::arg("progress") = py::none(),
+      "Trains a TransE vocabulary on an OpenKE directory (`ir2vec triplets --format openke`) "
+      "as `ir2vec vocab train` does, and returns (Vocabulary, evaluation on the test split: "
+      "the `vocab eval --json` entry). progress(epoch, loss, valid_mrr or None) is called "
+      "after every epoch; Ctrl-C or an exception of progress stops the training.");
+  Mod.def(
+      "evaluate_vocabulary",
+      [](const std::filesystem::path &Dir, const py::object &Vocab, const std::string &Dist,
+         double Valid, double Test, uint64_t SplitSeed) {
+        std::shared_ptr<PyVocabulary> V = vocabularyArg(Vocab);
+        const vocab::Distance D = valueOrRaise(
+            support::parseNamed<vocab::Distance>(vocab::DistanceNames, Dist, "distance"));
+        std::optional<llvm::Expected<vocab::VocabEvaluation>> E;
+        {
+          py::gil_scoped_release Unlocked;
+          auto G = vocab::readOpenKE(Dir.string(), vocab::SplitOptions{Valid, Test, SplitSeed});
+          if (!G)
+            E.emplace(G.takeError());
+          else
+            E.emplace(vocab::evaluateVocabulary(*G, V->Raw, D));
+        }
+        return jsonToPython(llvm::json::Value(
+            vocab::evaluationJSON(V->source(), valueOrRaise(std::move(*E)))));
+      },
+      py::arg("openke_dir"), py::arg("vocab") = py::none(), py::arg("distance") = "l1",
+      py::arg("valid") = 0.1, py::arg("test") = 0.1, py::arg("split_seed") = uint64_t(1),
+      "Link prediction (MR, MRR, Hits@k) on the directory's held-out split and the project's "
+      "analogies, for any vocabulary: the `ir2vec vocab eval --json` entry as a dict.");
+}
+
+} // namespace wb::python
