@@ -6,10 +6,11 @@ arrays are checked bit for bit against the file first.
 
 Two ratios: the whole Python process (interpreter, `import ir2vec` with numpy, the call) and
 the `embed` call alone (what a running Python session pays), each against the CLI's whole
-process.
+process. --times N lists the corpus N times (an @list), so that the fixed start-up costs of
+both processes weigh less.
 
   bench/python_embed.py [--build DIR] [--corpus DIR] [--vocab VOCAB.json] [--repeat N]
-                        [--jobs J] [--levels func,bb,inst]
+                        [--jobs J] [--levels module,func,bb,inst] [--times N]
 """
 import argparse
 import os
@@ -28,7 +29,8 @@ p.add_argument("--corpus", default=None, help="default: BUILD/test-corpus (bench
 p.add_argument("--vocab", default=os.path.join(ROOT, "..", "shared", "vocab", "seedEmbeddingVocab75D.json"))
 p.add_argument("--repeat", type=int, default=5)
 p.add_argument("--jobs", type=int, default=2)
-p.add_argument("--levels", default="func,bb,inst")
+p.add_argument("--levels", default="module,func,bb,inst")
+p.add_argument("--times", type=int, default=1, help="list the corpus this many times")
 a = p.parse_args()
 corpus = a.corpus or os.path.join(a.build, "test-corpus")
 tool = os.path.join(a.build, "bin", "ir2vec")
@@ -37,6 +39,13 @@ tmp = tempfile.mkdtemp(prefix="bench-python-")
 inputs = os.path.join(corpus, "corpus_description.json")
 if not os.path.exists(inputs):
     sys.exit(f"{inputs}: no corpus (run bench/corpus.py once, or the corpus tests)")
+if a.times > 1:
+    with open(os.path.join(corpus, "corpus.list")) as f:
+        listed = f.read()
+    inputs = os.path.join(tmp, "corpus-times.list")
+    with open(inputs, "w") as f:
+        f.write(listed * a.times)
+    inputs = "@" + inputs
 
 
 def wall(cmd, **kw):
@@ -53,10 +62,11 @@ def py_cmd(level, check_against=None):
             f"print('call', time.perf_counter() - t0)\n")
     if check_against:
         code += (f"import h5py\nf = h5py.File({check_against!r})\n"
-                 f"assert e.functions.embedding.tobytes() == f['functions/embedding'][()].tobytes()\n"
+                 f"assert e.modules.embedding.tobytes() == f['modules/embedding'][()].tobytes()\n"
+                 f"if e.functions is not None: assert e.functions.embedding.tobytes() == f['functions/embedding'][()].tobytes()\n"
                  f"if e.blocks is not None: assert e.blocks.embedding.tobytes() == f['blocks/embedding'][()].tobytes()\n"
                  f"if e.instructions is not None: assert e.instructions.embedding.tobytes() == f['instructions/embedding'][()].tobytes()\n"
-                 f"print(len(e.modules.path), len(e.functions.name))\n")
+                 f"print(len(e.modules.path), 0 if e.functions is None else len(e.functions.name))\n")
     return ["/usr/bin/python3", "-c", code]
 
 
@@ -65,7 +75,7 @@ def cli_cmd(level, out):
             "-j", str(a.jobs), "-o", out, inputs]
 
 
-print(f"corpus {corpus}, -j{a.jobs}, {a.repeat} interleaved rounds, medians")
+print(f"corpus {corpus} x{a.times}, -j{a.jobs}, {a.repeat} interleaved rounds, medians")
 for level in a.levels.split(","):
     ref = os.path.join(tmp, f"ref-{level}.h5")
     wall(cli_cmd(level, ref))

@@ -1,6 +1,7 @@
 """LLVM's API on the shared corpus (273 real modules, ctest python_module_corpus): every
 function's vector from getFuncEmbMap equals libLLVM-22's Embedder (oracle_print, exact
-doubles), both kinds; and one function per module at block and instruction level. Selected
+doubles), both kinds, and getModuleEmb their sum; and one function per module at block and
+instruction level. Selected
 with -m corpus (the default run deselects it: the corpus is built by the corpus tests)."""
 import pytest
 
@@ -19,7 +20,7 @@ def same(vec, ref):
 def test_every_corpus_module_equals_libllvm(opts, mode, kind):
     mods = [l.strip() for l in open(opts["corpus_list"]) if l.strip()]
     assert len(mods) > 200
-    functions = blocks = insts = 0
+    functions = blocks = insts = modules = 0
     for path in mods:
         tool = ir2vec.initEmbedding(filename=path, mode=mode, vocabPath=opts["vocab"])
         ref = oracle(opts, opts["vocab"], kind, "func", path)
@@ -28,6 +29,12 @@ def test_every_corpus_module_equals_libllvm(opts, mode, kind):
         for name, vec in ref.items():
             assert same(got[name], vec), (path, name)
             functions += 1
+        # The module level (the extension): libLLVM's function vectors added in module order.
+        total = [0.0] * len(tool.getModuleEmb())
+        for vec in ref.values():
+            total = [x + y for x, y in zip(total, vec)]
+        assert same(tool.getModuleEmb(), total), path
+        modules += 1
         named = [n for n in ref if n]
         if not named:
             continue
@@ -41,5 +48,5 @@ def test_every_corpus_module_equals_libllvm(opts, mode, kind):
                 blocks += len(want)
             else:
                 insts += len(want)
-    print(f"{kind}: {len(mods)} modules, {functions} functions, {blocks} blocks, {insts} instructions")
+    print(f"{kind}: {modules} module vectors, {functions} functions, {blocks} blocks, {insts} instructions")
     assert functions > 3000
