@@ -4,9 +4,9 @@ with `ir2vec.embed(..., jobs=J)` in a fresh /usr/bin/python3 against
 `ir2vec embeddings --format hdf5 -j J`, whole processes, interleaved rounds, medians; the
 arrays are checked bit for bit against the file first.
 
-Two ratios: the whole Python process (interpreter, `import ir2vec` with numpy, the call) and
-the `embed` call alone (what a running Python session pays), each against the CLI's whole
-process. --times N lists the corpus N times (an @list), so that the fixed start-up costs of
+Two ratios: the whole Python process (interpreter, `import numpy, ir2vec`, the call) and
+the `embed` call alone (what a running Python session pays: numpy and ir2vec imported), each
+against the CLI's whole process. --times N lists the corpus N times (an @list), so that the fixed start-up costs of
 both processes weigh less.
 
   bench/python_embed.py [--build DIR] [--corpus DIR] [--vocab VOCAB.json] [--repeat N]
@@ -57,7 +57,7 @@ def wall(cmd, **kw):
 
 
 def py_cmd(level, check_against=None):
-    code = (f"import time, ir2vec\nt0 = time.perf_counter()\n"
+    code = (f"import time, numpy, ir2vec\nt0 = time.perf_counter()\n"
             f"e = ir2vec.embed({inputs!r}, vocab={a.vocab!r}, level={level!r}, jobs={a.jobs})\n"
             f"print('call', time.perf_counter() - t0)\n")
     if check_against:

@@ -6,8 +6,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace wb::python {
@@ -62,16 +66,73 @@ inline py::list texts(const std::vector<std::string> &V) {
   return L;
 }
 
+/// Rows x Cols over Data (one dimension when Cols is 0), owned by Owner from now on.
+template <typename T>
+py::array_t<T> arrayOver(T *Data, size_t Rows, size_t Cols, py::capsule Owner) {
+  if (Cols == 0)
+    return py::array_t<T>({static_cast<py::ssize_t>(Rows)}, Data, Owner);
+  return py::array_t<T>({static_cast<py::ssize_t>(Rows), static_cast<py::ssize_t>(Cols)}, Data,
+                        Owner);
+}
+
 /// A numpy array over V's memory (moved, not copied): Rows x Cols, or one dimension when
 /// Cols is 0.
 template <typename T> py::array_t<T> adopt(std::vector<T> &&V, size_t Rows, size_t Cols) {
   auto *Owned = new std::vector<T>(std::move(V));
   py::capsule Free(Owned, [](void *P) { delete static_cast<std::vector<T> *>(P); });
-  if (Cols == 0)
-    return py::array_t<T>({static_cast<py::ssize_t>(Rows)}, Owned->data(), Free);
-  return py::array_t<T>({static_cast<py::ssize_t>(Rows), static_cast<py::ssize_t>(Cols)},
-                        Owned->data(), Free);
+  return arrayOver(Owned->data(), Rows, Cols, Free);
 }
+
+/// A column that grows to gigabytes: numbers appended module by module into one block that
+/// grows by realloc, which glibc does for large blocks with mremap, moving page tables instead
+/// of copying and faulting in every byte again at each doubling (as std::vector does: at
+/// instruction level over a large corpus that took as long as the embedding itself).
+template <typename T> class Column {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+public:
+  Column() = default;
+  Column(const Column &) = delete;
+  Column(Column &&O) noexcept : P(O.P), N(O.N), Cap(O.Cap) { O.P = nullptr; O.N = O.Cap = 0; }
+  Column &operator=(Column &&O) noexcept {
+    std::swap(P, O.P);
+    std::swap(N, O.N);
+    std::swap(Cap, O.Cap);
+    return *this;
+  }
+  ~Column() { std::free(P); }
+
+  size_t size() const { return N; }
+  void append(const T *Data, size_t Count) {
+    if (N + Count > Cap) {
+      const size_t Want = std::max({N + Count, 2 * Cap, size_t(4096) / sizeof(T)});
+      void *Q = std::realloc(P, Want * sizeof(T));
+      if (!Q)
+        throw std::bad_alloc();
+      P = static_cast<T *>(Q);
+      Cap = Want;
+    }
+    if (Count)
+      std::memcpy(P + N, Data, Count * sizeof(T));
+    N += Count;
+  }
+  void append(const std::vector<T> &V) { append(V.data(), V.size()); }
+  void push_back(T X) { append(&X, 1); }
+
+  /// The numpy array Rows x Cols (one dimension when Cols is 0) that takes the memory over.
+  py::array_t<T> toNumpy(size_t Rows, size_t Cols) && {
+    T *Data = P ? P : static_cast<T *>(std::malloc(sizeof(T)));
+    if (!Data)
+      throw std::bad_alloc();
+    P = nullptr;
+    N = Cap = 0;
+    return arrayOver(Data, Rows, Cols, py::capsule(Data, [](void *X) { std::free(X); }));
+  }
+
+private:
+  T *P = nullptr;
+  size_t N = 0, Cap = 0;
+};
 
 /// A fresh float64 vector holding Dim doubles copied from Row.
 inline py::array_t<double> vectorOf(const double *Row, size_t Dim) {

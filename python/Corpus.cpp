@@ -66,23 +66,22 @@ struct Tables {
   bool FunctionRows = true; // false at module level
   bool InstText = false;
   std::vector<std::string> ModulePath, ModuleError;
-  std::vector<double> ModuleData;
+  Column<double> ModuleData;
   std::vector<std::string> FunctionName;
-  std::vector<int64_t> FunctionModule;
-  std::vector<double> FunctionData;
+  Column<int64_t> FunctionModule;
+  Column<double> FunctionData;
   std::vector<std::string> BlockName;
-  std::vector<int64_t> BlockFunction;
-  std::vector<double> BlockData;
+  Column<int64_t> BlockFunction;
+  Column<double> BlockData;
   std::vector<std::string> InstTextRows;
-  std::vector<int64_t> InstOpcode, InstFunction, InstBlock;
-  std::vector<double> InstData;
+  Column<int64_t> InstOpcode, InstFunction, InstBlock;
+  Column<double> InstData;
 
   void append(const std::string &Path, const std::string &Error, ir2vec::ModuleEmbedding *E) {
     const int64_t Module = static_cast<int64_t>(ModulePath.size());
     ModulePath.push_back(Path);
     ModuleError.push_back(Error);
-    const std::vector<double> Row = E ? E->ModuleVector : ir2vec::failedModuleVector(Dim);
-    ModuleData.insert(ModuleData.end(), Row.begin(), Row.end());
+    ModuleData.append(E ? E->ModuleVector : ir2vec::failedModuleVector(Dim));
     if (!E || !FunctionRows)
       return;
     const int64_t F0 = static_cast<int64_t>(FunctionName.size());
@@ -91,13 +90,13 @@ struct Tables {
       FunctionName.push_back(std::move(N));
       FunctionModule.push_back(Module);
     }
-    FunctionData.insert(FunctionData.end(), E->FunctionVectors.begin(), E->FunctionVectors.end());
+    FunctionData.append(E->FunctionVectors);
     if (Levels.Blocks) {
       for (size_t I = 0; I < E->BlockNames.size(); ++I) {
         BlockName.push_back(std::move(E->BlockNames[I]));
         BlockFunction.push_back(F0 + E->BlockFunction[I]);
       }
-      BlockData.insert(BlockData.end(), E->BlockVectors.begin(), E->BlockVectors.end());
+      BlockData.append(E->BlockVectors);
     }
     if (Levels.Instructions) {
       for (size_t I = 0; I < E->InstOpcode.size(); ++I) {
@@ -108,7 +107,7 @@ struct Tables {
       if (InstText)
         for (std::string &T : E->InstTexts)
           InstTextRows.push_back(std::move(T));
-      InstData.insert(InstData.end(), E->InstVectors.begin(), E->InstVectors.end());
+      InstData.append(E->InstVectors);
     }
   }
 
@@ -118,7 +117,7 @@ struct Tables {
     const size_t NM = ModulePath.size();
     Modules["path"] = texts(ModulePath);
     Modules["error"] = texts(ModuleError);
-    Modules[Data] = adopt(std::move(ModuleData), NM, Dim);
+    Modules[Data] = std::move(ModuleData).toNumpy(NM, Dim);
     py::dict Out;
     Out["attrs"] = Attrs;
     Out["modules"] = namespaceOf(Modules);
@@ -127,8 +126,8 @@ struct Tables {
       py::dict Functions;
       Functions["name"] = texts(FunctionName);
       const size_t NF = FunctionName.size();
-      Functions["module"] = adopt(std::move(FunctionModule), NF, 0);
-      Functions[Data] = adopt(std::move(FunctionData), NF, Dim);
+      Functions["module"] = std::move(FunctionModule).toNumpy(NF, 0);
+      Functions[Data] = std::move(FunctionData).toNumpy(NF, Dim);
       Out["functions"] = namespaceOf(Functions);
     }
     Out["blocks"] = py::none();
@@ -137,18 +136,18 @@ struct Tables {
       py::dict B;
       const size_t NB = BlockName.size();
       B["name"] = texts(BlockName);
-      B["function"] = adopt(std::move(BlockFunction), NB, 0);
-      B[Data] = adopt(std::move(BlockData), NB, Dim);
+      B["function"] = std::move(BlockFunction).toNumpy(NB, 0);
+      B[Data] = std::move(BlockData).toNumpy(NB, Dim);
       Out["blocks"] = namespaceOf(B);
     }
     if (Levels.Instructions) {
       py::dict I;
       const size_t NI = InstOpcode.size();
-      I["opcode"] = adopt(std::move(InstOpcode), NI, 0);
-      I["function"] = adopt(std::move(InstFunction), NI, 0);
-      I["block"] = adopt(std::move(InstBlock), NI, 0);
+      I["opcode"] = std::move(InstOpcode).toNumpy(NI, 0);
+      I["function"] = std::move(InstFunction).toNumpy(NI, 0);
+      I["block"] = std::move(InstBlock).toNumpy(NI, 0);
       I["text"] = InstText ? py::object(texts(InstTextRows)) : py::object(py::none());
-      I[Data] = adopt(std::move(InstData), NI, Dim);
+      I[Data] = std::move(InstData).toNumpy(NI, Dim);
       Out["instructions"] = namespaceOf(I);
     }
     Out["entities"] = namespaceOf(py::dict(py::arg("name") = entityNames()));
