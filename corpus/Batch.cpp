@@ -181,6 +181,18 @@ llvm::Expected<support::Outcome> outcomeOf(const BatchSummary &S) {
   return support::Outcome::complete();
 }
 
+void encode(const ModuleText &T, support::WireWriter &W) {
+  W.bytes(T.Error);
+  W.strings(T.Warnings);
+  W.bytes(T.Text);
+}
+
+void decode(support::WireReader &In, ModuleText &T) {
+  T.Error = In.bytes();
+  T.Warnings = In.strings();
+  T.Text = In.bytes();
+}
+
 size_t defaultWindow(unsigned Jobs) { return 4 * static_cast<size_t>(std::max(1u, Jobs)) + 4; }
 
 bool reportModule(const BatchIO &IO, support::Progress &P, std::vector<std::string> &Warnings,

@@ -57,6 +57,9 @@ inline constexpr double DefaultModuleSeconds = 300;
 struct BatchIO {
   unsigned Jobs = 1;
   bool ShowProgress = false;
+  /// The ranks of an MPI run (support/Ranks.h), or none: this process alone. Every rank runs
+  /// Jobs workers; rank 0 also consumes the results and writes the output.
+  support::Distribution Dist;
   /// Time limit per module (seconds; 0 = none): see TimeLimit.
   double ModuleSeconds = DefaultModuleSeconds;
   support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
@@ -118,9 +121,28 @@ llvm::Expected<ModuleInput> readModuleRecoverable(llvm::StringRef Path,
                                                   std::unique_ptr<llvm::LLVMContext> &Ctx,
                                                   double Seconds = DefaultModuleSeconds);
 
-/// Runs Do on the modules Inputs[Begin, end) with IO.Jobs workers, each using contexts as
-/// Policy says, and Take on each result in input order. A module on which LLVM crashes, or which takes
-/// longer than IO.ModuleSeconds, gets a Result whose Error names it and what happened (Result has an Error string), its context is
+/// The Spread of a run of IO whose results travel with encode(const Result &, WireWriter &) and
+/// decode(WireReader &, Result &) (found by argument-dependent lookup, beside Result).
+template <typename Result> Spread<Result> spreadOf(const BatchIO &IO) {
+  Spread<Result> S;
+  S.Dist = IO.Dist;
+  S.Encode = [](const Result &R, support::WireWriter &W) { encode(R, W); };
+  S.Decode = [](support::WireReader &In) -> llvm::Expected<Result> {
+    Result R;
+    decode(In, R);
+    return R;
+  };
+  return S;
+}
+
+/// This process serves rank 0 of an MPI run: it works on what rank 0 hands out and writes no
+/// output of its own.
+inline bool serving(const BatchIO &IO) { return IO.Dist.serving(); }
+
+/// Runs Do on the modules Inputs[Begin, end) with IO.Jobs workers (on every rank of IO.Ranks),
+/// each using contexts as Policy says, and Take on each result in input order (on rank 0 only).
+/// A module on which LLVM crashes, or which takes longer than IO.ModuleSeconds, gets a Result
+/// whose Error names it and what happened (Result has an Error string), its context is
 /// abandoned, and the run goes on.
 template <typename Result>
 llvm::Error runModules(const BatchIO &IO, ContextPolicy Policy,
@@ -141,7 +163,7 @@ llvm::Error runModules(const BatchIO &IO, ContextPolicy Policy,
         }
         return R;
       },
-      Take);
+      Take, spreadOf<Result>(IO));
 }
 
 /// What a worker makes of one module for text output.
@@ -150,6 +172,8 @@ struct ModuleText {
   std::vector<std::string> Warnings;
   std::string Text;
 };
+void encode(const ModuleText &T, support::WireWriter &W);
+void decode(support::WireReader &In, ModuleText &T);
 
 /// When runTextBatch precedes a module's text with "Module: <path>\n".
 enum class ModuleHeaders { WhenSeveral, Always };

@@ -32,6 +32,46 @@ const vocab::Vocabulary &countingVocabulary() {
   return Identity;
 }
 
+void encode(const EmbeddedModule &M, support::WireWriter &W) {
+  W.bytes(M.Error);
+  W.strings(M.Warnings);
+  const ModuleEmbedding &E = M.E;
+  W.num<uint32_t>(E.Dim);
+  W.strings(E.FunctionNames);
+  W.array(E.FunctionVectors);
+  W.strings(E.BlockNames);
+  W.array(E.BlockFunction);
+  W.array(E.BlockVectors);
+  W.strings(E.InstTexts);
+  W.array(E.InstOpcode);
+  W.array(E.InstFunction);
+  W.array(E.InstBlock);
+  W.array(E.InstVectors);
+  W.array(E.ModuleVector);
+  W.num<uint8_t>(E.SelectedDeclaration);
+  W.num<uint8_t>(E.SelectedNotFound);
+}
+
+void decode(support::WireReader &In, EmbeddedModule &M) {
+  M.Error = In.bytes();
+  M.Warnings = In.strings();
+  ModuleEmbedding &E = M.E;
+  E.Dim = In.num<uint32_t>();
+  E.FunctionNames = In.strings();
+  E.FunctionVectors = In.array<double>();
+  E.BlockNames = In.strings();
+  E.BlockFunction = In.array<int64_t>();
+  E.BlockVectors = In.array<double>();
+  E.InstTexts = In.strings();
+  E.InstOpcode = In.array<int64_t>();
+  E.InstFunction = In.array<int64_t>();
+  E.InstBlock = In.array<int64_t>();
+  E.InstVectors = In.array<double>();
+  E.ModuleVector = In.array<double>();
+  E.SelectedDeclaration = In.num<uint8_t>() != 0;
+  E.SelectedNotFound = In.num<uint8_t>() != 0;
+}
+
 namespace {
 
 EmbeddedModule embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text,
@@ -337,6 +377,13 @@ std::string rowSummary(const EmbeddingJob &J, const EmbeddingRun &R) {
 llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingJob &J, const corpus::BatchIO &IO) {
   if (llvm::Error E = J.validate())
     return E;
+  if (corpus::serving(IO)) { // another rank of an MPI run: works for rank 0, writes nothing
+    if (J.Format == OutputFormat::HDF5)
+      return support::outcomeOf(embedModules(
+          J, J.Header.levels(), J.Header.InstructionText, 0, IO,
+          [](size_t, EmbeddedModule &&) { return llvm::Error::success(); }));
+    return support::outcomeOf(runEmbeddingsText(J, llvm::nulls(), IO).takeError());
+  }
   if (J.Format == OutputFormat::HDF5) {
     auto R = runEmbeddingsHDF5(J, IO);
     if (!R)

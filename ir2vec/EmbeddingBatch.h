@@ -81,6 +81,9 @@ struct EmbeddedModule {
   std::vector<std::string> Warnings;
   ModuleEmbedding E;
 };
+/// How a module's rows travel from a rank to rank 0 of an MPI run (every field, exactly).
+void encode(const EmbeddedModule &M, support::WireWriter &W);
+void decode(support::WireReader &In, EmbeddedModule &M);
 
 /// Embeds J.Inputs[Begin, end) with J.Vocab, J.EmbeddingKind and J.FunctionName at the given
 /// levels, with IO.Jobs workers, and hands every module to Take in input order (Take may stop

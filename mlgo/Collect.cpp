@@ -93,6 +93,40 @@ llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleResult &R) {
                             {"baseline_text_size", R.Info.BaselineTextSize}});
 }
 
+// How a module's result travels from a rank to rank 0 of an MPI run: its sizes and its session
+// log in LLVM's training-log bytes.
+void encodeResult(const ModuleResult &R, support::WireWriter &W) {
+  W.bytes(R.Info.Path);
+  W.bytes(R.Info.Error);
+  W.num<int64_t>(R.Info.TextSize);
+  W.num<int64_t>(R.Info.BaselineTextSize);
+  W.num<double>(R.Info.Reward);
+  W.num<uint8_t>(R.Cancelled);
+  std::string Log;
+  llvm::raw_string_ostream OS(Log);
+  if (R.Info.Error.empty())
+    llvm::consumeError(features::writeLog(OS, R.Log)); // written by this program: cannot fail
+  W.bytes(Log);
+}
+
+llvm::Expected<ModuleResult> decodeResult(support::WireReader &In) {
+  ModuleResult R;
+  R.Info.Path = In.bytes();
+  R.Info.Error = In.bytes();
+  R.Info.TextSize = In.num<int64_t>();
+  R.Info.BaselineTextSize = In.num<int64_t>();
+  R.Info.Reward = In.num<double>();
+  R.Cancelled = In.num<uint8_t>() != 0;
+  const std::string Log = In.bytes();
+  if (R.Info.Error.empty()) {
+    llvm::Expected<features::Log> L = features::parseLog(Log, R.Info.Path + " (session log)");
+    if (!L)
+      return L.takeError();
+    R.Log = std::move(*L);
+  }
+  return R;
+}
+
 std::optional<ModuleResult> readPart(const PartsDir &Dir, size_t I, const std::string &Path) {
   std::optional<llvm::json::Object> O = Dir.readRecord(I, Path);
   if (!O)
@@ -129,6 +163,18 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
     if (!P)
       return P.takeError();
   }
+  // Workers need no state: every module is compiled by other processes.
+  corpus::OrderedPipeline<ModuleResult> Pipe(C.Jobs, 2 * C.Jobs);
+  corpus::Spread<ModuleResult> Sp;
+  Sp.Dist = C.Dist;
+  Sp.Encode = encodeResult;
+  Sp.Decode = decodeResult;
+  auto Collect = [&](size_t I) { return collectOne(Inputs[I], C); };
+  if (C.Dist.serving()) { // another rank of an MPI run: compiles for rank 0, writes nothing
+    if (llvm::Error E = Pipe.run(0, Inputs.size(), Collect, {}, Sp))
+      return E;
+    return CollectSummary{};
+  }
   llvm::Expected<PartsDir> Parts = PartsDir::open(Output.str(), fingerprint(Inputs, C), C.Resume,
                                                   C.Report);
   if (!Parts)
@@ -137,21 +183,21 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
   CollectSummary Sum;
   size_t NoDecisions = 0, Resumed = 0;
   support::Progress Bar("modules", Inputs.size(), C.ShowProgress);
-  // Workers need no state: every module is compiled by other processes.
-  corpus::OrderedPipeline<ModuleResult> Pipe(C.Jobs, 2 * C.Jobs);
+  // Finished modules wait in OUT.parts/ (written as they arrive, from any rank) until the
+  // dataset is written; a resumed run takes them from there.
+  Sp.Cached = [&](size_t I) -> std::optional<ModuleResult> {
+    std::optional<ModuleResult> R = readPart(*Parts, I, Inputs[I]);
+    if (R)
+      R->Resumed = true;
+    return R;
+  };
+  Sp.Settle = [&](size_t I, ModuleResult &R) {
+    if (!R.Cancelled)
+      if (llvm::Error W = writePart(*Parts, I, R))
+        R.Info.Error = llvm::toString(std::move(W));
+  };
   llvm::Error E = Pipe.run(
-      0, Inputs.size(),
-      [&](size_t I) {
-        if (std::optional<ModuleResult> R = readPart(*Parts, I, Inputs[I])) {
-          R->Resumed = true;
-          return std::move(*R);
-        }
-        ModuleResult R = collectOne(Inputs[I], C);
-        if (!R.Cancelled)
-          if (llvm::Error W = writePart(*Parts, I, R))
-            R.Info.Error = llvm::toString(std::move(W));
-        return R;
-      },
+      0, Inputs.size(), Collect,
       [&](size_t I, ModuleResult &&R) -> llvm::Error {
         ++Sum.Modules;
         Resumed += R.Resumed;
@@ -178,7 +224,8 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
         }
         Bar.update(Sum.Modules, std::to_string(DS.rows()) + " decisions");
         return llvm::Error::success();
-      });
+      },
+      Sp);
   Bar.clear();
   if (Sum.Cancelled) {
     llvm::consumeError(std::move(E));
@@ -216,11 +263,14 @@ llvm::Expected<support::Outcome> collectDataset(const std::vector<std::string> &
     return support::makeError("no input modules");
   if (Output.empty())
     return support::usageError("collect needs -o DATA.h5");
-  if (llvm::Error E = support::checkOutputPath(Output))
-    return E;
+  if (!C.Dist.serving())
+    if (llvm::Error E = support::checkOutputPath(Output))
+      return E;
   llvm::Expected<CollectSummary> S = collect(Inputs, Output, C);
   if (!S)
     return S.takeError();
+  if (C.Dist.serving())
+    return support::Outcome::complete(); // rank 0 reports the run
   if (S->Cancelled)
     return support::interruptedError("interrupted; no output written; finished modules are "
                                      "kept in " + Output + ".parts for --resume");

@@ -10,6 +10,7 @@
 #include "runners/InteractiveHost.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
+#include "support/Ranks.h"
 
 #include <functional>
 #include <string>
@@ -28,6 +29,9 @@ struct CollectConfig {
   Toolchain Tools;
   unsigned Jobs = 1;
   bool ShowProgress = false;
+  /// The ranks of an MPI run (support/Ranks.h): each compiles with Jobs workers; rank 0
+  /// writes the parts and the dataset.
+  support::Distribution Dist;
   /// Continue an interrupted run of the same settings and inputs: finished modules wait in
   /// OUT.parts/ (mlgo/Parts.h) and are not compiled again.
   bool Resume = false;

@@ -94,18 +94,45 @@ EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
 
 namespace {
 
-/// Runs Measure on every module with C.Jobs workers, reporting failures in input order.
+// A module's measurement as it travels from a rank to rank 0 of an MPI run.
+void encodeMeasured(const EvalModule &M, support::WireWriter &W) {
+  W.bytes(M.Error);
+  W.num<int64_t>(M.Baseline);
+  W.num<int64_t>(M.Policy);
+  W.num<uint64_t>(M.Decisions);
+}
+
+llvm::Expected<EvalModule> decodeMeasured(support::WireReader &In) {
+  EvalModule M;
+  M.Error = In.bytes();
+  M.Baseline = In.num<int64_t>();
+  M.Policy = In.num<int64_t>();
+  M.Decisions = size_t(In.num<uint64_t>());
+  return M;
+}
+
+/// Runs Measure on every module with C.Jobs workers (on every rank of C.Dist), reporting
+/// failures in input order. A pass measures some fields (the baseline, or the policy's size and
+/// decisions); rank 0 keeps what it knew of the others (another rank knows only the paths).
 void measureAll(std::vector<EvalModule> &Modules, const EvalRunConfig &C, const char *What,
                 const std::function<void(EvalModule &, const support::TempDir &)> &Measure) {
   support::Progress P(What, Modules.size(), C.ShowProgress);
   corpus::OrderedPipeline<EvalModule> Pipe(C.Jobs, 2 * C.Jobs);
+  corpus::Spread<EvalModule> Sp;
+  Sp.Dist = C.Dist;
+  Sp.Encode = encodeMeasured;
+  Sp.Decode = decodeMeasured;
+  // A module that failed already is not measured again (rank 0 alone knows it failed).
+  Sp.Cached = [&](size_t I) -> std::optional<EvalModule> {
+    if (Modules[I].Error.empty())
+      return std::nullopt;
+    return Modules[I];
+  };
   size_t Done = 0;
   llvm::Error E = Pipe.run(
       0, Modules.size(),
       [&](size_t I) {
         EvalModule M = Modules[I];
-        if (!M.Error.empty())
-          return M;
         llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-eval");
         if (!D)
           M.Error = llvm::toString(D.takeError());
@@ -114,14 +141,22 @@ void measureAll(std::vector<EvalModule> &Modules, const EvalRunConfig &C, const 
         return M;
       },
       [&](size_t I, EvalModule &&M) -> llvm::Error {
-        if (!M.Error.empty() && Modules[I].Error.empty()) {
+        EvalModule &Into = Modules[I];
+        if (!M.Error.empty() && Into.Error.empty()) {
           P.clear();
-          C.Report({Diagnostic::Error, M.Path + ": " + M.Error});
+          C.Report({Diagnostic::Error, Into.Path + ": " + M.Error});
+          Into.Error = M.Error;
         }
-        Modules[I] = std::move(M);
+        if (M.Baseline >= 0)
+          Into.Baseline = M.Baseline;
+        if (M.Policy >= 0) {
+          Into.Policy = M.Policy;
+          Into.Decisions = M.Decisions;
+        }
         P.update(++Done);
         return llvm::Error::success();
-      });
+      },
+      Sp);
   llvm::consumeError(std::move(E)); // the consumer never fails
 }
 
@@ -220,7 +255,7 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
   if (J.JSONOutput.empty())
     return support::usageError("eval needs an output: -o REPORT.json ('-' = standard output)");
   for (const std::string &Out : {J.JSONOutput, J.HDF5Output})
-    if (!Out.empty())
+    if (!Out.empty() && !C.Dist.serving())
       if (llvm::Error E = support::checkOutputPath(Out))
         return E;
   auto S = splitCorpus(J.Inputs, J.Split);
@@ -239,6 +274,8 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
   if (support::cancelled(C.Tools.CancelFd))
     return support::interruptedError("interrupted; no output written");
   measurePolicy(Modules, J.Session, J.Embeddings, C);
+  if (C.Dist.serving())
+    return support::Outcome::complete(); // rank 0 reports the run
   if (support::cancelled(C.Tools.CancelFd))
     return support::interruptedError("interrupted; no output written");
   const EvalSummary Sum = summarize(Modules, J.Seed);

@@ -10,6 +10,7 @@
 #include "mlgo/Split.h"
 #include "runners/InteractiveHost.h"
 #include "support/Diagnostics.h"
+#include "support/Ranks.h"
 #include "support/Error.h"
 
 #include "llvm/Support/JSON.h"
@@ -57,6 +58,9 @@ struct EvalRunConfig {
   Toolchain Tools;
   unsigned Jobs = 1;
   bool ShowProgress = false;
+  /// The ranks of an MPI run (support/Ranks.h): each compiles with Jobs workers; rank 0 keeps
+  /// the measurements and writes the reports.
+  support::Distribution Dist;
   support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
 };
 

@@ -227,6 +227,55 @@ std::optional<ModuleExploration> readPart(const PartsDir &Dir, size_t I,
   return X;
 }
 
+// How a module's exploration travels from a rank to rank 0 of an MPI run: every rollout, and
+// the observation sets in LLVM's training-log bytes.
+void encodeExploration(const ModuleExploration &X, support::WireWriter &W) {
+  W.bytes(X.Path);
+  W.bytes(X.Error);
+  W.num<int64_t>(X.BaselineSize);
+  W.num<int64_t>(X.BestSize);
+  W.num<uint64_t>(X.Best);
+  W.num<uint64_t>(X.Rollouts.size());
+  for (const Rollout &R : X.Rollouts) {
+    W.array(R.Decisions);
+    W.num<int64_t>(R.TextSize);
+    W.num<int64_t>(R.Flip);
+    W.bytes(R.Error);
+  }
+  W.num<uint64_t>(X.Observations.size());
+  for (const features::Log &L : X.Observations) {
+    std::string Bytes;
+    llvm::raw_string_ostream OS(Bytes);
+    llvm::consumeError(features::writeLog(OS, L)); // written by this program: cannot fail
+    W.bytes(Bytes);
+  }
+}
+
+llvm::Expected<ModuleExploration> decodeExploration(support::WireReader &In) {
+  ModuleExploration X;
+  X.Path = In.bytes();
+  X.Error = In.bytes();
+  X.BaselineSize = In.num<int64_t>();
+  X.BestSize = In.num<int64_t>();
+  X.Best = size_t(In.num<uint64_t>());
+  for (uint64_t N = In.num<uint64_t>(), K = 0; K < N && In.ok(); ++K) {
+    Rollout R;
+    R.Decisions = In.array<int64_t>();
+    R.TextSize = In.num<int64_t>();
+    R.Flip = In.num<int64_t>();
+    R.Error = In.bytes();
+    X.Rollouts.push_back(std::move(R));
+  }
+  for (uint64_t N = In.num<uint64_t>(), K = 0; K < N && In.ok(); ++K) {
+    llvm::Expected<features::Log> L =
+        features::parseLog(In.bytes(), X.Path + " (observations " + std::to_string(K) + ")");
+    if (!L)
+      return L.takeError();
+    X.Observations.push_back(std::move(*L));
+  }
+  return X;
+}
+
 std::string fingerprint(const std::vector<std::string> &Train, const ExploreConfig &C,
                         const CorpusSplit &S) {
   std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4}\n{5}\n", WB_VERSION, C.Budget,
@@ -361,8 +410,9 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
     return E;
   if (Output.empty() || Output == "-")
     return support::usageError("explore needs an output file: -o EXPLORATION.h5");
-  if (llvm::Error E = support::checkOutputPath(Output))
-    return E;
+  if (!C.Dist.serving())
+    if (llvm::Error E = support::checkOutputPath(Output))
+      return E;
   llvm::Expected<CorpusSplit> S = splitCorpus(Inputs, SplitOpts);
   if (!S)
     return S.takeError();
@@ -372,7 +422,18 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
       Train.push_back(S->Modules[I]);
       Keys.push_back(S->Keys[I]);
     }
-  // Finished modules wait in OUT.parts/ until the file is written.
+  corpus::OrderedPipeline<ModuleExploration> Pipe(C.Jobs, 2 * C.Jobs);
+  corpus::Spread<ModuleExploration> Sp;
+  Sp.Dist = C.Dist;
+  Sp.Encode = encodeExploration;
+  Sp.Decode = decodeExploration;
+  auto Explore = [&](size_t I) {
+    return exploreModule(Train[I], C, C.Seed * 0x9E3779B97F4A7C15ull + I);
+  };
+  if (C.Dist.serving()) // another rank of an MPI run: explores for rank 0, writes nothing
+    return support::outcomeOf(Pipe.run(0, Train.size(), Explore, {}, Sp));
+  // Finished modules wait in OUT.parts/ (written as they arrive, from any rank) until the file
+  // is written; a resumed run takes them from there.
   llvm::Expected<PartsDir> Parts =
       PartsDir::open(Output, fingerprint(Train, C, *S), Resume, C.Report);
   if (!Parts)
@@ -382,18 +443,14 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
   support::Progress P("modules", Train.size(), C.ShowProgress);
   size_t Done = 0, Failed = 0, Rollouts = 0, Improved = 0, NoDecisions = 0;
   int64_t BaseTotal = 0, BestTotal = 0;
-  corpus::OrderedPipeline<ModuleExploration> Pipe(C.Jobs, 2 * C.Jobs);
+  Sp.Cached = [&](size_t I) { return readPart(*Parts, I, Train[I]); };
+  Sp.Settle = [&](size_t I, ModuleExploration &X) {
+    if (!support::cancelled(C.Tools.CancelFd))
+      if (llvm::Error W = writePart(*Parts, I, X))
+        X.Error = llvm::toString(std::move(W));
+  };
   llvm::Error E = Pipe.run(
-      0, Train.size(),
-      [&](size_t I) {
-        if (std::optional<ModuleExploration> X = readPart(*Parts, I, Train[I]))
-          return std::move(*X);
-        ModuleExploration X = exploreModule(Train[I], C, C.Seed * 0x9E3779B97F4A7C15ull + I);
-        if (!support::cancelled(C.Tools.CancelFd))
-          if (llvm::Error W = writePart(*Parts, I, X))
-            X.Error = llvm::toString(std::move(W));
-        return X;
-      },
+      0, Train.size(), Explore,
       [&](size_t I, ModuleExploration &&X) -> llvm::Error {
         if (support::cancelled(C.Tools.CancelFd))
           return support::interruptedError("interrupted; finished modules are kept in " + Parts->path() +
@@ -413,7 +470,8 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
         Xs[I] = std::move(X);
         P.update(Done, llvm::formatv("{0} compilations, {1} smaller", Rollouts, Improved).str());
         return llvm::Error::success();
-      });
+      },
+      Sp);
   P.clear();
   if (E)
     return E;

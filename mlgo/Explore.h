@@ -14,6 +14,7 @@
 #include "mlgo/Compile.h"
 #include "mlgo/Split.h"
 #include "support/Diagnostics.h"
+#include "support/Ranks.h"
 #include "support/Error.h"
 #include "support/Names.h"
 
@@ -50,6 +51,9 @@ struct ExploreConfig {
   bool HeldOut = false;
   unsigned Jobs = 1;
   bool ShowProgress = false;
+  /// The ranks of an MPI run (support/Ranks.h): each explores with Jobs workers; rank 0
+  /// writes the parts and the file.
+  support::Distribution Dist;
   support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
 
   llvm::Error validate() const;

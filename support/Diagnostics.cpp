@@ -12,11 +12,15 @@ void Reporter::warning(const llvm::Twine &Message) const {
 }
 
 void Reporter::endWarning(const llvm::Twine &Message) const {
-  llvm::WithColor::warning(llvm::errs(), Tool) << Message << "\n";
+  if (!Held)
+    llvm::WithColor::warning(llvm::errs(), Tool) << Message << "\n";
 }
 
 void Reporter::error(const llvm::Twine &Message) const {
-  llvm::WithColor::error(llvm::errs(), Tool) << Message << "\n";
+  if (Held)
+    *Held += Tool + ": error: " + Message.str() + "\n";
+  else
+    llvm::WithColor::error(llvm::errs(), Tool) << Message << "\n";
 }
 
 void Reporter::note(const llvm::Twine &Message) const {
@@ -25,7 +29,7 @@ void Reporter::note(const llvm::Twine &Message) const {
 }
 
 void Reporter::terminalNote(const llvm::Twine &Message) const {
-  if (llvm::sys::Process::StandardErrIsDisplayed())
+  if (!Held && llvm::sys::Process::StandardErrIsDisplayed())
     note(Message);
 }
 

@@ -25,10 +25,13 @@ using DiagnosticHandler = std::function<void(const Diagnostic &)>;
 
 /// Prints "TOOL: warning: ..." and "TOOL: error: ..." on standard error (coloured on a
 /// terminal) and "TOOL: ..." for notes and summaries (summaries only on a terminal). Quiet
-/// silences everything but errors.
+/// silences everything but errors. With Held (a rank of an MPI job other than rank 0, whose
+/// messages rank 0 prints), nothing is printed: errors are appended to *Held, to be printed
+/// only if this rank ends the job on its own.
 class Reporter {
 public:
-  Reporter(std::string Tool, bool Quiet) : Tool(std::move(Tool)), Quiet(Quiet) {}
+  Reporter(std::string Tool, bool Quiet, std::string *Held = nullptr)
+      : Tool(std::move(Tool)), Quiet(Quiet || Held), Held(Held) {}
   const std::string &tool() const { return Tool; }
   bool quiet() const { return Quiet; }
   void warning(const llvm::Twine &Message) const;
@@ -45,6 +48,7 @@ public:
 private:
   std::string Tool;
   bool Quiet;
+  std::string *Held;
 };
 
 } // namespace wb::support

@@ -73,4 +73,11 @@ struct Outcome {
   static Outcome status(int S, std::string Error = "") { return {Status, S, {}, std::move(Error)}; }
 };
 
+/// A call that returns only an Error, as an outcome: complete, or the error.
+inline llvm::Expected<Outcome> outcomeOf(llvm::Error E) {
+  if (E)
+    return E;
+  return Outcome::complete();
+}
+
 } // namespace wb::support

@@ -24,6 +24,29 @@ struct ModuleTriplets {
   unsigned Runs = 0;
 };
 
+// How a module's counts travel from a rank to rank 0 of an MPI run.
+void encode(const ModuleTriplets &R, support::WireWriter &W) {
+  W.bytes(R.Error);
+  W.strings(R.Warnings);
+  std::vector<uint64_t> Flat;
+  Flat.reserve(2 * R.Counts.size());
+  for (auto [K, N] : R.Counts)
+    Flat.insert(Flat.end(), {K, N});
+  W.array(Flat);
+  W.num<uint32_t>(R.MaxRelation);
+  W.num<uint32_t>(R.Runs);
+}
+
+void decode(support::WireReader &In, ModuleTriplets &R) {
+  R.Error = In.bytes();
+  R.Warnings = In.strings();
+  const std::vector<uint64_t> Flat = In.array<uint64_t>();
+  for (size_t I = 0; I + 1 < Flat.size(); I += 2)
+    R.Counts.emplace_back(Flat[I], Flat[I + 1]);
+  R.MaxRelation = In.num<uint32_t>();
+  R.Runs = In.num<uint32_t>();
+}
+
 ModuleTriplets extract(const TripletCorpusJob &J, size_t Index, llvm::LLVMContext &Ctx) {
   ModuleTriplets R;
   const std::string &Path = J.Inputs[Index];
@@ -237,6 +260,8 @@ llvm::Expected<support::Outcome> runTripletCorpus(const TripletCorpusJob &J,
     return E;
   if (Dir == "-")
     return support::usageError("--format openke needs an output directory: -o DIR");
+  if (corpus::serving(IO)) // another rank of an MPI run: works for rank 0, writes nothing
+    return support::outcomeOf(collectTripletCorpus(J, IO).takeError());
   // Checked before the work: a long extraction must not end in a missing directory.
   if (llvm::Error E = support::prepareOutputDirectory(Dir))
     return E;
@@ -258,24 +283,26 @@ llvm::Expected<support::Outcome> runTripletsText(const TripletCorpusJob &J,
   if (!J.Levels.empty() || J.Sample || J.Weighting != TripletWeighting::Unique)
     return support::usageError(
         "--opt-levels, --opt-sample and --weighting apply to --format openke");
+  const TripletOptions Opts = J.Opts;
+  auto Work = [Opts](const std::string &Path, llvm::LLVMContext &Ctx) {
+    corpus::ModuleText T;
+    auto In = corpus::readModule(Path, Ctx);
+    if (!In) {
+      T.Error = llvm::toString(In.takeError());
+      return T;
+    }
+    T.Warnings = std::move(In->Warnings);
+    llvm::raw_string_ostream OS(T.Text);
+    writeTripletsText(OS, collectTriplets(*In->M, Opts));
+    return T;
+  };
+  if (corpus::serving(IO)) // another rank of an MPI run: works for rank 0, writes nothing
+    return support::outcomeOf(
+        corpus::runTextBatch(J.Inputs, llvm::nulls(), IO, J.contextPolicy(), Work).takeError());
   auto Out = support::AtomicOutput::create(Output);
   if (!Out)
     return Out.takeError();
-  const TripletOptions Opts = J.Opts;
-  auto S = corpus::runTextBatch(
-      J.Inputs, Out->os(), IO, J.contextPolicy(),
-      [Opts](const std::string &Path, llvm::LLVMContext &Ctx) {
-        corpus::ModuleText T;
-        auto In = corpus::readModule(Path, Ctx);
-        if (!In) {
-          T.Error = llvm::toString(In.takeError());
-          return T;
-        }
-        T.Warnings = std::move(In->Warnings);
-        llvm::raw_string_ostream OS(T.Text);
-        writeTripletsText(OS, collectTriplets(*In->M, Opts));
-        return T;
-      });
+  auto S = corpus::runTextBatch(J.Inputs, Out->os(), IO, J.contextPolicy(), Work);
   if (!S)
     return S.takeError();
   auto O = corpus::outcomeOf(*S);

@@ -2,8 +2,13 @@
 
 #include "llvm/Support/Threading.h"
 
+#include "support/Inputs.h"
+
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 namespace wb::tool {
 
@@ -152,19 +157,42 @@ CLI::Option *addModuleTimeLimit(CLI::App &Sub, double &Seconds) {
       ->type_name("SECONDS");
 }
 
-corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds) {
+corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds,
+                        support::Distribution Dist) {
   corpus::BatchIO IO;
   IO.Jobs = jobsOrHardware(Jobs);
   IO.ModuleSeconds = ModuleSeconds;
   IO.ShowProgress = !R.quiet();
   IO.Report = R.handler();
+  IO.Dist = Dist;
   return IO;
 }
 
-llvm::Expected<support::Outcome> outcomeOf(llvm::Error E) {
-  if (E)
-    return E;
-  return support::Outcome::complete();
+support::Distribution RunContext::distribution(int RootJobs) const {
+  support::Distribution D;
+  D.Job = Ranks;
+  if (RootJobs >= 0)
+    D.RootJobs = unsigned(RootJobs);
+  return D;
+}
+
+llvm::Expected<std::vector<std::string>> commandInputs(const std::vector<std::string> &Args,
+                                                       const RunContext &Ctx) {
+  auto Inputs = support::expandInputsOrStdin(Args);
+  if (Inputs && Ctx.spread() && llvm::is_contained(*Inputs, "-"))
+    return support::usageError("standard input ('-') cannot be shared by the ranks of an MPI "
+                               "run: name the modules");
+  return Inputs;
+}
+
+void setSpreads(Commands &Cmds, CLI::App *App, int &RootJobs) {
+  for (Command &C : Cmds)
+    if (C.App == App)
+      C.Spreads = true;
+  App->add_option("--root-jobs", RootJobs,
+                  "Under mpirun: workers of rank 0, which also hands out the modules and writes "
+                  "the output (default -1: -j; 0: rank 0 only coordinates)")
+      ->check(CLI::Range(-1, 1 << 16));
 }
 
 llvm::Error checkMode(const std::string &Mode) {
@@ -208,11 +236,14 @@ std::vector<std::string> splitCompilerCommand(std::vector<std::string> &Args) {
   return Compiler;
 }
 
-int parseAndRun(CLI::App &App, const Commands &Cmds, std::vector<std::string> Args) {
+int parseAndRun(CLI::App &App, const Commands &Cmds, std::vector<std::string> Args,
+                const RunContext &Ctx) {
   try {
     App.parse(normaliseArgs(std::move(Args), App));
   } catch (const CLI::ParseError &E) {
-    const int Status = App.exit(E); // prints the help, the version or the error
+    std::ostringstream Elsewhere; // the other ranks of a job: rank 0 prints it
+    const int Status = Ctx.root() ? App.exit(E) // prints the help, the version or the error
+                                  : App.exit(E, Elsewhere, Elsewhere);
     if (Status == 0)
       return 0;
     const Command *C = parsedCommand(App, Cmds);
@@ -220,8 +251,17 @@ int parseAndRun(CLI::App &App, const Commands &Cmds, std::vector<std::string> Ar
   }
   const Command *C = parsedCommand(App, Cmds);
   if (!C || !C->Run) {
-    llvm::errs() << App.help();
+    if (Ctx.root())
+      llvm::errs() << App.help();
     return 1;
+  }
+  if (Ctx.spread() && !C->Spreads) {
+    if (Ctx.root())
+      support::Reporter(ToolName, false)
+          .error("'" + C->App->get_name() + "' runs as one process, not as the " +
+                 std::to_string(Ctx.Ranks->size()) + " ranks of an MPI job: run it without "
+                 "mpirun (embeddings, triplets and mlgo collect|explore|eval run as ranks)");
+    return C->Exits.Usage;
   }
   return C->Run();
 }

@@ -9,6 +9,7 @@
 #include "corpus/Batch.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
+#include "support/Ranks.h"
 
 #include <CLI/CLI.hpp>
 
@@ -46,11 +47,31 @@ ExitTable simpleExits(); // 0 done, 1 failed (and no output)
 int finish(const support::Reporter &R, const ExitTable &Table,
            llvm::Expected<support::Outcome> Result);
 
+/// The run this process is part of: alone, or one rank of an MPI job (cluster/Job.h). Rank 0
+/// prints the run's messages; the other ranks hold theirs (Held), printed only when such a rank
+/// fails on its own and ends the job.
+struct RunContext {
+  support::Ranks *Ranks = nullptr;
+  std::string Held;
+
+  bool spread() const { return Ranks && Ranks->size() > 1; }
+  bool root() const { return !Ranks || Ranks->root(); }
+  /// The Reporter of a subcommand: Tool's messages on rank 0, held on the others.
+  support::Reporter reporter(std::string Tool, bool Quiet) {
+    return support::Reporter(std::move(Tool), Quiet, root() ? nullptr : &Held);
+  }
+  /// Where a subcommand's corpus work goes; RootJobs < 0: rank 0 keeps -j workers.
+  support::Distribution distribution(int RootJobs) const;
+};
+
 /// A subcommand: its parser and what runs it once parsed.
 struct Command {
   CLI::App *App;
   ExitTable Exits;
   std::function<int()> Run;
+  /// Runs as the ranks of an MPI job (embeddings, triplets, mlgo collect|explore|eval); any
+  /// other subcommand refuses to run as several ranks.
+  bool Spreads = false;
 };
 using Commands = std::vector<Command>;
 
@@ -59,6 +80,9 @@ CLI::App *addCommand(CLI::App &Parent, Commands &Cmds, const std::string &Name,
                      const std::string &Description, ExitTable Exits);
 /// Sets the run function of the subcommand App (added with addCommand).
 void setRun(Commands &Cmds, CLI::App *App, std::function<int()> Run);
+/// Marks App (added with addCommand) as a subcommand that runs as the ranks of an MPI job, and
+/// adds its --root-jobs option.
+void setSpreads(Commands &Cmds, CLI::App *App, int &RootJobs);
 /// The deepest subcommand the parser entered, and its exit table (for usage errors).
 const Command *parsedCommand(const CLI::App &Root, const Commands &Cmds);
 
@@ -88,9 +112,13 @@ unsigned jobsOrHardware(unsigned Jobs);
 /// messages through R.
 /// --module-time-limit of the commands that read a corpus in this process.
 CLI::Option *addModuleTimeLimit(CLI::App &Sub, double &Seconds);
-corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds);
-/// A library call that returns only an Error, as an outcome.
-llvm::Expected<support::Outcome> outcomeOf(llvm::Error E);
+corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds,
+                        support::Distribution Dist = {});
+/// The inputs of a command, expanded; "-" (standard input) when there are none, which the ranks
+/// of an MPI job cannot share.
+llvm::Expected<std::vector<std::string>> commandInputs(const std::vector<std::string> &Args,
+                                                       const RunContext &Ctx);
+using support::outcomeOf;
 /// --mode: llvm, or a usage error.
 llvm::Error checkMode(const std::string &Mode);
 
@@ -105,7 +133,9 @@ std::vector<std::string> normaliseArgs(std::vector<std::string> Args, CLI::App &
 std::vector<std::string> splitCompilerCommand(std::vector<std::string> &Args);
 
 /// Parses Args (without the program name) into App and runs the chosen subcommand. Usage
-/// errors exit with the parsed subcommand's status.
-int parseAndRun(CLI::App &App, const Commands &Cmds, std::vector<std::string> Args);
+/// errors exit with the parsed subcommand's status (printed by rank 0 of an MPI job only); a
+/// subcommand that does not spread refuses to run as several ranks.
+int parseAndRun(CLI::App &App, const Commands &Cmds, std::vector<std::string> Args,
+                const RunContext &Ctx);
 
 } // namespace wb::tool

@@ -33,7 +33,7 @@ llvm::Expected<support::Outcome> runExtract(ExtractOptions &O, const support::Re
 
 } // namespace
 
-void addCorpusCommands(CLI::App &App, Commands &Cmds) {
+void addCorpusCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   CLI::App *Corpus = App.add_subcommand("corpus", "Make corpora from real builds");
   Corpus->require_subcommand(1);
 
@@ -73,8 +73,8 @@ void addCorpusCommands(CLI::App &App, Commands &Cmds) {
       ->type_name("REGEX");
   addJobs(*Extract, X->Jobs, "Objects in parallel");
   addQuiet(*Extract, X->Quiet, "No notes or progress line");
-  setRun(Cmds, Extract, [X, Exits] {
-    support::Reporter R("ir2vec corpus", X->Quiet);
+  setRun(Cmds, Extract, [&Ctx, X, Exits] {
+    support::Reporter R = Ctx.reporter("ir2vec corpus", X->Quiet);
     return finish(R, Exits, runExtract(*X, R));
   });
 }

@@ -19,6 +19,7 @@ struct EmbeddingsOptions {
   std::vector<std::string> Inputs;
   VocabularyOptions Vocab;
   unsigned Precision = 2, Jobs = 0, Compress = 0;
+  int RootJobs = -1;
   double ModuleSeconds = corpus::DefaultModuleSeconds;
   bool Counts = false, InstText = false, Resume = false, Quiet = false;
 };
@@ -43,7 +44,8 @@ llvm::Expected<vocab::EmbeddingVocabulary> loadVocabulary(const VocabularyOption
 }
 
 llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
-                                               const support::Reporter &R) {
+                                               const support::Reporter &R,
+                                               const RunContext &Ctx) {
   if (llvm::Error E = checkMode(O.Mode))
     return E;
   ir2vec::EmbeddingJob J;
@@ -82,11 +84,12 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
     J.Header.VocabSHA256 = V->SHA256;
   }
   J.Header.Dimension = J.Vocab->dimension();
-  auto Inputs = support::expandInputsOrStdin(O.Inputs);
+  auto Inputs = commandInputs(O.Inputs, Ctx);
   if (!Inputs)
     return Inputs.takeError();
   J.Inputs = std::move(*Inputs);
-  return ir2vec::runEmbeddings(J, batchIO(R, O.Jobs, O.ModuleSeconds));
+  return ir2vec::runEmbeddings(J, batchIO(R, O.Jobs, O.ModuleSeconds,
+                                          Ctx.distribution(O.RootJobs)));
 }
 
 llvm::Expected<support::Outcome> runFromCounts(const FromCountsOptions &O,
@@ -106,7 +109,7 @@ CLI::Option *addCompress(CLI::App &Sub, unsigned &Compress) {
 
 } // namespace
 
-void addEmbeddingCommands(CLI::App &App, Commands &Cmds) {
+void addEmbeddingCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   auto E = std::make_shared<EmbeddingsOptions>();
   CLI::App *Embeddings = addCommand(
       App, Cmds, "embeddings",
@@ -149,10 +152,11 @@ void addEmbeddingCommands(CLI::App &App, Commands &Cmds) {
   addJobs(*Embeddings, E->Jobs, "Worker threads");
   addModuleTimeLimit(*Embeddings, E->ModuleSeconds);
   addInputs(*Embeddings, E->Inputs);
-  setRun(Cmds, Embeddings, [E] {
-    support::Reporter R(ToolName, E->Quiet);
-    return finish(R, batchExits(), runEmbeddings(*E, R));
+  setRun(Cmds, Embeddings, [&Ctx, E] {
+    support::Reporter R = Ctx.reporter(ToolName, E->Quiet);
+    return finish(R, batchExits(), runEmbeddings(*E, R, Ctx));
   });
+  setSpreads(Cmds, Embeddings, E->RootJobs);
 
   auto C = std::make_shared<FromCountsOptions>();
   CLI::App *FromCounts = addCommand(
@@ -166,8 +170,8 @@ void addEmbeddingCommands(CLI::App &App, Commands &Cmds) {
   addCompress(*FromCounts, C->Compress);
   addQuiet(*FromCounts, C->Quiet, "No warnings");
   FromCounts->add_option("counts", C->Counts, "The counts file (.h5)")->required();
-  setRun(Cmds, FromCounts, [C] {
-    support::Reporter R(ToolName, C->Quiet);
+  setRun(Cmds, FromCounts, [&Ctx, C] {
+    support::Reporter R = Ctx.reporter(ToolName, C->Quiet);
     return finish(R, simpleExits(), runFromCounts(*C, R));
   });
 }

@@ -6,11 +6,13 @@
 
 namespace wb::tool {
 
-void addTripletCommands(CLI::App &App, Commands &Cmds);   // entities, triplets
-void addEmbeddingCommands(CLI::App &App, Commands &Cmds); // embeddings, from-counts
-void addVocabCommands(CLI::App &App, Commands &Cmds);     // vocab train|eval|split|export
-void addCorpusCommands(CLI::App &App, Commands &Cmds);    // corpus extract
+// Ctx: the run this process is part of (alone, or a rank of an MPI job); it outlives the runs.
+void addTripletCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx);   // entities, triplets
+void addEmbeddingCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx); // embeddings, from-counts
+void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx);     // vocab train|eval|...
+void addCorpusCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx);    // corpus extract
 /// mlgo run|collect|log|features|policies; Compiler is what followed "--" on the command line.
-void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler);
+void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler,
+                     RunContext &Ctx);
 
 } // namespace wb::tool

@@ -29,6 +29,7 @@ struct CollectOptions {
   std::string Output;
   std::vector<std::string> Inputs;
   unsigned Jobs = 0;
+  int RootJobs = -1;
   bool Resume = false;
 };
 
@@ -39,6 +40,7 @@ struct ExploreOptions {
   std::vector<std::string> Inputs, Embeddings;
   CLI::Option *EmbeddingsFlag = nullptr;
   unsigned Jobs = 0;
+  int RootJobs = -1;
   bool Resume = false, Quiet = false;
 };
 
@@ -51,6 +53,7 @@ struct EvalOptions {
   uint64_t BootstrapSeed = 1;
   bool TrainSide = false;
   unsigned Jobs = 0;
+  int RootJobs = -1;
 };
 
 struct AblateOptions {
@@ -89,7 +92,7 @@ FullHooks fullHooks() {
 }
 
 llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
-                                            const support::Reporter &R) {
+                                            const support::Reporter &R, const RunContext &Ctx) {
   auto Task = features::parseTask(O.Session.Task);
   if (!Task)
     return Task.takeError();
@@ -106,8 +109,9 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
   if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
     return E;
   C.Jobs = jobsOrHardware(O.Jobs);
+  C.Dist = Ctx.distribution(O.RootJobs);
   C.Tools.TimeoutSeconds = O.Session.Timeout;
-  C.ShowProgress = !O.Session.Quiet;
+  C.ShowProgress = !R.quiet();
   C.Resume = O.Resume;
   C.Report = R.handler();
   return support::withCancellation([&](int Cancel) {
@@ -158,7 +162,8 @@ void addSplitOptions(CLI::App &Sub, mlgo::SplitOptions &S) {
       ->type_name("FILE");
 }
 
-llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Reporter &R) {
+llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Reporter &R,
+                                            const RunContext &Ctx) {
   auto Order = support::parseNamed<mlgo::FlipOrder>(mlgo::FlipOrderNames, O.Order, "flip order");
   if (!Order)
     return Order.takeError();
@@ -171,7 +176,8 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
   C.Order = *Order;
   C.Vocabularies = O.Embeddings;
   C.Jobs = jobsOrHardware(O.Jobs);
-  C.ShowProgress = !O.Quiet;
+  C.Dist = Ctx.distribution(O.RootJobs);
+  C.ShowProgress = !R.quiet();
   C.Report = R.handler();
   return support::withCancellation([&](int Cancel) {
     C.Tools.CancelFd = Cancel;
@@ -220,7 +226,8 @@ llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
   });
 }
 
-llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Reporter &R) {
+llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Reporter &R,
+                                         const RunContext &Ctx) {
   auto Inputs = support::expandInputs(O.Inputs);
   if (!Inputs)
     return Inputs.takeError();
@@ -244,7 +251,8 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Re
     return E;
   C.Tools.TimeoutSeconds = O.Session.Timeout;
   C.Jobs = jobsOrHardware(O.Jobs);
-  C.ShowProgress = !O.Session.Quiet;
+  C.Dist = Ctx.distribution(O.RootJobs);
+  C.ShowProgress = !R.quiet();
   C.Report = R.handler();
   return support::withCancellation([&](int Cancel) {
     C.Tools.CancelFd = Cancel;
@@ -292,7 +300,8 @@ llvm::Expected<support::Outcome> printTable(const std::string &Table) {
 
 } // namespace
 
-void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler) {
+void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler,
+                     RunContext &Ctx) {
   CLI::App *M = App.add_subcommand("mlgo", "MLGO runtime: drive opt/llc/clang 22 in interactive "
                                            "mode, collect datasets, read and write logs");
   M->require_subcommand(1);
@@ -335,10 +344,11 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
                     "Continue an interrupted run of the same command: modules finished before "
                     "are not compiled again");
   addInputs(*Collect, C->Inputs)->required();
-  setRun(Cmds, Collect, [C, CollectExits, Checked] {
-    support::Reporter R(MlgoToolName, C->Session.Quiet);
-    return finish(R, CollectExits, Checked([&] { return runCollect(*C, R); }));
+  setRun(Cmds, Collect, [&Ctx, C, CollectExits, Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, C->Session.Quiet);
+    return finish(R, CollectExits, Checked([&] { return runCollect(*C, R, Ctx); }));
   });
+  setSpreads(Cmds, Collect, C->RootJobs);
 
   auto X = std::make_shared<ExploreOptions>();
   ExitTable ExploreExits = CollectExits;
@@ -384,10 +394,11 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   addJobs(*Explore, X->Jobs, "Modules in parallel");
   addQuiet(*Explore, X->Quiet, "No warnings, progress line or summary");
   addInputs(*Explore, X->Inputs)->required();
-  setRun(Cmds, Explore, [X, ExploreExits, Checked] {
-    support::Reporter R(MlgoToolName, X->Quiet);
-    return finish(R, ExploreExits, Checked([&] { return runExplore(*X, R); }));
+  setRun(Cmds, Explore, [&Ctx, X, ExploreExits, Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, X->Quiet);
+    return finish(R, ExploreExits, Checked([&] { return runExplore(*X, R, Ctx); }));
   });
+  setSpreads(Cmds, Explore, X->RootJobs);
 
   auto E = std::make_shared<EvalOptions>();
   ExitTable EvalExits = CollectExits;
@@ -412,10 +423,11 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   addToolchainOptions(*Eval, E->Tools);
   addJobs(*Eval, E->Jobs, "Modules in parallel");
   addInputs(*Eval, E->Inputs)->required();
-  setRun(Cmds, Eval, [E, EvalExits, Checked] {
-    support::Reporter R(MlgoToolName, E->Session.Quiet);
-    return finish(R, EvalExits, Checked([&] { return runEval(*E, R); }));
+  setRun(Cmds, Eval, [&Ctx, E, EvalExits, Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, E->Session.Quiet);
+    return finish(R, EvalExits, Checked([&] { return runEval(*E, R, Ctx); }));
   });
+  setSpreads(Cmds, Eval, E->RootJobs);
 
   auto A = std::make_shared<AblateOptions>();
   ExitTable AblateExits = CollectExits;
@@ -444,8 +456,8 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   Ablate->add_option("--gnuplot", A->Gnuplot, "The gnuplot that draws the plots");
   addJobs(*Ablate, A->Jobs, "Modules in parallel");
   addQuiet(*Ablate, A->Quiet, "No notes, warnings or progress line");
-  setRun(Cmds, Ablate, [A, AblateExits, Checked] {
-    support::Reporter R(MlgoToolName, A->Quiet);
+  setRun(Cmds, Ablate, [&Ctx, A, AblateExits, Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, A->Quiet);
     return finish(R, AblateExits, Checked([&] { return runAblate(*A, R); }));
   });
 
@@ -489,8 +501,8 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
       ->check(CLI::IsMember(support::names<learn::OptimizerKind>(learn::OptimizerNames)));
   Train->add_option("--seed", T->Config.Seed, "Seed (initial weights, minibatch order)");
   addQuiet(*Train, T->Quiet, "No summary");
-  setRun(Cmds, Train, [T, Checked] {
-    support::Reporter R(MlgoToolName, T->Quiet);
+  setRun(Cmds, Train, [&Ctx, T, Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, T->Quiet);
     return finish(R, simpleExits(), Checked([&] { return runTrain(*T, R); }));
   });
 
@@ -538,8 +550,8 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
       ->type_name("S");
   addJobs(*FineTune, FT->Jobs, "Compilations in parallel");
   addQuiet(*FineTune, FT->Quiet, "No notes or progress line");
-  setRun(Cmds, FineTune, [FT, FineTuneExits, Checked] {
-    support::Reporter R(MlgoToolName, FT->Quiet);
+  setRun(Cmds, FineTune, [&Ctx, FT, FineTuneExits, Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, FT->Quiet);
     return finish(R, FineTuneExits, Checked([&] { return runFineTuneCommand(*FT, R); }));
   });
 

@@ -23,6 +23,7 @@ struct TripletsOptions {
   bool Extended = false, Quiet = false;
   std::string OptLevels, Weighting = "unique";
   unsigned OptSample = 0, Jobs = 0;
+  int RootJobs = -1;
   double ModuleSeconds = corpus::DefaultModuleSeconds;
   uint64_t Seed = 0;
 };
@@ -34,11 +35,12 @@ llvm::Expected<support::Outcome> runEntities(const EntitiesOptions &O) {
 }
 
 llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
-                                             const support::Reporter &R) {
+                                             const support::Reporter &R,
+                                             const RunContext &Ctx) {
   if (llvm::Error E = checkMode(O.Mode))
     return E;
   vocab::TripletCorpusJob J;
-  auto Inputs = support::expandInputsOrStdin(O.Inputs);
+  auto Inputs = commandInputs(O.Inputs, Ctx);
   if (!Inputs)
     return Inputs.takeError();
   J.Inputs = std::move(*Inputs);
@@ -56,7 +58,8 @@ llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
   if (!W)
     return W.takeError();
   J.Weighting = *W;
-  const corpus::BatchIO IO = batchIO(R, O.Jobs, O.ModuleSeconds);
+  const corpus::BatchIO IO =
+      batchIO(R, O.Jobs, O.ModuleSeconds, Ctx.distribution(O.RootJobs));
   if (O.Format == "openke")
     return vocab::runTripletCorpus(J, O.Output, IO);
   return vocab::runTripletsText(J, O.Output, IO);
@@ -64,7 +67,7 @@ llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
 
 } // namespace
 
-void addTripletCommands(CLI::App &App, Commands &Cmds) {
+void addTripletCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   auto E = std::make_shared<EntitiesOptions>();
   CLI::App *Entities = addCommand(
       App, Cmds, "entities",
@@ -115,10 +118,11 @@ void addTripletCommands(CLI::App &App, Commands &Cmds) {
                    "generateTriplets.py) or frequency (each as often as it occurs)")
       ->check(CLI::IsMember(support::names<vocab::TripletWeighting>(vocab::TripletWeightingNames)));
   Triplets->add_option("--seed", T->Seed, "Seed for --opt-sample");
-  setRun(Cmds, Triplets, [T] {
-    support::Reporter R(ToolName, T->Quiet);
-    return finish(R, batchExits(), runTriplets(*T, R));
+  setRun(Cmds, Triplets, [&Ctx, T] {
+    support::Reporter R = Ctx.reporter(ToolName, T->Quiet);
+    return finish(R, batchExits(), runTriplets(*T, R, Ctx));
   });
+  setSpreads(Cmds, Triplets, T->RootJobs);
 }
 
 } // namespace wb::tool

@@ -97,7 +97,7 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O) {
 
 } // namespace
 
-void addVocabCommands(CLI::App &App, Commands &Cmds) {
+void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   CLI::App *Vocab = App.add_subcommand("vocab", "Train, evaluate and export vocabularies");
   Vocab->require_subcommand(1);
 
@@ -150,8 +150,8 @@ void addVocabCommands(CLI::App &App, Commands &Cmds) {
   Train->add_option("--patience", T->Config.Patience,
                     "Stop after this many checks without improvement");
   addQuiet(*Train, T->Quiet, "No warnings, progress line or summary");
-  setRun(Cmds, Train, [T, TrainExits] {
-    support::Reporter R(ToolName, T->Quiet);
+  setRun(Cmds, Train, [&Ctx, T, TrainExits] {
+    support::Reporter R = Ctx.reporter(ToolName, T->Quiet);
     return finish(R, TrainExits, runTrain(*T, R));
   });
 
@@ -197,8 +197,8 @@ void addVocabCommands(CLI::App &App, Commands &Cmds) {
                      "the default one")
       ->type_name("FILE");
   addQuiet(*Export, X->Quiet, "No warnings");
-  setRun(Cmds, Export, [X] {
-    support::Reporter R(ToolName, X->Quiet);
+  setRun(Cmds, Export, [&Ctx, X] {
+    support::Reporter R = Ctx.reporter(ToolName, X->Quiet);
     return finish(R, simpleExits(), vocab::exportVocabulary(X->Input, X->Output, R.handler()));
   });
 }

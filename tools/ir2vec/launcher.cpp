@@ -6,6 +6,7 @@
 // program, with the same arguments. (The full tool loads libLLVM, HDF5 and Armadillo: about
 // 30 ms before main, which would be the host's whole overhead on a small module; see
 // docs/mlgo.md, "Measured".)
+#include "cluster/Launch.h"
 #include "tools/ir2vec/MlgoRun.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -23,6 +24,8 @@ std::optional<int> fastRun(int Argc, char **Argv) {
   std::vector<std::string> Args(Argv + 1, Argv + Argc);
   if (Args.size() < 2 || Args[0] != "mlgo" || Args[1] != "run")
     return std::nullopt;
+  if (wb::cluster::launchedRanks() >= 2)
+    return std::nullopt; // the full tool joins the job, and refuses to run a host per rank
   auto O = std::make_shared<wb::tool::RunOptions>();
   O->Command = wb::tool::splitCompilerCommand(Args);
   CLI::App App("", wb::tool::ToolName);

@@ -2,6 +2,7 @@
 // does not serve itself). Option names and output formats follow llvm-ir2vec (LLVM 22.1.8) so
 // it can replace it in scripts. The subcommands live in one file per group (Groups.h); each
 // is a thin driver over one library call.
+#include "cluster/Job.h"
 #include "corpus/H5.h"
 #include "support/Interrupts.h"
 #include "tools/ir2vec/Groups.h"
@@ -43,6 +44,15 @@ int main(int argc, char **argv) {
   // system time as parsing itself. Keep it in the process instead (peak RSS is unchanged).
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  // Started by mpirun or srun as one of several ranks: join the job (cluster/Job.h).
+  wb::tool::RunContext Ctx;
+  llvm::Expected<std::unique_ptr<wb::support::Ranks>> Job = wb::cluster::joinJob(argc, argv);
+  if (!Job) {
+    llvm::errs() << wb::tool::ToolName << ": error: " << llvm::toString(Job.takeError()) << "\n";
+    return 1;
+  }
+  std::unique_ptr<wb::support::Ranks> Ranks = std::move(*Job);
+  Ctx.Ranks = Ranks.get();
   CLI::App App("IR2Vec workbench: LLVM 22 IR2Vec embeddings, exact to the bit.",
                wb::tool::ToolName);
   App.set_version_flag("--version", std::string("ir2vec ") + WB_VERSION + " (LLVM " +
@@ -55,12 +65,19 @@ int main(int argc, char **argv) {
   std::vector<std::string> Args(argv + 1, argv + argc);
   std::vector<std::string> Compiler = wb::tool::splitCompilerCommand(Args);
   wb::tool::Commands Cmds;
-  wb::tool::addTripletCommands(App, Cmds);
-  wb::tool::addEmbeddingCommands(App, Cmds);
-  wb::tool::addVocabCommands(App, Cmds);
-  wb::tool::addCorpusCommands(App, Cmds);
-  wb::tool::addMlgoCommands(App, Cmds, std::move(Compiler));
-  const int Status = wb::tool::parseAndRun(App, Cmds, std::move(Args));
+  wb::tool::addTripletCommands(App, Cmds, Ctx);
+  wb::tool::addEmbeddingCommands(App, Cmds, Ctx);
+  wb::tool::addVocabCommands(App, Cmds, Ctx);
+  wb::tool::addCorpusCommands(App, Cmds, Ctx);
+  wb::tool::addMlgoCommands(App, Cmds, std::move(Compiler), Ctx);
+  const int Status = wb::tool::parseAndRun(App, Cmds, std::move(Args), Ctx);
+  if (Ranks && !Ranks->root() && Status != 0 && !wb::cluster::awaitFinish(*Ranks)) {
+    // This rank failed where rank 0 did not (a file missing on this node): rank 0 would wait
+    // for it for ever. Its errors, then the end of the job.
+    llvm::errs() << Ctx.Held;
+    wb::cluster::abortJob(*Ranks, Status);
+  }
+  wb::cluster::leaveJob(std::move(Ranks));
   if (wb::corpus::h5::filesLeftOpen()) {
     // Our outputs are settled (the error is reported, nothing is under a requested name);
     // HDF5's termination would crash on the file it could not close.
