@@ -177,10 +177,20 @@ struct EmbeddingFileWriter::Impl {
   struct Col {
     bool Present = false;
     H5::DataSet DS;
-    uint64_t Rows = 0;
+    uint64_t Rows = 0;    // appended (on disk or pending)
+    uint64_t Written = 0; // on disk
     uint64_t Sum = 0;
+    // Rows appended but not written yet, of the column's type.
+    std::vector<std::string> PendingStr;
+    std::vector<int64_t> PendingInt;
+    std::vector<double> PendingF64;
   };
   std::array<Col, NumColumns> Cols;
+  // Rows are gathered and written a few MiB at a time: one HDF5 write per dataset and module
+  // cost more than the rows themselves at function level (6 writes of a few hundred bytes per
+  // module; the consumer of a run competes with its workers for the cores).
+  static constexpr size_t PendingLimit = size_t(4) << 20;
+  size_t PendingBytes = 0;
   std::vector<const char *> StrBuf;
   std::vector<int64_t> IntBuf;
   // Type-conversion buffers handed to HDF5: without them every string write makes HDF5
@@ -194,11 +204,12 @@ struct EmbeddingFileWriter::Impl {
     Cols[C].DS.extend(Dims);
   }
 
+  /// Writes N rows after the written ones (the pending ones first).
   void writeRows(size_t C, const void *Data, uint64_t N, const H5::DataType &MemType) {
     Col &X = Cols[C];
-    extendTo(C, X.Rows + N);
+    extendTo(C, X.Written + N);
     H5::DataSpace FS = X.DS.getSpace();
-    hsize_t Off[2] = {X.Rows, 0}, Cnt[2] = {N, width(C)};
+    hsize_t Off[2] = {X.Written, 0}, Cnt[2] = {N, width(C)};
     const int Rank = Columns[C].Type == ColType::F64 ? 2 : 1;
     FS.selectHyperslab(H5S_SELECT_SET, Cnt, Off);
     H5::DataSpace MS(Rank, Cnt);
@@ -210,33 +221,67 @@ struct EmbeddingFileWriter::Impl {
     }
     DXPL.setBuffer(Bytes, Tconv.data(), Bkg.data());
     X.DS.write(Data, MemType, MS, FS, DXPL);
-    X.Rows += N;
+    X.Written += N;
+  }
+
+  /// Writes every pending row (before a checkpoint, at the end, or when they fill the buffer).
+  void writePending() {
+    for (size_t C = 0; C < NumColumns; ++C) {
+      Col &X = Cols[C];
+      if (!X.PendingStr.empty()) {
+        StrBuf.clear();
+        for (const std::string &S : X.PendingStr)
+          StrBuf.push_back(S.c_str());
+        writeRows(C, StrBuf.data(), StrBuf.size(), stringType());
+        X.PendingStr.clear();
+      }
+      if (!X.PendingInt.empty()) {
+        writeRows(C, X.PendingInt.data(), X.PendingInt.size(), H5::PredType::NATIVE_INT64);
+        X.PendingInt.clear();
+      }
+      if (!X.PendingF64.empty()) {
+        writeRows(C, X.PendingF64.data(), X.PendingF64.size() / H.Dimension,
+                  H5::PredType::NATIVE_DOUBLE);
+        X.PendingF64.clear();
+      }
+    }
+    PendingBytes = 0;
+  }
+
+  void pend(size_t C, size_t Rows, size_t Bytes) {
+    Cols[C].Rows += Rows;
+    PendingBytes += Bytes;
+    if (PendingBytes >= PendingLimit)
+      writePending();
   }
 
   void appendStrings(size_t C, const std::vector<std::string> &V) {
-    if (V.empty())
-      return;
-    StrBuf.clear();
+    size_t Bytes = 0;
     for (const std::string &S : V) {
-      StrBuf.push_back(S.c_str());
       Cols[C].Sum = hashString(Cols[C].Sum, S);
+      Cols[C].PendingStr.push_back(S);
+      Bytes += S.size() + sizeof(std::string);
     }
-    writeRows(C, StrBuf.data(), V.size(), stringType());
+    pend(C, V.size(), Bytes);
   }
 
   void appendInts(size_t C, const std::vector<int64_t> &V) {
-    if (V.empty())
-      return;
     Cols[C].Sum = hashRows(Cols[C].Sum, V.data(), V.size(), sizeof(int64_t));
-    writeRows(C, V.data(), V.size(), H5::PredType::NATIVE_INT64);
+    Cols[C].PendingInt.insert(Cols[C].PendingInt.end(), V.begin(), V.end());
+    pend(C, V.size(), V.size() * sizeof(int64_t));
   }
 
   void appendDoubles(size_t C, const std::vector<double> &V) {
-    if (V.empty())
+    const size_t N = V.size() / H.Dimension;
+    Cols[C].Sum = hashRows(Cols[C].Sum, V.data(), N, H.Dimension * sizeof(double));
+    if (V.size() * sizeof(double) >= PendingLimit) { // a large module: written without a copy
+      writePending();
+      writeRows(C, V.data(), N, H5::PredType::NATIVE_DOUBLE);
+      Cols[C].Rows += N;
       return;
-    Cols[C].Sum = hashRows(Cols[C].Sum, V.data(), V.size() / H.Dimension,
-                           H.Dimension * sizeof(double));
-    writeRows(C, V.data(), V.size() / H.Dimension, H5::PredType::NATIVE_DOUBLE);
+    }
+    Cols[C].PendingF64.insert(Cols[C].PendingF64.end(), V.begin(), V.end());
+    pend(C, N, V.size() * sizeof(double));
   }
 
   // Global row numbers: local index + the table's first row for this module.
@@ -462,7 +507,7 @@ EmbeddingFileWriter::reopen(const std::string &Path, const FileHeader &H, const 
       if (extentOf(X.DS) != Want)
         return Fail(llvm::formatv("{0} does not have the checkpoint's rows",
                                   columnPath(Columns[C], H.Counts)));
-      X.Rows = Want;
+      X.Rows = X.Written = Want;
       // Re-read the kept rows and check them against the checkpoint's checksum.
       const uint64_t Block = 65536;
       for (uint64_t R = 0; R < Want; R += Block) {
@@ -530,6 +575,7 @@ llvm::Error EmbeddingFileWriter::append(const std::string &ModulePath, const std
 
 llvm::Error EmbeddingFileWriter::flush() {
   try {
+    P->writePending();
     P->File.flush(H5F_SCOPE_GLOBAL);
   } catch (const H5::Exception &E) {
     P->Broken = true;
@@ -546,6 +592,14 @@ llvm::Error EmbeddingFileWriter::close() {
     const std::string Path = P->Path;
     (void)P.release();
     return support::fileError(Path, "left unclosed after a failed write");
+  }
+  try {
+    P->writePending();
+  } catch (const H5::Exception &E) {
+    P->Broken = true; // as for a failed write of append: left unclosed
+    const std::string Path = P->Path;
+    (void)P.release();
+    return h5Error(Path, E);
   }
   try {
     for (Impl::Col &C : P->Cols)
