@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <list>
 #include <map>
@@ -37,6 +38,7 @@ public:
     std::lock_guard<std::mutex> L(Mu);
     if (!root() && finished())
       return; // rank 0 has left the job: nobody reads this
+    Sent.add(T, Bytes.size());
     Sending.push_back({std::move(Bytes), {}});
     Outgoing &O = Sending.back();
     size_t At = 0;
@@ -68,6 +70,9 @@ public:
   }
 
   void leave() {
+    if (std::getenv("IR2VEC_MPI_STATS")) // the message counts of docs/scale.md
+      std::fprintf(stderr, "ir2vec: rank %u of %u: received %s; sent %s\n", Rank, Size,
+                   Received.describe().c_str(), Sent.describe().c_str());
     if (root()) {
       for (unsigned R = 1; R < Size; ++R)
         send(R, Finish, "");
@@ -120,6 +125,7 @@ private:
       if (St.MPI_TAG & MorePieces)
         continue;
       Message M{unsigned(St.MPI_SOURCE), unsigned(St.MPI_TAG), std::move(Piece)};
+      Received.add(M.Tag, M.Bytes.size());
       Partial.erase(St.MPI_SOURCE);
       if (M.Tag == Finish)
         markFinished();
@@ -127,7 +133,28 @@ private:
     }
   }
 
+  /// Messages and bytes by kind, for IR2VEC_MPI_STATS.
+  struct Counts {
+    uint64_t Messages[Finish + 1] = {}, Bytes[Finish + 1] = {};
+    void add(unsigned T, size_t N) {
+      if (T <= Finish) {
+        ++Messages[T];
+        Bytes[T] += N;
+      }
+    }
+    std::string describe() const {
+      static const char *Names[] = {"", "requests", "grants", "results", "done", "finish"};
+      std::string S;
+      for (unsigned T = Request; T <= Finish; ++T)
+        if (Messages[T])
+          S += (S.empty() ? "" : ", ") + std::to_string(Messages[T]) + " " + Names[T] + " (" +
+               std::to_string(Bytes[T]) + " bytes)";
+      return S.empty() ? "nothing" : S;
+    }
+  };
+
   const unsigned Rank, Size;
+  Counts Sent, Received;
   std::mutex Mu; // every MPI call: one thread at a time
   std::list<Outgoing> Sending;
   std::map<int, std::string> Partial; // pieces of a long message, by sender
@@ -165,7 +192,7 @@ void leaveJob(std::unique_ptr<support::Ranks> R) {
 }
 
 bool awaitFinish(support::Ranks &R) {
-  const auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!R.finished() && std::chrono::steady_clock::now() < Deadline)
     R.receive(std::chrono::milliseconds(10));
   return R.finished();

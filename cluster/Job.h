@@ -24,7 +24,7 @@ llvm::Expected<std::unique_ptr<support::Ranks>> joinJob(int &Argc, char **&Argv)
 /// rank 0 has given up); the others wait for it. Then MPI is finalised. Null: nothing to do.
 void leaveJob(std::unique_ptr<support::Ranks> R);
 
-/// Waits (up to a minute) for rank 0 to say Finish: whether it did. A rank other than 0 that
+/// Waits (up to 10 s) for rank 0 to say Finish: whether it did. A rank other than 0 that
 /// failed learns so whether rank 0 failed too (the same bad usage or input) and ends normally.
 bool awaitFinish(support::Ranks &R);
 

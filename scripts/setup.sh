@@ -12,11 +12,17 @@ cd "$(dirname "$0")/.."
 # libclang-rt-22-dev: libFuzzer and clang's sanitizer runtimes for scripts/fuzz.sh (the
 # sanitizer build of the tests uses g++'s ASan and UBSan, which come with g++).
 # pybind11-dev, python3-dev: the Python module `import ir2vec` (python/); python3-pytest runs
-# its tests.
+# its tests. libopenmpi-dev, openmpi-bin: the MPI runs (`mpirun -np N ir2vec ...`, cluster/;
+# openssh-client, which openmpi-bin recommends, starts ranks on other nodes);
+# `scripts/setup.sh -DWB_MPI=OFF` neither installs nor uses them.
 PKGS=(cmake make g++ llvm-22 llvm-22-dev clang-22 libarmadillo-dev libhdf5-dev libcli11-dev
       libgtest-dev libgmock-dev python3 python3-h5py python3-numpy bsdutils
       zlib1g-dev libzstd-dev gnuplot-nox libclang-rt-22-dev pybind11-dev python3-dev
       python3-pytest)
+case " $* " in
+  *" -DWB_MPI=OFF "*) ;;
+  *) PKGS+=(libopenmpi-dev openmpi-bin openssh-client) ;;
+esac
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

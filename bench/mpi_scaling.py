@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""MPI scaling on this machine (issue 14), side by side in interleaved rounds, medians:
+1 rank against 2 ranks, one worker each (-j1), for
+
+  (a) function-level embeddings (HDF5) of the shared corpus listed --times times, and
+  (b) exploration (`mlgo explore`, --budget) of --explore-modules modules of the MLGO corpus
+      (the shared corpus built with -Oz -Xclang -disable-llvm-passes), every 7th module so that
+      all packages take part.
+
+Every run's output is checked to be the same bytes as the 1-rank run's. One more run of each
+with IR2VEC_MPI_STATS=1 prints what rank 0 received (message counts and bytes: the sizes
+docs/scale.md models with). The mpirun options are --mpirun-args (default: no core binding, as
+the workbench's ranks run threads; Open MPI's ob1 messaging, whose start costs 0.05 s here
+against 0.25 s for its default selection on this machine).
+
+  bench/mpi_scaling.py [--build DIR] [--vocab V.json] [--repeat N] [--times N]
+                       [--explore-modules N] [--budget B] [--mpirun-args "..."]
+"""
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+p = argparse.ArgumentParser()
+p.add_argument("--build", default=os.path.join(ROOT, "build"))
+p.add_argument("--vocab", default=os.path.join(ROOT, "..", "shared", "vocab", "seedEmbeddingVocab75D.json"))
+p.add_argument("--repeat", type=int, default=3)
+p.add_argument("--times", type=int, default=10)
+p.add_argument("--explore-modules", type=int, default=40)
+p.add_argument("--budget", type=int, default=8)
+p.add_argument("--mpirun-args", default="--bind-to none --mca pml ob1")
+a = p.parse_args()
+
+tool = os.path.join(a.build, "bin", "ir2vec")
+corpus = os.path.join(a.build, "test-corpus", "corpus.list")
+mlgo = os.path.join(a.build, "test-corpus-oz", "corpus.list")
+for f in (corpus, mlgo):
+    if not os.path.exists(f):
+        sys.exit(f"{f}: no corpus (the corpus tests build both: ctest -L corpus)")
+env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+tmp = tempfile.mkdtemp(prefix="bench-mpi-")
+emb_list = os.path.join(tmp, "corpus.list")
+with open(corpus) as f, open(emb_list, "w") as g:
+    g.write(f.read() * a.times)
+mods = [l.strip() for l in open(mlgo) if l.strip()][::7][:a.explore_modules]
+exp_list = os.path.join(tmp, "explore.list")
+open(exp_list, "w").write("".join(m + "\n" for m in mods))
+
+jobs = {
+    "embeddings": lambda out: ["embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5",
+                               "--level", "func", "-j", "1", "-o", out, "@" + emb_list],
+    "explore": lambda out: ["mlgo", "explore", "-q", "--budget", str(a.budget), "-j", "1",
+                            "-o", out, "@" + exp_list],
+}
+
+
+def run(np_, args, stats=False):
+    cmd = ["mpirun", *shlex.split(a.mpirun_args), "-np", str(np_), tool, *args]
+    e = dict(env, IR2VEC_MPI_STATS="1") if stats else env
+    if stats:
+        cmd[1:1] = ["-x", "IR2VEC_MPI_STATS"]
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, env=e)
+    if r.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr.decode()[-800:]}")
+    return time.perf_counter() - t0, r.stderr.decode()
+
+
+print(f"{len(open(emb_list).readlines())} modules to embed; {len(mods)} to explore (budget "
+      f"{a.budget}); mpirun {a.mpirun_args}; {a.repeat} interleaved rounds, medians")
+for name, args in jobs.items():
+    ref = os.path.join(tmp, f"{name}-ref.h5")
+    run(1, args(ref))
+    want = open(ref, "rb").read()
+    times = {1: [], 2: []}
+    for _ in range(a.repeat):
+        for np_ in (1, 2):
+            out = os.path.join(tmp, f"{name}-{np_}.h5")
+            t, _ = run(np_, args(out))
+            if open(out, "rb").read() != want:
+                sys.exit(f"{name}: {np_} ranks wrote other bytes than 1 rank")
+            times[np_].append(t)
+    t1, t2 = statistics.median(times[1]), statistics.median(times[2])
+    print(f"{name}: 1 rank {t1:.2f} s, 2 ranks {t2:.2f} s: {t1 / t2:.2f}x (same bytes; runs "
+          f"{', '.join(f'{x:.2f}' for x in times[1])} / {', '.join(f'{x:.2f}' for x in times[2])})")
+    _, err = run(2, args(os.path.join(tmp, f"{name}-stats.h5")), stats=True)
+    for line in err.splitlines():
+        if "rank 0 of" in line:
+            print("  " + line)
