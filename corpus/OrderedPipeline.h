@@ -80,11 +80,12 @@ public:
     Failure.reset();
     const unsigned Local = Sp.spread() ? Sp.Dist.RootJobs.value_or(Jobs) : Jobs;
     // With ranks, the window grows with the ranks' workers, and each other rank keeps up to
-    // Jobs + Ahead items in hand (the same -j on every rank): a window of one rank's size
+    // Jobs + MaxAhead items in hand (the same -j on every rank): a window of one rank's size
     // filled with the other ranks' items while one large module held the consumer (on the
     // shared corpus ten times, 2 ranks with a worker each: 1.55x with Window + 4, 1.65x now).
-    Span = Sp.spread() ? Window * Sp.Dist.Job->size() + (Sp.Dist.Job->size() - 1) * (Jobs + Ahead)
-                       : Window;
+    Span = Sp.spread()
+               ? Window * Sp.Dist.Job->size() + (Sp.Dist.Job->size() - 1) * (Jobs + MaxAhead)
+               : Window;
     std::optional<std::thread> Dealer;
     if (Sp.spread()) {
       const uint64_t Run = Sp.Dist.Job->beginRun();
@@ -289,9 +290,15 @@ private:
     unsigned Idle = 0, Running = Jobs; // workers waiting for an item; workers not finished
     bool NoMore = false;               // rank 0 has no item left (or said Finish)
     size_t Asked = 0;                  // requests not answered yet
-    // Under M: requests to send now, so that every idle worker and Ahead more items are in
-    // hand or asked for (the round trip to rank 0 overlaps the work).
+    double ItemSeconds = 0;            // a moving average of the work on one item
+    // Under M: requests to send now, so that every idle worker and enough more items to
+    // cover a round trip to rank 0 are in hand or asked for. Items that take long need one
+    // (more would be work other ranks could have done at the end of the run: exploring a
+    // module takes seconds); items of a few milliseconds need up to MaxAhead.
     auto Ask = [&] {
+      const size_t Ahead =
+          ItemSeconds <= 0 ? 1
+                           : 1 + size_t(std::min<double>(MaxAhead - 1, RoundTrip / ItemSeconds));
       const size_t Want = NoMore ? 0 : size_t(Idle) + Ahead;
       const size_t N = Want > Queue.size() + Asked ? Want - Queue.size() - Asked : 0;
       Asked += N;
@@ -319,7 +326,14 @@ private:
             Queue.pop_front();
             Request(Ask());
           }
+          const auto Start = std::chrono::steady_clock::now();
           Result X = Do(I, S);
+          const double Took =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+          {
+            std::lock_guard<std::mutex> L(M);
+            ItemSeconds = ItemSeconds <= 0 ? Took : 0.8 * ItemSeconds + 0.2 * Took;
+          }
           support::WireWriter Out;
           Out.num<uint64_t>(Run);
           Out.num<uint64_t>(I);
@@ -367,8 +381,10 @@ private:
   /// How long a thread waiting for messages sleeps between looks (Open MPI's blocking waits
   /// would spin on a core the workers need); the items ranks keep in hand cover it.
   static constexpr std::chrono::microseconds Nap{500};
-  /// Items a rank other than 0 keeps in hand (or asked for) beyond its idle workers.
-  static constexpr size_t Ahead = 3;
+  /// Items a rank other than 0 keeps in hand (or asked for) beyond its idle workers, at most;
+  /// and the round trip to rank 0 they cover (two naps and the scheduler's delays).
+  static constexpr size_t MaxAhead = 4;
+  static constexpr double RoundTrip = 0.003;
 
   const unsigned Jobs;
   const size_t Window;
