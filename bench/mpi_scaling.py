@@ -13,8 +13,13 @@ docs/scale.md models with). The mpirun options are --mpirun-args (default: no co
 the workbench's ranks run threads; Open MPI's ob1 messaging, whose start costs 0.05 s here
 against 0.25 s for its default selection on this machine).
 
+With --model, the per-module costs docs/scale.md models with, for each embedding level: a
+worker's time per module (one process, -j1), the result's bytes per module and rank 0's CPU
+time per module when it only deals and writes (3 ranks, --root-jobs 0; its CPU time from
+IR2VEC_MPI_STATS, less that of a run of 3 modules), and the output's bytes per module.
+
   bench/mpi_scaling.py [--build DIR] [--vocab V.json] [--repeat N] [--times N]
-                       [--explore-modules N] [--budget B] [--mpirun-args "..."]
+                       [--explore-modules N] [--budget B] [--mpirun-args "..."] [--model]
 """
 import argparse
 import os
@@ -36,6 +41,7 @@ p.add_argument("--times", type=int, default=10)
 p.add_argument("--explore-modules", type=int, default=40)
 p.add_argument("--budget", type=int, default=8)
 p.add_argument("--mpirun-args", default="--bind-to none --mca pml ob1")
+p.add_argument("--model", action="store_true", help="measure the per-module costs of the model")
 a = p.parse_args()
 
 tool = os.path.join(a.build, "bin", "ir2vec")
@@ -62,7 +68,7 @@ jobs = {
 
 
 def run(np_, args, stats=False):
-    cmd = ["mpirun", *shlex.split(a.mpirun_args), "-np", str(np_), tool, *args]
+    cmd = ["mpirun", "--oversubscribe", *shlex.split(a.mpirun_args), "-np", str(np_), tool, *args]
     e = dict(env, IR2VEC_MPI_STATS="1") if stats else env
     if stats:
         cmd[1:1] = ["-x", "IR2VEC_MPI_STATS"]
@@ -72,6 +78,35 @@ def run(np_, args, stats=False):
         sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr.decode()[-800:]}")
     return time.perf_counter() - t0, r.stderr.decode()
 
+
+if a.model:
+    import re
+    tiny = os.path.join(tmp, "tiny.list")
+    open(tiny, "w").write("".join(open(corpus).readlines()[:3]))
+    n = len(open(emb_list).readlines())
+
+    def rank0(stderr):
+        line = next(l for l in stderr.splitlines() if "rank 0 of" in l)
+        m = re.search(r"(\d+) results \((\d+) bytes\)", line)
+        return float(re.search(r"cpu ([0-9.]+) s", line).group(1)), int(m.group(2)) if m else 0
+
+    print(f"per-module costs, the shared corpus x{a.times} ({n} modules), rank 0 dealing only (3 ranks):")
+    for level in ("func", "bb", "inst"):
+        args = lambda out, inputs: ["embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5",
+                                    "--level", level, "-j", "1", "--root-jobs", "0", "-o", out,
+                                    "@" + inputs]
+        out = os.path.join(tmp, f"model-{level}.h5")
+        t0 = time.perf_counter()
+        subprocess.run([tool] + args(out, emb_list), env=env, check=True, capture_output=True)
+        worker = (time.perf_counter() - t0) / n
+        _, err = run(3, args(out, emb_list), stats=True)
+        cpu, bytes_ = rank0(err)
+        _, err = run(3, args(out + ".tiny", tiny), stats=True)
+        cpu0, _ = rank0(err)
+        print(f"  {level:4}: worker {worker * 1e3:.2f} ms/module; result {bytes_ / n / 1e3:.1f} KB/module; "
+              f"rank 0 {(cpu - cpu0) / n * 1e3:.3f} ms CPU/module; output "
+              f"{os.path.getsize(out) / n / 1e3:.1f} KB/module")
+    sys.exit(0)
 
 print(f"{len(open(emb_list).readlines())} modules to embed; {len(mods)} to explore (budget "
       f"{a.budget}); mpirun {a.mpirun_args}; {a.repeat} interleaved rounds, medians")

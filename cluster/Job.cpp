@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <sys/resource.h>
 #include <cstdlib>
 #include <list>
 #include <map>
@@ -70,9 +71,14 @@ public:
   }
 
   void leave() {
-    if (std::getenv("IR2VEC_MPI_STATS")) // the message counts of docs/scale.md
-      std::fprintf(stderr, "ir2vec: rank %u of %u: received %s; sent %s\n", Rank, Size,
-                   Received.describe().c_str(), Sent.describe().c_str());
+    if (std::getenv("IR2VEC_MPI_STATS")) { // the counts docs/scale.md models with
+      rusage U{};
+      getrusage(RUSAGE_SELF, &U);
+      const double Cpu = double(U.ru_utime.tv_sec + U.ru_stime.tv_sec) +
+                         double(U.ru_utime.tv_usec + U.ru_stime.tv_usec) / 1e6;
+      std::fprintf(stderr, "ir2vec: rank %u of %u: received %s; sent %s; cpu %.3f s\n", Rank,
+                   Size, Received.describe().c_str(), Sent.describe().c_str(), Cpu);
+    }
     if (root()) {
       for (unsigned R = 1; R < Size; ++R)
         send(R, Finish, "");
@@ -117,16 +123,20 @@ private:
         return std::nullopt;
       int N = 0;
       MPI_Get_count(&St, MPI_BYTE, &N);
-      std::string &Piece = Partial[St.MPI_SOURCE];
-      const size_t At = Piece.size();
-      Piece.resize(At + size_t(N));
-      MPI_Recv(Piece.data() + At, N, MPI_BYTE, St.MPI_SOURCE, St.MPI_TAG, MPI_COMM_WORLD,
+      Buffer In(static_cast<size_t>(N));
+      MPI_Recv(In.data(), N, MPI_BYTE, St.MPI_SOURCE, St.MPI_TAG, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
-      if (St.MPI_TAG & MorePieces)
-        continue;
-      Message M{unsigned(St.MPI_SOURCE), unsigned(St.MPI_TAG), std::move(Piece)};
+      auto Pieces = Partial.find(St.MPI_SOURCE);
+      if (St.MPI_TAG & MorePieces || Pieces != Partial.end()) { // a message in pieces
+        std::string &Whole = Partial[St.MPI_SOURCE];
+        Whole += llvm::StringRef(In).str();
+        if (St.MPI_TAG & MorePieces)
+          continue;
+        In = Buffer(llvm::StringRef(Whole));
+        Partial.erase(St.MPI_SOURCE);
+      }
+      Message M{unsigned(St.MPI_SOURCE), unsigned(St.MPI_TAG & ~MorePieces), std::move(In)};
       Received.add(M.Tag, M.Bytes.size());
-      Partial.erase(St.MPI_SOURCE);
       if (M.Tag == Finish)
         markFinished();
       return M;

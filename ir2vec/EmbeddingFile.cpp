@@ -190,6 +190,9 @@ struct EmbeddingFileWriter::Impl {
   // cost more than the rows themselves at function level (6 writes of a few hundred bytes per
   // module; the consumer of a run competes with its workers for the cores).
   static constexpr size_t PendingLimit = size_t(4) << 20;
+  // Vectors of a module at least this large go to the file at once (one write of them is
+  // efficient, and copying them into the pending rows first cost a copy of every byte).
+  static constexpr size_t DirectWrite = size_t(256) << 10;
   size_t PendingBytes = 0;
   std::vector<const char *> StrBuf;
   std::vector<int64_t> IntBuf;
@@ -274,7 +277,7 @@ struct EmbeddingFileWriter::Impl {
   void appendDoubles(size_t C, const std::vector<double> &V) {
     const size_t N = V.size() / H.Dimension;
     Cols[C].Sum = hashRows(Cols[C].Sum, V.data(), N, H.Dimension * sizeof(double));
-    if (V.size() * sizeof(double) >= PendingLimit) { // a large module: written without a copy
+    if (V.size() * sizeof(double) >= DirectWrite) { // a large module: written without a copy
       writePending();
       writeRows(C, V.data(), N, H5::PredType::NATIVE_DOUBLE);
       Cols[C].Rows += N;

@@ -11,8 +11,12 @@
 // waits for it (later()).
 #pragma once
 
+#include "llvm/ADT/StringRef.h"
+
 #include <chrono>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <deque>
 #include <iterator>
 #include <optional>
@@ -33,10 +37,29 @@ public:
   };
   static constexpr uint64_t NoItem = ~uint64_t(0);
 
+  /// A message's bytes: received straight into memory that nothing fills first (a result can
+  /// be megabytes, and zeroing them cost as much as receiving them).
+  class Buffer {
+  public:
+    Buffer() = default;
+    explicit Buffer(size_t N) : P(N ? new char[N] : nullptr), N(N) {}
+    explicit Buffer(llvm::StringRef S) : Buffer(S.size()) {
+      if (N)
+        std::memcpy(P.get(), S.data(), N);
+    }
+    char *data() { return P.get(); }
+    size_t size() const { return N; }
+    operator llvm::StringRef() const { return {P.get(), N}; }
+
+  private:
+    std::unique_ptr<char[]> P;
+    size_t N = 0;
+  };
+
   struct Message {
     unsigned From = 0;
     unsigned Tag = 0;
-    std::string Bytes;
+    Buffer Bytes;
   };
 
   virtual ~Ranks() = default;
