@@ -155,12 +155,15 @@ private:
   }
 
   void put(size_t I, Result &&R) {
+    bool Awaited;
     {
       std::lock_guard<std::mutex> L(Mu);
       if (!Stop)
         Ready.emplace(I, std::move(R));
+      Awaited = I == NextConsume; // only the consumer waits for a result, and only for this one
     }
-    CV.notify_all();
+    if (Awaited)
+      CV.notify_all();
   }
 
   void workerLoop(State &S, const Work &Do, const Spread<Result> &Sp) {
