@@ -206,9 +206,9 @@ private:
     while (Working > 0) {
       std::optional<support::Ranks::Message> M = R.next(std::chrono::microseconds(0));
       if (!M) {
-        // Nothing came: nap, longer while nothing happens. A rank waiting for the window to
-        // open is answered when the consumer opens it (the consumer's notification wakes this
-        // thread only then: every result would wake it for nothing).
+        // Nothing came: nap. A rank waiting for the window to open is answered as soon as the
+        // consumer opens it (its notification wakes this thread only then: waking on every
+        // result would cost a context switch each for nothing).
         if (Asking.empty()) {
           std::this_thread::sleep_for(Nap);
         } else {
