@@ -4,7 +4,6 @@
 #include "support/Error.h"
 
 #include <algorithm>
-#include <climits>
 #include <cstdio>
 #include <sys/resource.h>
 #include <cstdlib>
@@ -129,7 +128,7 @@ private:
       auto Pieces = Partial.find(St.MPI_SOURCE);
       if (St.MPI_TAG & MorePieces || Pieces != Partial.end()) { // a message in pieces
         std::string &Whole = Partial[St.MPI_SOURCE];
-        Whole += llvm::StringRef(In).str();
+        Whole.append(In.data(), In.size());
         if (St.MPI_TAG & MorePieces)
           continue;
         In = Buffer(llvm::StringRef(Whole));

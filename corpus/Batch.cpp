@@ -1,5 +1,6 @@
 #include "corpus/Batch.h"
 #include "corpus/ModuleReader.h"
+#include "support/Files.h"
 
 #include "llvm/IR/Module.h"
 
@@ -13,6 +14,7 @@
 #include <csignal>
 #include <cstring>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <mutex>
 
@@ -40,10 +42,81 @@ namespace {
 // handler, which leaves for the recovery point of the thread that failed.
 thread_local std::string FatalReason;
 
+// Stack overflows. LLVM's parsers recurse once per level of nesting (a constant expression
+// 8,000 deep overflows the 8 MiB stack of a thread; opt-22 dies the same way). The fault
+// happens on the guard page below the stack, where no handler can run: recovery needs the
+// handler on an alternate stack (sigaltstack, one per thread that runs recoverable work, and
+// SA_ONSTACK on the recovery context's handler). Plain thread-locals only (no constructor):
+// the handler reads them.
+thread_local uintptr_t StackLow = 0;     // the lowest address of this thread's stack
+thread_local bool StackOverflowed = false;
+constexpr size_t AltStackSize = 128 * 1024; // LLVM's handlers print a stack trace on it too
+struct sigaction RecoveryHandler[2];        // the recovery context's own, for SIGSEGV, SIGBUS
+
+/// This thread's alternate signal stack (made once; the thread's end removes it).
+struct AltStack {
+  void *Mem = nullptr;
+  AltStack() {
+    stack_t Old;
+    if (::sigaltstack(nullptr, &Old) == 0 && !(Old.ss_flags & SS_DISABLE)) {
+      // The thread has one already (Python's faulthandler makes one): it serves.
+    } else if ((Mem = ::mmap(nullptr, AltStackSize, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) != MAP_FAILED) {
+      stack_t S{Mem, 0, AltStackSize};
+      ::sigaltstack(&S, nullptr);
+    } else {
+      Mem = nullptr;
+    }
+    pthread_attr_t A;
+    if (::pthread_getattr_np(::pthread_self(), &A) == 0) {
+      void *Addr = nullptr;
+      size_t Size = 0;
+      if (::pthread_attr_getstack(&A, &Addr, &Size) == 0)
+        StackLow = reinterpret_cast<uintptr_t>(Addr);
+      ::pthread_attr_destroy(&A);
+    }
+  }
+  ~AltStack() {
+    if (!Mem)
+      return;
+    stack_t Off{nullptr, SS_DISABLE, 0};
+    ::sigaltstack(&Off, nullptr);
+    ::munmap(Mem, AltStackSize);
+  }
+};
+thread_local AltStack *TheAltStack = nullptr;
+
+/// Notes whether the fault is on the guard area below this thread's stack, then hands the
+/// signal to the recovery context's handler (which leaves for the recovery point).
+void overflowAwareHandler(int Sig, siginfo_t *Info, void *Ctx) {
+  const uintptr_t At = reinterpret_cast<uintptr_t>(Info->si_addr);
+  if (StackLow && At < StackLow + 4096 && At + (1u << 20) >= StackLow)
+    StackOverflowed = true;
+  const struct sigaction &H = RecoveryHandler[Sig == SIGSEGV ? 0 : 1];
+  if (H.sa_flags & SA_SIGINFO)
+    H.sa_sigaction(Sig, Info, Ctx);
+  else if (H.sa_handler != SIG_DFL && H.sa_handler != SIG_IGN)
+    H.sa_handler(Sig);
+  else {
+    ::signal(Sig, SIG_DFL);
+    ::raise(Sig);
+  }
+}
+
 void enableRecovery() {
   static std::once_flag Once;
   std::call_once(Once, [] {
     llvm::CrashRecoveryContext::Enable();
+    // The recovery context's handlers for the faults of a stack overflow, moved onto the
+    // alternate stack behind one that recognises the overflow.
+    for (int I = 0; I < 2; ++I) {
+      const int Sig = I == 0 ? SIGSEGV : SIGBUS;
+      ::sigaction(Sig, nullptr, &RecoveryHandler[I]);
+      struct sigaction Mine = RecoveryHandler[I];
+      Mine.sa_sigaction = overflowAwareHandler;
+      Mine.sa_flags = (Mine.sa_flags | SA_SIGINFO | SA_ONSTACK) & ~SA_RESETHAND;
+      ::sigaction(Sig, &Mine, nullptr);
+    }
     // Without this handler report_fatal_error would first run LLVM's interrupt handlers,
     // which remove every file registered for removal on a signal: our pending outputs.
     llvm::install_fatal_error_handler([](void *, const char *Reason, bool) {
@@ -61,10 +134,18 @@ void enableRecovery() {
 
 std::optional<std::string> runRecoverable(llvm::function_ref<void()> Work) {
   enableRecovery();
+  if (!TheAltStack) {
+    static thread_local AltStack Mine; // made on this thread's first recoverable work
+    TheAltStack = &Mine;
+  }
   FatalReason.clear();
+  StackOverflowed = false;
   llvm::CrashRecoveryContext CRC;
   if (CRC.RunSafely(Work))
     return std::nullopt;
+  if (StackOverflowed && CRC.RetCode == 128 + SIGSEGV)
+    return std::string("LLVM ran out of stack on it (nested too deeply for LLVM's recursive "
+                       "parser; opt-22 dies on such modules); skipped");
   // Signals come back as 128 + the signal number, report_fatal_error as 1.
   if (CRC.RetCode > 128) {
     const int Sig = CRC.RetCode - 128;
@@ -226,6 +307,13 @@ runTextBatch(const std::vector<std::string> &Inputs, llvm::raw_ostream &OS, cons
           if (Headers)
             OS << "Module: " << Inputs[I] << "\n";
           OS << R.Text;
+          // A reader that went away (`| head`) ends the run now, not after the corpus. (Other
+          // write errors are reported, with the file, when the output is committed.)
+          if (OS.get_kind() == llvm::raw_ostream::OStreamKind::OK_FDStream) {
+            auto &FD = static_cast<llvm::raw_fd_ostream &>(OS);
+            if (FD.has_error() && FD.error() == std::errc::broken_pipe)
+              support::endByBrokenPipe();
+          }
         }
         P.update(S.Modules);
         return llvm::Error::success();

@@ -30,10 +30,10 @@ llvm::Expected<std::vector<std::string>> parseCommand(llvm::StringRef Bytes,
 }
 
 llvm::Expected<std::vector<std::string>> readCommandFile(llvm::StringRef Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false);
+  auto Buf = support::readInput(Path, /*IsText=*/false);
   if (!Buf)
     return support::fileError(Path, "cannot read the recorded command: " +
-                                        Buf.getError().message());
+                                        support::readErrorMessage(Buf.getError()));
   return parseCommand((*Buf)->getBuffer(), Path);
 }
 

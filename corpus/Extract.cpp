@@ -3,6 +3,8 @@
 #include "corpus/Commands.h"
 #include "corpus/OrderedPipeline.h"
 #include "support/Files.h"
+#include "support/Inputs.h"
+#include "support/JSON.h"
 #include "support/Process.h"
 #include "support/Progress.h"
 
@@ -70,20 +72,13 @@ llvm::Expected<std::string> nameOf(llvm::StringRef Object, llvm::StringRef Base,
 }
 
 llvm::Error expandDirectory(llvm::StringRef Dir, const std::string &Base,
-                            std::vector<ObjectInput> &Out) {
-  std::vector<std::string> Found;
-  std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC))
-    if (llvm::sys::path::extension(It->path()) == ".o" &&
-        It->type() != llvm::sys::fs::file_type::directory_file)
-      Found.push_back(It->path());
-  if (EC)
-    return support::fileError(Dir, "cannot list directory: " + EC.message());
-  if (Found.empty())
+                            std::vector<ObjectInput> &Out, const support::DiagnosticHandler &Report) {
+  auto Found = support::findFiles(Dir, {".o"}, Report);
+  if (!Found)
+    return Found.takeError();
+  if (Found->empty())
     return support::fileError(Dir, "directory holds no .o files");
-  std::sort(Found.begin(), Found.end());
-  for (const std::string &F : Found) {
+  for (const std::string &F : *Found) {
     auto Name = nameOf(F, Base.empty() ? Dir : llvm::StringRef(Base), Dir);
     if (!Name)
       return Name.takeError();
@@ -97,11 +92,11 @@ llvm::Error expandDirectory(llvm::StringRef Dir, const std::string &Base,
 /// objects and are passed over, as extract_ir does.
 llvm::Error expandDatabase(llvm::StringRef Path, const std::string &Base,
                            std::vector<ObjectInput> &Out, const ExtractConfig &C) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  auto Buf = support::readInput(Path, /*IsText=*/true);
   if (!Buf)
     return support::fileError(Path, "cannot read the compilation database: " +
-                                        Buf.getError().message());
-  auto J = llvm::json::parse((*Buf)->getBuffer());
+                                        support::readErrorMessage(Buf.getError()));
+  auto J = support::parseJSON((*Buf)->getBuffer());
   if (!J)
     return support::fileError(Path, "invalid JSON: " + llvm::toString(J.takeError()));
   const llvm::json::Array *Entries = J->getAsArray();
@@ -181,12 +176,17 @@ Extracted extractOne(const ObjectInput &In, const std::optional<llvm::Regex> &Fi
     X.Error = llvm::toString(std::move(E));
     return std::move(X);
   };
-  auto Bin = llvm::object::ObjectFile::createObjectFile(In.Path);
+  // Bounded: an input that is a device (/dev/zero) must not grow memory without end.
+  auto Buf = support::readInput(In.Path);
+  if (!Buf)
+    return Fail(support::fileError(In.Path, "cannot read: " +
+                                                support::readErrorMessage(Buf.getError())));
+  auto Bin = llvm::object::ObjectFile::createObjectFile((*Buf)->getMemBufferRef());
   if (!Bin)
     return Fail(support::fileError(In.Path, "not an object file: " +
                                                 llvm::toString(Bin.takeError())));
   std::optional<llvm::StringRef> BC, Cmd;
-  for (const llvm::object::SectionRef &Sec : Bin->getBinary()->sections()) {
+  for (const llvm::object::SectionRef &Sec : (*Bin)->sections()) {
     llvm::Expected<llvm::StringRef> Name = Sec.getName();
     if (!Name)
       return Fail(support::fileError(In.Path, llvm::toString(Name.takeError())));
@@ -235,10 +235,10 @@ llvm::Expected<std::vector<ObjectInput>> expandObjectInputs(const std::vector<st
   for (const std::string &A : Args) {
     llvm::Error E = llvm::Error::success();
     if (A.size() > 1 && A[0] == '@') {
-      auto Buf = llvm::MemoryBuffer::getFile(A.substr(1), /*IsText=*/true);
+      auto Buf = support::readInput(A.substr(1), /*IsText=*/true);
       if (!Buf)
         return support::fileError(A.substr(1), "cannot read input list: " +
-                                                   Buf.getError().message());
+                                                   support::readErrorMessage(Buf.getError()));
       llvm::SmallVector<llvm::StringRef> Lines;
       (*Buf)->getBuffer().split(Lines, '\n');
       for (llvm::StringRef L : Lines) {
@@ -251,7 +251,7 @@ llvm::Expected<std::vector<ObjectInput>> expandObjectInputs(const std::vector<st
         Out.push_back({L.str(), *Name});
       }
     } else if (llvm::sys::fs::is_directory(A)) {
-      E = expandDirectory(A, ObjBaseDir, Out);
+      E = expandDirectory(A, ObjBaseDir, Out, C.Report);
     } else if (isDatabase(A)) {
       E = expandDatabase(A, ObjBaseDir, Out, C);
     } else {
@@ -287,8 +287,12 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
     return Objects.takeError();
   if (Objects->empty())
     return support::makeError("no objects to extract");
-  if (llvm::Error E = support::prepareOutputDirectory(C.OutputDir))
-    return E;
+  // A directory made here goes again, with what was extracted into it, unless the run ends
+  // with a corpus description.
+  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(C.OutputDir);
+  if (!Out)
+    return Out.takeError();
+  const std::string &Dir = Out->path();
 
   support::Progress Bar("objects", Objects->size(), C.ShowProgress);
   llvm::json::Array Modules;
@@ -296,7 +300,7 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
   OrderedPipeline<Extracted> Pipe(C.Jobs, 4 * C.Jobs);
   llvm::Error E = Pipe.run(
       0, Objects->size(), [] { return NoState(); },
-      [&](size_t I, NoState &) { return extractOne((*Objects)[I], Filter, C.OutputDir); },
+      [&](size_t I, NoState &) { return extractOne((*Objects)[I], Filter, Dir); },
       [&](size_t I, Extracted &&X) -> llvm::Error {
         if (support::cancelled(C.CancelFd))
           return support::interruptedError("interrupted; no corpus description written");
@@ -321,12 +325,13 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
     return support::makeError(Failed ? "no object held embedded bitcode and a command line "
                                        "(build with -Xclang -fembed-bitcode=all)"
                                      : "--cmd-filter matched no module");
-  const std::string Desc = support::pathIn(C.OutputDir, "corpus_description.json");
+  const std::string Desc = Out->file("corpus_description.json");
   llvm::json::Object D{{"has_thinlto", false}, {"modules", std::move(Modules)}};
   if (llvm::Error W = support::writeFileAtomically(Desc, [&](llvm::raw_ostream &OS) {
         OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(D))) << "\n";
       }))
     return W;
+  Out->keep();
   C.Report({Diagnostic::Note,
             llvm::formatv("{0}: {1} modules ({2} filtered out by --cmd-filter, {3} objects "
                           "without embedded bitcode)",

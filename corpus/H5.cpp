@@ -143,7 +143,7 @@ void writeMatrix(H5::Group &G, const char *Name, const double *Data, hsize_t Row
 
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<void(H5::H5File &)> &Body) {
-  auto Out = support::PendingFile::create(Path);
+  auto Out = support::PendingFile::create(Path, support::PendingFile::Use::Path);
   if (!Out)
     return Out.takeError();
   try {

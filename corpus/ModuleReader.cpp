@@ -1,6 +1,7 @@
 #include "corpus/ModuleReader.h"
 
 #include "support/Error.h"
+#include "support/Inputs.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -100,9 +101,9 @@ std::optional<std::string> cyclicDebugChain(const llvm::Module &M) {
 
 llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &Ctx) {
   disableReaderDebugInfoUpgrade();
-  auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(Path);
+  auto Buf = support::readInput(Path);
   if (!Buf)
-    return fileError(Path, "cannot read input: " + Buf.getError().message());
+    return fileError(Path, "cannot read input: " + support::readErrorMessage(Buf.getError()));
   llvm::SMDiagnostic Diag;
   const llvm::StringRef Data = (*Buf)->getBuffer();
   const bool Bitcode = llvm::isBitcode(Data.bytes_begin(), Data.bytes_end());

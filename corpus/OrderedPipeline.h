@@ -13,9 +13,10 @@
 // cost by orders of magnitude, so items are handed out one at a time, as ranks ask, never in
 // fixed shares) and receives their encoded results. The window spans all ranks, so rank 0
 // holds a bounded number of results; it consumes them in input order, so the output is the
-// same for any number of ranks and any Jobs. The other ranks ask for one item beyond their
-// idle workers (the request's round trip overlaps the work), compute, encode, send, and
-// consume nothing: run() returns on them when rank 0 has no item left.
+// same for any number of ranks and any Jobs. The other ranks keep one to MaxAhead items beyond
+// their idle workers in hand or asked for, by the items' measured cost (the request's round
+// trip overlaps the work), compute, encode, send, and consume nothing: run() returns on them
+// when rank 0 has no item left.
 #pragma once
 
 #include "support/Ranks.h"

@@ -1,5 +1,6 @@
 #include "features/FeatureSets.h"
 
+#include "support/JSON.h"
 #include "support/Error.h"
 #include "support/Files.h"
 
@@ -242,7 +243,7 @@ std::string specsJSON(llvm::ArrayRef<TensorSpec> Specs) {
 
 llvm::Expected<std::vector<TensorSpec>> specsFromJSON(llvm::StringRef Text,
                                                       llvm::StringRef Where) {
-  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
+  llvm::Expected<llvm::json::Value> V = support::parseJSON(Text);
   if (!V)
     return support::fileError(Where, llvm::toString(V.takeError()));
   const llvm::json::Array *A = V->getAsArray();

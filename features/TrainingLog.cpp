@@ -1,5 +1,7 @@
 #include "features/TrainingLog.h"
 
+#include "support/JSON.h"
+#include "support/Inputs.h"
 #include "support/Error.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -122,7 +124,7 @@ llvm::Expected<std::optional<LogEvent>> LogParser::next() {
   }
   uint64_t At = offset();
   llvm::StringRef Line(Buf.data() + Pos, NL - Pos);
-  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Line);
+  llvm::Expected<llvm::json::Value> V = support::parseJSON(Line);
   if (!V)
     return error(At, "expected a JSON line (" + llvm::toString(V.takeError()) + ")");
   const llvm::json::Object *O = V->getAsObject();
@@ -245,9 +247,9 @@ llvm::Expected<Log> parseLog(llvm::StringRef Bytes, llvm::StringRef Name) {
 }
 
 llvm::Expected<Log> readLogFile(llvm::StringRef Path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> B = llvm::MemoryBuffer::getFileOrSTDIN(Path);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> B = support::readInput(Path);
   if (!B)
-    return support::fileError(Path, B.getError().message());
+    return support::fileError(Path, support::readErrorMessage(B.getError()));
   return parseLog((*B)->getBuffer(), Path);
 }
 

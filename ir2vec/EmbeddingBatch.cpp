@@ -1,6 +1,7 @@
 #include "ir2vec/EmbeddingBatch.h"
 
 #include "corpus/ModuleReader.h"
+#include "support/JSON.h"
 #include "support/Files.h"
 
 #include "llvm/IR/Module.h"
@@ -151,7 +152,7 @@ llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string 
   auto Buf = llvm::MemoryBuffer::getFile(Path);
   if (!Buf)
     return Bad("cannot read: " + Buf.getError().message());
-  auto J = llvm::json::parse((*Buf)->getBuffer());
+  auto J = support::parseJSON((*Buf)->getBuffer());
   if (!J)
     return Bad("invalid JSON: " + llvm::toString(J.takeError()));
   const llvm::json::Object *O = J->getAsObject();
@@ -251,10 +252,16 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   // OUT.partial survives an interruption (with OUT.resume describing its last checkpoint) and
   // becomes OUT when the run is done. A directory or unwritable place fails now, not after the
   // corpus.
-  if (llvm::Error E = support::checkOutputPath(J.Output))
-    return E;
-  support::PendingFile Out = support::PendingFile::resumable(J.Output);
-  const std::string StatePath = J.Output + ".resume";
+  // The run holds OUT's state for its whole length: a second run on the same output is
+  // refused instead of truncating this one's partial file.
+  llvm::Expected<support::OutputState> State = support::OutputState::acquire(J.Output);
+  if (!State)
+    return State.takeError();
+  if (J.Resume && !State->resumable())
+    return support::usageError(J.Output + ": --resume needs an output that is a regular file "
+                                          "(a device or FIFO keeps no partial file)");
+  support::PendingFile Out = support::PendingFile::resumable(*State);
+  const std::string StatePath = State->file(".resume");
   const std::string Print = fingerprint(J);
   const LevelSet Levels = J.Header.levels();
   EmbeddingRun Run;
@@ -263,6 +270,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   // A run killed while it replaced OUT.resume (SIGKILL cannot be caught) leaves that write's
   // temporary file beside it; it belongs to this output, and no other run writes it now.
   support::removeStaleTemporaries(StatePath);
+  support::removeStaleTemporaries(Out.path()); // a copy of a resume killed the same way
 
   std::optional<EmbeddingFileWriter> W;
   if (J.Resume && llvm::sys::fs::exists(StatePath)) {
@@ -288,7 +296,6 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   if (!W) {
     Done = Checkpoint{};
     llvm::sys::fs::remove(StatePath); // a stale state must not describe the new partial file
-    llvm::sys::fs::remove(Out.path() + ".copy"); // of a resume that was itself interrupted
     auto C = EmbeddingFileWriter::create(Out.path(), J.Header, J.Compress);
     if (!C)
       return C.takeError();

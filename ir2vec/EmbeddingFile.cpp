@@ -1,6 +1,7 @@
 #include "ir2vec/EmbeddingFile.h"
 
 #include "corpus/H5.h"
+#include "support/Files.h"
 #include "support/Error.h"
 #include "vocab/EntityLayout.h"
 
@@ -415,10 +416,19 @@ EmbeddingFileWriter::resume(const std::string &Path, const FileHeader &H, unsign
   // variable-length strings of a few percent of killed runs. So the checkpointed rows are
   // copied into a fresh file, in a child process (the damaged file is outside data now), and
   // the copy replaces the partial file only when its checksums are the checkpoint's.
-  const std::string Copy = Path + ".copy";
+  //
+  // The copy is a pending file beside the partial file (PATH.tmp-XXXXXXXX, removed on failure
+  // and by an interrupt) that the child writes through its inherited descriptor: an interrupt
+  // that removes the name before the child has opened it cannot leave a file the child would
+  // then create under that name.
   auto Fail = [&](const llvm::Twine &Why) {
     return support::fileError(Path, "cannot resume: " + Why);
   };
+  llvm::Expected<support::PendingFile> CopyFile =
+      support::PendingFile::create(Path, support::PendingFile::Use::Path);
+  if (!CopyFile)
+    return CopyFile.takeError();
+  const std::string Copy = "/proc/self/fd/" + std::to_string(CopyFile->fd());
   extendToRecordedEnd(Path);
   llvm::Error Copied = support::checkIsolated(Path, IsolatedSeconds, [&]() -> llvm::Error {
     H5::Exception::dontPrint();
@@ -467,14 +477,10 @@ EmbeddingFileWriter::resume(const std::string &Path, const FileHeader &H, unsign
       return Fail(E.getDetailMsg());
     }
   });
-  if (Copied) {
-    llvm::sys::fs::remove(Copy);
-    return Copied;
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Copy, Path)) {
-    llvm::sys::fs::remove(Copy);
-    return Fail("cannot replace the partial file: " + EC.message());
-  }
+  if (Copied)
+    return Copied; // the pending copy goes with CopyFile
+  if (llvm::Error E = CopyFile->commit())
+    return Fail("cannot replace the partial file: " + llvm::toString(std::move(E)));
   return reopen(Path, H, Keep, Expected);
 }
 

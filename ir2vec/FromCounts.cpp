@@ -47,7 +47,7 @@ llvm::Expected<corpus::BatchSummary> embeddingsFromCounts(const std::string &Cou
   H.Dimension = V.dimension();
   H.W = V.weights();
   H.VocabSHA256 = VocabSHA256;
-  auto File = support::PendingFile::create(Out);
+  auto File = support::PendingFile::create(Out, support::PendingFile::Use::Path);
   if (!File)
     return File.takeError();
   corpus::BatchSummary S;

@@ -3,6 +3,7 @@
 #include "corpus/H5.h"
 #include "learn/Random.h"
 #include "runners/Models.h"
+#include "support/JSON.h"
 #include "support/Files.h"
 #include "support/Inputs.h"
 #include "support/Process.h"
@@ -101,10 +102,10 @@ public:
 
 llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
   SpecReader R(Path);
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  auto Buf = support::readInput(Path, /*IsText=*/true);
   if (!Buf)
-    return support::fileError(Path, "cannot read the spec: " + Buf.getError().message());
-  auto J = llvm::json::parse((*Buf)->getBuffer());
+    return support::fileError(Path, "cannot read the spec: " + support::readErrorMessage(Buf.getError()));
+  auto J = support::parseJSON((*Buf)->getBuffer());
   if (!J)
     return support::fileError(Path, "invalid JSON: " + llvm::toString(J.takeError()));
   const llvm::json::Object *O = J->getAsObject();
@@ -412,17 +413,22 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   const auto Start = Clock::now();
   if (Dir.empty() || Dir == "-")
     return support::usageError("ablate needs an output directory: -o DIR");
-  if (llvm::Error E = support::prepareOutputDirectory(Dir))
-    return E;
-  const std::string Models = support::pathIn(Dir, "models");
-  if (llvm::Error E = support::prepareOutputDirectory(Models))
-    return E;
-  auto Inputs = support::expandInputs(Spec.Corpus);
+  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
+  if (!Out)
+    return Out.takeError();
+  const std::string Models = Out->file("models");
+  llvm::Expected<support::OutputDirectory> ModelsDir = support::OutputDirectory::prepare(Models);
+  if (!ModelsDir)
+    return ModelsDir.takeError();
+  auto Inputs = support::expandInputs(Spec.Corpus, C.Report);
   if (!Inputs)
     return Inputs.takeError();
   auto S = splitCorpus(*Inputs, Spec.Split);
   if (!S)
     return S.takeError();
+  // From here on the study writes what a rerun reuses (its explorations): the directory stays.
+  Out->keep();
+  ModelsDir->keep();
 
   // One exploration (and one of the held-out side, for agreement) with every vocabulary.
   ExploreConfig EC;

@@ -1,5 +1,7 @@
 #include "mlgo/Parts.h"
 
+#include "support/JSON.h"
+#include "support/Error.h"
 #include "support/Files.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -10,8 +12,14 @@ namespace wb::mlgo {
 
 llvm::Expected<PartsDir> PartsDir::open(const std::string &Output, const std::string &Fingerprint,
                                         bool Resume, const support::DiagnosticHandler &Report) {
-  PartsDir P;
-  P.Dir = Output + ".parts";
+  llvm::Expected<support::OutputState> State = support::OutputState::acquire(Output);
+  if (!State)
+    return State.takeError();
+  if (Resume && !State->resumable())
+    return support::usageError(Output + ": --resume needs an output that is a regular file (a "
+                                        "device or FIFO keeps no parts)");
+  PartsDir P(std::move(*State));
+  P.Dir = P.State.file(".parts");
   const std::string PrintFile = support::pathIn(P.Dir, "fingerprint");
   if (llvm::sys::fs::exists(P.Dir)) {
     auto Old = llvm::MemoryBuffer::getFile(PrintFile);
@@ -23,8 +31,10 @@ llvm::Expected<PartsDir> PartsDir::open(const std::string &Output, const std::st
   }
   if (!P.Reuse) {
     P.remove();
-    if (llvm::Error E = support::prepareOutputDirectory(P.Dir))
-      return E;
+    // State, not output: it survives failures and interrupts for --resume.
+    if (std::error_code EC = llvm::sys::fs::create_directory(P.Dir, /*IgnoreExisting=*/false))
+      return support::fileError(P.Dir, "cannot create the directory of finished modules: " +
+                                           EC.message());
     if (llvm::Error E = support::writeFileAtomically(
             PrintFile, [&](llvm::raw_ostream &OS) { OS << Fingerprint << "\n"; }))
       return E;
@@ -48,7 +58,7 @@ std::optional<llvm::json::Object> PartsDir::readRecord(size_t I, llvm::StringRef
   auto Buf = llvm::MemoryBuffer::getFile(file(I, ".json"));
   if (!Buf)
     return std::nullopt;
-  auto J = llvm::json::parse((*Buf)->getBuffer());
+  auto J = support::parseJSON((*Buf)->getBuffer());
   if (!J) {
     llvm::consumeError(J.takeError());
     return std::nullopt; // unreadable: the module is done again
@@ -59,9 +69,6 @@ std::optional<llvm::json::Object> PartsDir::readRecord(size_t I, llvm::StringRef
   return std::move(*O);
 }
 
-void PartsDir::remove() const {
-  std::error_code EC = llvm::sys::fs::remove_directories(Dir);
-  (void)EC; // nothing to remove, or already gone
-}
+void PartsDir::remove() const { support::removeTree(Dir); }
 
 } // namespace wb::mlgo

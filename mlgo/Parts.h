@@ -6,6 +6,7 @@
 #pragma once
 
 #include "support/Diagnostics.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -18,8 +19,9 @@ namespace wb::mlgo {
 
 class PartsDir {
 public:
-  /// Prepares Output + ".parts": kept when Resume and its fingerprint equals Fingerprint,
-  /// otherwise emptied (a warning says why when there was one).
+  /// Takes the output's state (support::OutputState: a second run on the same output is
+  /// refused) and prepares Output + ".parts": kept when Resume and its fingerprint equals
+  /// Fingerprint, otherwise emptied (a warning says why when there was one).
   static llvm::Expected<PartsDir> open(const std::string &Output, const std::string &Fingerprint,
                                        bool Resume, const support::DiagnosticHandler &Report);
 
@@ -37,6 +39,8 @@ public:
   void remove() const;
 
 private:
+  explicit PartsDir(support::OutputState S) : State(std::move(S)) {}
+  support::OutputState State;
   std::string Dir;
   bool Reuse = false;
 };

@@ -1,6 +1,7 @@
 #include "mlgo/Split.h"
 
 #include "support/Error.h"
+#include "support/Inputs.h"
 #include "support/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -26,9 +27,9 @@ std::string corpusRoot(const std::vector<std::string> &Modules) {
 }
 
 llvm::Expected<std::map<std::string, std::string>> readKeys(const std::string &Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  auto Buf = support::readInput(Path, /*IsText=*/true);
   if (!Buf)
-    return support::fileError(Path, "cannot read split keys: " + Buf.getError().message());
+    return support::fileError(Path, "cannot read split keys: " + support::readErrorMessage(Buf.getError()));
   std::map<std::string, std::string> Keys;
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buf)->getBuffer().split(Lines, '\n');

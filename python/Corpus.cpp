@@ -47,11 +47,13 @@ std::vector<std::string> expand(const std::variant<std::filesystem::path,
     if (A.empty())
       throw py::value_error("an input is empty: expected a module, a directory, an @list or "
                             "a corpus description");
-  std::vector<std::string> Paths;
+  std::vector<std::string> Paths, Warnings; // the walks' warnings, as Python warnings
   {
     py::gil_scoped_release Unlocked;
-    Paths = valueOrRaise(support::expandInputs(Args));
+    Paths = valueOrRaise(support::expandInputs(
+        Args, [&](const support::Diagnostic &D) { Warnings.push_back(D.Message); }));
   }
+  warnAll(Warnings);
   if (Paths.empty())
     throw py::value_error("the inputs name no module");
   return Paths;

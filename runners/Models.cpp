@@ -1,6 +1,7 @@
 #include "runners/Models.h"
 
 #include "corpus/H5.h"
+#include "support/JSON.h"
 #include "support/Error.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -308,7 +309,7 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
       if (llvm::Error E = readNormalizations(F, M, Path))
         return E;
       if (F.attrExists("groups")) {
-        auto G = llvm::json::parse(h5::readStrAttr(F, "groups"));
+        auto G = support::parseJSON(h5::readStrAttr(F, "groups"));
         const llvm::json::Array *A = G ? G->getAsArray() : nullptr;
         if (!A) {
           if (!G)

@@ -8,8 +8,17 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/Signals.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
 #include <mutex>
+#include <pthread.h>
 #include <shared_mutex>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -29,71 +38,407 @@ std::shared_mutex &outputLock() {
 
 using OutputStep = std::shared_lock<std::shared_mutex>;
 
+// What an interrupt removes besides the files registered with LLVM (which removes only regular
+// files): private directory trees (state of outputs that are not files, TempDir) and output
+// directories this run created (removed only when empty: their files were pending). Guarded by
+// the output lock (shared for changes, which this mutex serialises).
+struct Directories {
+  std::mutex M;
+  std::vector<std::string> Trees, Created;
+};
+
+Directories &directories() {
+  static Directories *D = new Directories;
+  return *D;
+}
+
+void track(std::vector<std::string> Directories::*List, const std::string &Path) {
+  std::lock_guard<std::mutex> L(directories().M);
+  (directories().*List).push_back(Path);
+}
+
+void untrack(std::vector<std::string> Directories::*List, const std::string &Path) {
+  std::lock_guard<std::mutex> L(directories().M);
+  auto &V = directories().*List;
+  if (auto It = std::find(V.begin(), V.end(), Path); It != V.end())
+    V.erase(It);
+}
+
+std::string errnoMessage(int E) { return std::error_code(E, std::generic_category()).message(); }
+
+/// "/dev/fd/N", "/proc/self/fd/N" or "/proc/PID/fd/N" of this process: descriptor N.
+std::optional<int> ownDescriptor(llvm::StringRef Path) {
+  const std::string OwnProc = "/proc/" + std::to_string(::getpid()) + "/fd/";
+  if (!Path.consume_front("/dev/fd/") && !Path.consume_front("/proc/self/fd/") &&
+      !Path.consume_front(OwnProc))
+    return std::nullopt;
+  unsigned N = 0;
+  if (Path.getAsInteger(10, N) || N > unsigned(INT32_MAX))
+    return std::nullopt;
+  return int(N);
+}
+
+/// A descriptor to write an output that is not a regular file to, as it is (no O_TRUNC, no
+/// O_CREAT: a device or FIFO is never replaced or created). A FIFO's open waits for a reader,
+/// as a shell's redirection does.
+llvm::Expected<int> openStream(const OutputTarget &T) {
+  int Fd = T.Descriptor >= 0 ? ::fcntl(T.Descriptor, F_DUPFD_CLOEXEC, 3)
+                             : ::open(T.Path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  while (Fd < 0 && errno == EINTR)
+    Fd = ::open(T.Path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (Fd < 0)
+    return fileError(T.Named, "cannot open the output for writing: " + errnoMessage(errno));
+  return Fd;
+}
+
+/// Writes all of Bytes to Fd; an error code, or 0.
+int writeAll(int Fd, const char *Bytes, size_t N) {
+  while (N) {
+    const ssize_t W = ::write(Fd, Bytes, N);
+    if (W < 0 && errno == EINTR)
+      continue;
+    if (W <= 0)
+      return W < 0 ? errno : EIO;
+    Bytes += W;
+    N -= size_t(W);
+  }
+  return 0;
+}
+
+/// Copies the file From into the output T (not a regular file), then closes it.
+llvm::Error copyInto(const std::string &From, const OutputTarget &T) {
+  llvm::Expected<int> Out = openStream(T);
+  if (!Out)
+    return Out.takeError();
+  const int In = ::open(From.c_str(), O_RDONLY | O_CLOEXEC);
+  if (In < 0) {
+    ::close(*Out);
+    return fileError(From, "cannot read the finished output: " + errnoMessage(errno));
+  }
+  std::vector<char> Buf(1 << 20);
+  int Err = 0;
+  while (!Err) {
+    const ssize_t R = ::read(In, Buf.data(), Buf.size());
+    if (R < 0 && errno == EINTR)
+      continue;
+    if (R <= 0) {
+      Err = R < 0 ? errno : 0;
+      break;
+    }
+    Err = writeAll(*Out, Buf.data(), size_t(R));
+  }
+  ::close(In);
+  ::close(*Out);
+  if (Err == EPIPE)
+    endByBrokenPipe(); // the output's reader went away
+  if (Err)
+    return fileError(T.Named, "write error: " + errnoMessage(Err));
+  return llvm::Error::success();
+}
+
+/// A unique path for a private temporary file (outputs that are not regular files, written by
+/// a library that needs a seekable file), with Extension kept for writers that choose the format
+/// by it.
+std::string privateTemporary(llvm::StringRef Extension) {
+  llvm::SmallString<256> Dir;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Dir);
+  llvm::sys::path::append(Dir, "ir2vec-output-%%%%%%%%" + Extension);
+  llvm::SmallString<256> P;
+  llvm::sys::fs::createUniquePath(Dir, P, /*MakeAbsolute=*/false);
+  return std::string(P);
+}
+
+/// Registers a temporary output for removal on an interrupt, under the output lock.
+llvm::Error registerTemporary(llvm::StringRef Named, const std::string &Temp) {
+  std::string Msg;
+  if (llvm::sys::RemoveFileOnSignal(Temp, &Msg))
+    return fileError(Named, "cannot register the temporary output: " + Msg);
+  return llvm::Error::success();
+}
+
+/// A fresh directory under $TMPDIR, removed (with all below it) by an interrupt until untracked.
+llvm::Expected<std::string> privateDirectory(llvm::StringRef Prefix) {
+  llvm::SmallString<128> Path;
+  OutputStep L(outputLock());
+  if (std::error_code EC = llvm::sys::fs::createUniqueDirectory(Prefix, Path))
+    return makeError("cannot create a temporary directory: " + EC.message());
+  track(&Directories::Trees, std::string(Path));
+  return std::string(Path);
+}
+
 } // namespace
 
-void abandonPendingOutputs() {
-  outputLock().lock();
-  // Removes the files registered with llvm::sys::RemoveFileOnSignal: every temporary below.
-  llvm::sys::RunInterruptHandlers();
+// ---- the output rules --------------------------------------------------------------------
+
+llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Named) {
+  OutputTarget T;
+  T.Named = Named.str();
+  if (Named == "-") {
+    T.K = OutputTarget::StandardOutput;
+    return T;
+  }
+  if (Named.empty())
+    return usageError("an output name is empty");
+  auto Fail = [&](const llvm::Twine &Why) { return fileError(Named, "cannot write the output: " + Why); };
+  // The chain of symlinks is followed by hand: a symlink's target is what gets replaced, and a
+  // descriptor's name (/dev/stdout is a link to /proc/self/fd/1) is written as it is.
+  std::string Cur = T.Named;
+  bool Resolved = false;
+  for (int Hop = 0; Hop < 40 && !Resolved; ++Hop) {
+    if (std::optional<int> Fd = ownDescriptor(Cur)) {
+      const int Flags = ::fcntl(*Fd, F_GETFL);
+      if (Flags < 0 || (Flags & O_ACCMODE) == O_RDONLY)
+        return Fail("descriptor " + llvm::Twine(*Fd) + " is not open for writing");
+      T.K = OutputTarget::Stream;
+      T.Path = Cur;
+      T.Descriptor = *Fd;
+      return T;
+    }
+    struct stat St;
+    if (::lstat(Cur.c_str(), &St) != 0) {
+      if (errno != ENOENT)
+        return Fail(errnoMessage(errno));
+      Resolved = true; // a new file (or a dangling symlink's target)
+      break;
+    }
+    if (S_ISLNK(St.st_mode)) {
+      char Buf[4096];
+      const ssize_t N = ::readlink(Cur.c_str(), Buf, sizeof Buf);
+      if (N < 0 || size_t(N) >= sizeof Buf)
+        return Fail(N < 0 ? errnoMessage(errno) : std::string("a symlink's target is too long"));
+      const llvm::StringRef Link(Buf, size_t(N));
+      if (llvm::sys::path::is_absolute(Link)) {
+        Cur = std::string(Link);
+      } else {
+        llvm::SmallString<256> Next(llvm::sys::path::parent_path(Cur));
+        llvm::sys::path::append(Next, Link);
+        Cur = std::string(Next);
+      }
+      continue;
+    }
+    if (S_ISDIR(St.st_mode))
+      return Fail("it is a directory");
+    if (!S_ISREG(St.st_mode)) { // a device, a FIFO, a socket, a terminal: written as it is
+      T.K = OutputTarget::Stream;
+      T.Path = T.Named;
+      return T;
+    }
+    Resolved = true;
+  }
+  if (!Resolved)
+    return Fail("too many levels of symbolic links");
+  T.K = OutputTarget::File;
+  T.Path = Cur;
+  // The target's directory must take new entries (the temporary file), whatever the file's
+  // own mode.
+  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Cur));
+  if (Dir.empty())
+    Dir = ".";
+  if (!llvm::sys::fs::exists(Dir))
+    return Fail("the directory " + Dir + " does not exist");
+  if (!llvm::sys::fs::is_directory(Dir))
+    return Fail(Dir + " is not a directory");
+  if (::access(Dir.c_str(), W_OK | X_OK) != 0)
+    return Fail(Dir + ": " + errnoMessage(errno));
+  return T;
+}
+
+llvm::Error checkOutputPath(llvm::StringRef Path) { return resolveOutput(Path).takeError(); }
+
+llvm::Error checkOutputsAgainstInputs(llvm::ArrayRef<std::string> Outputs,
+                                      llvm::ArrayRef<std::string> Inputs) {
+  struct Out {
+    OutputTarget T;
+    std::string Absolute;
+    std::optional<llvm::sys::fs::UniqueID> ID;
+  };
+  std::vector<Out> Files;
+  for (const std::string &O : Outputs) {
+    if (O.empty())
+      continue;
+    llvm::Expected<OutputTarget> T = resolveOutput(O);
+    if (!T)
+      return T.takeError();
+    if (!T->replaced())
+      continue;
+    Out X{*T, T->Path, std::nullopt};
+    llvm::SmallString<256> Abs(T->Path);
+    llvm::sys::fs::make_absolute(Abs);
+    llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    X.Absolute = std::string(Abs);
+    llvm::sys::fs::UniqueID ID;
+    if (!llvm::sys::fs::getUniqueID(T->Path, ID))
+      X.ID = ID;
+    for (const Out &Y : Files)
+      if (X.Absolute == Y.Absolute || (X.ID && Y.ID && *X.ID == *Y.ID))
+        return usageError(Y.T.Named == O ? O + " is given twice as an output"
+                                         : O + " and " + Y.T.Named +
+                                               " are the same file, given twice as an output");
+    Files.push_back(std::move(X));
+  }
+  if (llvm::none_of(Files, [](const Out &X) { return X.ID.has_value(); }))
+    return llvm::Error::success(); // no output exists yet: no input can be one
+  for (const std::string &In : Inputs) {
+    llvm::sys::fs::UniqueID ID;
+    if (In.empty() || In == "-" || llvm::sys::fs::getUniqueID(In, ID))
+      continue;
+    for (const Out &X : Files)
+      if (X.ID && *X.ID == ID)
+        return usageError(X.T.Named + ": the output is also an input" +
+                          (In == X.T.Named ? std::string() : " (" + In + ")") +
+                          "; refusing to replace it");
+  }
+  return llvm::Error::success();
+}
+
+std::vector<std::string> filesIn(llvm::StringRef Dir) {
+  std::vector<std::string> Files;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::fs::is_regular_file(It->path()))
+      Files.push_back(It->path());
+  return Files;
+}
+
+// ---- the exclusive state of a resumable output ---------------------------------------------
+
+llvm::Expected<OutputState> OutputState::acquire(llvm::StringRef Output) {
+  llvm::Expected<OutputTarget> T = resolveOutput(Output);
+  if (!T)
+    return T.takeError();
+  OutputState S;
+  S.Target = *T;
+  if (!T->replaced()) {
+    // Nothing beside a device or a FIFO: the state goes to a private directory, gone with us.
+    llvm::Expected<std::string> D = privateDirectory("ir2vec-state");
+    if (!D)
+      return D.takeError();
+    S.PrivateDir = *D;
+    S.Base = pathIn(*D, "output");
+    return S;
+  }
+  S.Base = T->Path;
+  S.LockPath = T->Path + ".lock";
+  // flock on OUT.lock. The file is removed when the run ends, so a lock taken on a file another
+  // run has just removed is not a lock: the path must still name the locked file.
+  for (int Try = 0; Try < 100; ++Try) {
+    const int Fd = ::open(S.LockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (Fd < 0)
+      return fileError(Output, "cannot lock the output (" + S.LockPath + "): " + errnoMessage(errno));
+    if (::flock(Fd, LOCK_EX | LOCK_NB) != 0) {
+      const int E = errno;
+      char Pid[32] = {0};
+      [[maybe_unused]] ssize_t N = ::pread(Fd, Pid, sizeof Pid - 1, 0);
+      ::close(Fd);
+      if (E != EWOULDBLOCK)
+        return fileError(Output, "cannot lock the output (" + S.LockPath + "): " + errnoMessage(E));
+      llvm::StringRef Who = llvm::StringRef(Pid).trim();
+      return fileError(Output, "another run" + (Who.empty() ? std::string() : " (pid " + Who.str() + ")") +
+                                   " is writing this output; wait for it to end, or choose "
+                                   "another output");
+    }
+    struct stat Held, Now;
+    if (::fstat(Fd, &Held) == 0 && ::stat(S.LockPath.c_str(), &Now) == 0 &&
+        Held.st_dev == Now.st_dev && Held.st_ino == Now.st_ino) {
+      const std::string Pid = std::to_string(::getpid()) + "\n";
+      if (::ftruncate(Fd, 0) == 0)
+        (void)!::pwrite(Fd, Pid.data(), Pid.size(), 0);
+      S.LockFd = Fd;
+      OutputStep L(outputLock());
+      if (llvm::Error E = registerTemporary(Output, S.LockPath)) {
+        llvm::consumeError(std::move(E)); // a lock file left by an interrupt is harmless
+      }
+      return S;
+    }
+    ::close(Fd); // removed by the run that held it: take the new one
+  }
+  return fileError(Output, "cannot lock the output (" + S.LockPath + "): it keeps changing");
+}
+
+OutputState::OutputState(OutputState &&O) noexcept
+    : Target(std::move(O.Target)), Base(std::move(O.Base)), LockPath(std::move(O.LockPath)),
+      PrivateDir(std::move(O.PrivateDir)), LockFd(O.LockFd) {
+  O.LockFd = -1;
+  O.LockPath.clear();
+  O.PrivateDir.clear();
+}
+
+OutputState::~OutputState() {
+  OutputStep L(outputLock());
+  if (LockFd >= 0) {
+    // Removed while still held: a run waiting on this file finds the path gone and retries.
+    ::unlink(LockPath.c_str());
+    llvm::sys::DontRemoveFileOnSignal(LockPath);
+    ::close(LockFd);
+  }
+  if (!PrivateDir.empty()) {
+    removeTree(PrivateDir);
+    untrack(&Directories::Trees, PrivateDir);
+  }
 }
 
 // ---- PendingFile ---------------------------------------------------------------------------
 
-llvm::Error checkOutputPath(llvm::StringRef Path) {
-  if (Path == "-")
-    return llvm::Error::success();
-  if (llvm::sys::fs::is_directory(Path))
-    return fileError(Path, "cannot write the output: it is a directory");
-  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Path));
-  if (Dir.empty())
-    Dir = ".";
-  if (!llvm::sys::fs::is_directory(Dir))
-    return fileError(Path, "cannot write the output: " + Dir + " is not a directory");
-  // The directory must take new entries (the temporary file), whatever the file's own mode.
-  if (::access(Dir.c_str(), W_OK | X_OK) != 0)
-    return fileError(Path, "cannot write the output: " + Dir + ": " +
-                               std::error_code(errno, std::generic_category()).message());
-  return llvm::Error::success();
-}
-
-llvm::Expected<PendingFile> PendingFile::create(llvm::StringRef Final) {
-  if (llvm::Error E = checkOutputPath(Final))
-    return E;
-  // TempFile creates the file, then registers it for removal on signals: one step for an
-  // interrupt. (Only this: the lock is not recursive, and ~PendingFile takes it too.)
-  auto T = [&] {
-    OutputStep L(outputLock());
-    return llvm::sys::fs::TempFile::create(Final + ".tmp-%%%%%%%%");
-  }();
+llvm::Expected<PendingFile> PendingFile::create(llvm::StringRef Final, Use U) {
+  llvm::Expected<OutputTarget> T = resolveOutput(Final);
   if (!T)
-    return fileError(Final, "cannot create output file: " + llvm::toString(T.takeError()));
+    return T.takeError();
   PendingFile P;
   P.Final = Final.str();
-  P.Temp = T->TmpName;
-  P.File.emplace(std::move(*T));
+  P.Target = *T;
+  if (T->K == OutputTarget::StandardOutput && U == Use::Path)
+    return usageError("standard output ('-') cannot take this output: name a file");
+  if (T->K != OutputTarget::File && U == Use::Descriptor) {
+    llvm::Expected<int> Fd = T->K == OutputTarget::StandardOutput ? ::fcntl(1, F_DUPFD_CLOEXEC, 3)
+                                                                  : openStream(*T);
+    if (!Fd)
+      return Fd.takeError();
+    if (*Fd < 0)
+      return fileError(Final, "cannot write standard output: " + errnoMessage(errno));
+    P.StreamFd = *Fd;
+    return P;
+  }
+  // A temporary file beside the target (renamed over it), or a private one (copied into an
+  // output that is not a regular file). TempFile creates the file, then registers it for
+  // removal on signals: one step for an interrupt. (Only this: the lock is not recursive, and
+  // ~PendingFile takes it too.)
+  const std::string Model = T->replaced() ? T->Path + ".tmp-%%%%%%%%" : privateTemporary("");
+  auto F = [&] {
+    OutputStep L(outputLock());
+    return llvm::sys::fs::TempFile::create(Model);
+  }();
+  if (!F)
+    return fileError(Final, "cannot create output file: " + llvm::toString(F.takeError()));
+  P.Temp = F->TmpName;
+  P.File.emplace(std::move(*F));
   return P;
 }
 
-PendingFile PendingFile::resumable(llvm::StringRef Final) {
+PendingFile PendingFile::resumable(const OutputState &State) {
   PendingFile P;
-  P.Final = Final.str();
-  P.Temp = (Final + ".partial").str();
+  P.Final = State.target().Named;
+  P.Target = State.target();
+  P.Temp = State.file(".partial");
   return P;
 }
 
 PendingFile::PendingFile(PendingFile &&O) noexcept
-    : Final(std::move(O.Final)), Temp(std::move(O.Temp)), File(std::move(O.File)) {
+    : Final(std::move(O.Final)), Temp(std::move(O.Temp)), Target(std::move(O.Target)),
+      File(std::move(O.File)), StreamFd(O.StreamFd) {
   O.Temp.clear();
   O.File.reset();
+  O.StreamFd = -1;
 }
 
 PendingFile::~PendingFile() {
   OutputStep L(outputLock());
   if (File)
     llvm::consumeError(File->discard());
+  if (StreamFd >= 0)
+    ::close(StreamFd);
 }
 
-int PendingFile::fd() const { return File ? File->FD : -1; }
+int PendingFile::fd() const { return StreamFd >= 0 ? StreamFd : File ? File->FD : -1; }
 
 void PendingFile::discard() {
   OutputStep L(outputLock());
@@ -103,16 +448,33 @@ void PendingFile::discard() {
   } else if (!Temp.empty()) {
     llvm::sys::fs::remove(Temp);
   }
+  if (StreamFd >= 0) { // what was written into a device or FIFO cannot be taken back
+    ::close(StreamFd);
+    StreamFd = -1;
+  }
   Temp.clear();
 }
 
 llvm::Error PendingFile::commit() {
+  if (StreamFd >= 0) {
+    const int Fd = StreamFd;
+    StreamFd = -1;
+    if (::close(Fd) != 0 && errno != EINTR)
+      return fileError(Final, "write error: " + errnoMessage(errno));
+    return llvm::Error::success();
+  }
+  if (!Target.replaced()) {
+    // A private temporary file, copied into the output; removed either way.
+    llvm::Error E = copyInto(Temp, Target);
+    discard();
+    return E;
+  }
   OutputStep L(outputLock());
   llvm::Error E = llvm::Error::success();
   if (File) {
-    E = File->keep(Final);
+    E = File->keep(Target.Path);
     File.reset();
-  } else if (std::error_code EC = llvm::sys::fs::rename(Temp, Final)) {
+  } else if (std::error_code EC = llvm::sys::fs::rename(Temp, Target.Path)) {
     E = llvm::errorCodeToError(EC);
   }
   if (E) {
@@ -163,9 +525,12 @@ AtomicOutput::~AtomicOutput() {
 llvm::Error AtomicOutput::commit() {
   OS->flush();
   if (OS->has_error()) {
-    std::string Msg = OS->error().message();
+    const std::error_code EC = OS->error();
     OS->clear_error();
-    return fileError(Path, "write error: " + Msg);
+    // Standard output, a pipe or a FIFO whose reader went away: the way `cmd | head` ends.
+    if (EC == std::errc::broken_pipe)
+      endByBrokenPipe();
+    return fileError(Path, "write error: " + EC.message());
   }
   if (!File)
     return llvm::Error::success();
@@ -173,6 +538,50 @@ llvm::Error AtomicOutput::commit() {
   llvm::Error E = File->commit();
   File.reset();
   return E;
+}
+
+// ---- interrupts and broken pipes ---------------------------------------------------------
+
+void abandonPendingOutputs() {
+  outputLock().lock();
+  // Removes the files registered with llvm::sys::RemoveFileOnSignal: every temporary file.
+  llvm::sys::RunInterruptHandlers();
+  Directories &D = directories();
+  std::lock_guard<std::mutex> L(D.M);
+  for (const std::string &T : D.Trees)
+    removeTree(T);
+  for (auto It = D.Created.rbegin(); It != D.Created.rend(); ++It)
+    ::rmdir(It->c_str()); // only when empty: files committed before the signal stay
+}
+
+void endBySignal(int Sig) {
+  abandonPendingOutputs();
+  // The signal is delivered as soon as this thread unblocks it: the process ends by Sig, which
+  // tells a calling shell what happened (after SIGINT it stops its loop too).
+  ::signal(Sig, SIG_DFL);
+  sigset_t One;
+  sigemptyset(&One);
+  sigaddset(&One, Sig);
+  ::pthread_kill(::pthread_self(), Sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &One, nullptr);
+  ::_exit(128 + Sig); // not reached
+}
+
+void endByBrokenPipe() {
+  llvm::outs().clear_error(); // LLVM's stream would abort at exit over it
+  endBySignal(SIGPIPE);
+}
+
+llvm::Error finishStandardOutput() {
+  llvm::outs().flush();
+  llvm::errs().clear_error(); // a closed standard error cannot be told about anything
+  if (!llvm::outs().has_error())
+    return llvm::Error::success();
+  const std::error_code EC = llvm::outs().error();
+  llvm::outs().clear_error();
+  if (EC == std::errc::broken_pipe)
+    endByBrokenPipe();
+  return makeError("standard output: write error: " + EC.message());
 }
 
 void removeStaleTemporaries(llvm::StringRef Path) {
@@ -198,42 +607,6 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
   return Out->commit();
 }
 
-OutputGroup::~OutputGroup() {
-  OutputStep L(outputLock());
-  for (const auto &[Temp, Final] : Files) {
-    llvm::sys::fs::remove(Temp);
-    llvm::sys::DontRemoveFileOnSignal(Temp);
-  }
-}
-
-llvm::Expected<std::string> OutputGroup::add(llvm::StringRef Final) {
-  if (llvm::Error E = checkOutputPath(Final))
-    return E;
-  llvm::SmallString<256> Temp;
-  OutputStep L(outputLock());
-  // Registered for removal on signals before it can exist.
-  llvm::sys::fs::createUniquePath(Final + ".tmp-%%%%%%%%" + llvm::sys::path::extension(Final),
-                                  Temp, /*MakeAbsolute=*/false);
-  std::string Msg;
-  if (llvm::sys::RemoveFileOnSignal(Temp, &Msg))
-    return fileError(Final, "cannot register the temporary output: " + Msg);
-  Files.emplace_back(std::string(Temp), Final.str());
-  return std::string(Temp);
-}
-
-llvm::Error OutputGroup::commit() {
-  // Renames cannot be undone one by one; they are the last step and rarely fail once the
-  // files are written beside their targets (same directory, checked writable).
-  OutputStep L(outputLock());
-  for (const auto &[Temp, Final] : Files) {
-    if (std::error_code EC = llvm::sys::fs::rename(Temp, Final))
-      return fileError(Final, "cannot move output into place: " + EC.message());
-    llvm::sys::DontRemoveFileOnSignal(Temp);
-  }
-  Files.clear();
-  return llvm::Error::success();
-}
-
 llvm::Error writeFileAtomicallyChecked(
     llvm::StringRef Path, const std::function<llvm::Error(llvm::raw_ostream &)> &Body) {
   auto Out = AtomicOutput::create(Path);
@@ -244,23 +617,115 @@ llvm::Error writeFileAtomicallyChecked(
   return Out->commit();
 }
 
+// ---- OutputGroup ---------------------------------------------------------------------------
+
+OutputGroup::~OutputGroup() {
+  OutputStep L(outputLock());
+  for (const Entry &E : Files) {
+    llvm::sys::fs::remove(E.Temp);
+    llvm::sys::DontRemoveFileOnSignal(E.Temp);
+  }
+}
+
+llvm::Expected<std::string> OutputGroup::add(llvm::StringRef Final) {
+  llvm::Expected<OutputTarget> T = resolveOutput(Final);
+  if (!T)
+    return T.takeError();
+  if (T->K == OutputTarget::StandardOutput)
+    return usageError("standard output ('-') cannot take this output: name a file");
+  for (const Entry &E : Files)
+    if (E.Target.Path == T->Path)
+      return usageError(Final + " is given twice as an output");
+  const llvm::StringRef Ext = llvm::sys::path::extension(Final);
+  llvm::SmallString<256> Temp;
+  if (T->replaced())
+    llvm::sys::fs::createUniquePath(T->Path + ".tmp-%%%%%%%%" + Ext, Temp, /*MakeAbsolute=*/false);
+  else
+    Temp = privateTemporary(Ext);
+  OutputStep L(outputLock());
+  // Registered for removal on signals before it can exist.
+  if (llvm::Error E = registerTemporary(Final, std::string(Temp)))
+    return E;
+  Files.push_back({std::string(Temp), *T});
+  return std::string(Temp);
+}
+
+llvm::Error OutputGroup::commit() {
+  // Renames cannot be undone one by one; they are the last step and rarely fail once the
+  // files are written beside their targets (same directory, checked writable). Outputs that
+  // are not regular files are written last, after every file is in place.
+  {
+    OutputStep L(outputLock());
+    for (const Entry &E : Files) {
+      if (!E.Target.replaced())
+        continue;
+      if (std::error_code EC = llvm::sys::fs::rename(E.Temp, E.Target.Path))
+        return fileError(E.Target.Named, "cannot move output into place: " + EC.message());
+      llvm::sys::DontRemoveFileOnSignal(E.Temp);
+    }
+  }
+  for (const Entry &E : Files)
+    if (!E.Target.replaced())
+      if (llvm::Error X = copyInto(E.Temp, E.Target))
+        return X; // the destructor removes the temporaries
+  std::vector<Entry> Done = std::move(Files);
+  Files.clear();
+  OutputStep L(outputLock());
+  for (const Entry &E : Done)
+    if (!E.Target.replaced()) {
+      llvm::sys::fs::remove(E.Temp);
+      llvm::sys::DontRemoveFileOnSignal(E.Temp);
+    }
+  return llvm::Error::success();
+}
+
 // ---- directories ---------------------------------------------------------------------------
 
-llvm::Error prepareOutputDirectory(llvm::StringRef Dir) {
-  if (llvm::sys::fs::is_directory(Dir))
-    return llvm::Error::success();
-  if (llvm::sys::fs::exists(Dir))
+llvm::Expected<OutputDirectory> OutputDirectory::prepare(llvm::StringRef Dir) {
+  // "kg/" as well as "kg" (the docs write both): the parent of "kg/" is not "kg".
+  llvm::StringRef Name = Dir;
+  while (Name.size() > 1 && llvm::sys::path::is_separator(Name.back()))
+    Name = Name.drop_back();
+  OutputDirectory D;
+  D.Dir = Name.str();
+  if (llvm::sys::fs::is_directory(Name))
+    return D;
+  if (llvm::sys::fs::exists(Name) || llvm::sys::fs::is_symlink_file(Name))
     return fileError(Dir, "cannot use as output directory: it exists and is not a directory");
-  llvm::StringRef Parent = llvm::sys::path::parent_path(Dir);
+  llvm::StringRef Parent = llvm::sys::path::parent_path(Name);
   if (!Parent.empty() && !llvm::sys::fs::is_directory(Parent))
     return fileError(Dir, "cannot create output directory: " + Parent +
                               " does not exist (create it first)");
+  OutputStep L(outputLock());
   // all_all: the process umask decides, as for mkdir(1) and for our output files.
-  if (std::error_code EC =
-          llvm::sys::fs::create_directory(Dir, /*IgnoreExisting=*/true, llvm::sys::fs::all_all))
-    return fileError(Dir, "cannot create output directory: " + EC.message());
-  return llvm::Error::success();
+  if (::mkdir(D.Dir.c_str(), 0777) != 0) {
+    if (errno == EEXIST && llvm::sys::fs::is_directory(D.Dir))
+      return D; // made by someone else meanwhile: theirs
+    return fileError(Dir, "cannot create output directory: " + errnoMessage(errno));
+  }
+  D.Created = true;
+  track(&Directories::Created, D.Dir);
+  return D;
 }
+
+OutputDirectory::OutputDirectory(OutputDirectory &&O) noexcept
+    : Dir(std::move(O.Dir)), Created(O.Created), Kept(O.Kept) {
+  O.Created = false;
+  O.Dir.clear();
+}
+
+OutputDirectory::~OutputDirectory() {
+  if (!Created)
+    return;
+  OutputStep L(outputLock());
+  untrack(&Directories::Created, Dir);
+  if (!Kept)
+    removeTree(Dir); // made by this run, which produced nothing: as if never started
+}
+
+std::string OutputDirectory::file(llvm::StringRef Name) const { return pathIn(Dir, Name); }
+
+void OutputDirectory::keep() { Kept = true; }
 
 std::string pathIn(llvm::StringRef Dir, llvm::StringRef Name) {
   llvm::SmallString<256> P(Dir);
@@ -268,26 +733,53 @@ std::string pathIn(llvm::StringRef Dir, llvm::StringRef Name) {
   return std::string(P);
 }
 
+llvm::Error writeFilesTogether(OutputDirectory &Dir,
+                               llvm::ArrayRef<std::pair<std::string, FileBody>> Files) {
+  OutputGroup Group;
+  for (const auto &[Name, Body] : Files) {
+    llvm::Expected<std::string> Temp = Group.add(Dir.file(Name));
+    if (!Temp)
+      return Temp.takeError();
+    if (llvm::Error E = writeFileAtomically(*Temp, Body))
+      return E;
+  }
+  if (llvm::Error E = Group.commit())
+    return E;
+  Dir.keep();
+  return llvm::Error::success();
+}
+
 llvm::Expected<TempDir> TempDir::create(llvm::StringRef Prefix) {
-  llvm::SmallString<128> Path;
-  if (std::error_code EC = llvm::sys::fs::createUniqueDirectory(Prefix, Path))
-    return makeError("cannot create a temporary directory: " + EC.message());
+  llvm::Expected<std::string> Path = privateDirectory(Prefix);
+  if (!Path)
+    return Path.takeError();
   TempDir D;
-  D.Dir = Path.str().str();
+  D.Dir = std::move(*Path);
   return D;
 }
 
 TempDir::~TempDir() {
   if (Dir.empty())
     return;
-  // ::unlink, because llvm::sys::fs::remove refuses FIFOs.
+  OutputStep L(outputLock());
+  removeTree(Dir);
+  untrack(&Directories::Trees, Dir);
+}
+
+void removeTree(llvm::StringRef Path) {
+  namespace fs = std::filesystem;
   std::error_code EC;
-  std::vector<std::string> Entries;
-  for (llvm::sys::fs::directory_iterator I(Dir, EC), E; I != E && !EC; I.increment(EC))
-    Entries.push_back(I->path());
-  for (const std::string &P : Entries)
-    ::unlink(P.c_str());
-  ::rmdir(Dir.c_str());
+  fs::remove_all(fs::path(Path.str()), EC);
+  if (!EC)
+    return;
+  // A directory without write or search permission (a child made it so) keeps its entries:
+  // open every directory up, then remove again.
+  for (auto It = fs::recursive_directory_iterator(Path.str(), fs::directory_options::skip_permission_denied, EC);
+       !EC && It != fs::recursive_directory_iterator(); It.increment(EC))
+    if (It->is_directory(EC) && !It->is_symlink(EC))
+      fs::permissions(It->path(), fs::perms::owner_all, fs::perm_options::add, EC);
+  fs::permissions(fs::path(Path.str()), fs::perms::owner_all, fs::perm_options::add, EC);
+  fs::remove_all(fs::path(Path.str()), EC);
 }
 
 // ---- hashes --------------------------------------------------------------------------------

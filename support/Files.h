@@ -1,12 +1,23 @@
-// Outputs that appear complete or not at all, private temporary directories, and file hashes.
+// Outputs that appear complete or not at all, and never destroy what the user did not ask to
+// replace; private temporary directories; file hashes.
 //
-// PendingFile is the one way the workbench writes a file under a requested name: data goes to
-// a temporary path in the target's directory (so the final rename is atomic), commit() moves
-// it into place, and anything else (an error, an exception, a signal) leaves nothing under
-// the requested name. Text writers use AtomicOutput (a stream over a PendingFile); libraries
-// that open files themselves (HDF5) write to PendingFile::path().
+// The output rules (docs/cli.md, "Outputs"), decided once for each output before any work
+// (resolveOutput):
+//  * a regular file, or a name that does not exist yet, is replaced atomically: data goes to a
+//    temporary file beside it, which commit() renames over it. Anything else (an error, an
+//    exception, a signal) leaves nothing under the requested name and nothing beside it.
+//  * a symlink is followed to the end of its chain: the target is what gets replaced, by a
+//    temporary file beside the target; the link stays (a dangling link's target is created).
+//  * anything that is not a regular file (a character device such as /dev/null, a FIFO, a
+//    terminal) and a descriptor named as a file (/dev/stdout, /dev/fd/N) is written to as it
+//    is, never replaced. Writers that need a seekable file (HDF5) write a private temporary
+//    file, whose bytes commit() then copies into the output.
+// PendingFile is the one way the workbench writes a file under a requested name; text writers
+// use AtomicOutput (a stream over a PendingFile); libraries that open files themselves (HDF5)
+// write to PendingFile::path().
 #pragma once
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -16,31 +27,91 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace wb::support {
 
-/// Whether Path can become an output file, checked before any work so that a long run does
-/// not fail at its end: not a directory, its directory exists and is writable. "-" passes.
+/// Where an output goes, by the rules above.
+struct OutputTarget {
+  enum Kind {
+    StandardOutput, // "-"
+    File,           // a regular file, or none yet: Path is replaced atomically
+    Stream,         // not a regular file, or a descriptor: written as it is, never replaced
+  } K = File;
+  std::string Named; // as the user gave it (for messages)
+  /// File: the file that is replaced (the end of the symlink chain); Stream: what to open.
+  std::string Path;
+  int Descriptor = -1; // Stream named as a descriptor (/dev/stdout, /dev/fd/N): that one
+
+  bool replaced() const { return K == File; }
+};
+
+/// Resolves Named by the output rules and checks, before any work, that it can be written: not
+/// a directory, the target's directory exists and takes new entries. "-" passes.
+llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Named);
+/// The same check, for callers that write later.
 llvm::Error checkOutputPath(llvm::StringRef Path);
+
+/// Refuses, before any work, outputs that would destroy an input or each other: an output
+/// that is the same file as one of Inputs (through symlinks and hard links: the same device
+/// and inode), or the same file as another output. Inputs that do not exist, "-", and outputs
+/// that are not regular files are not compared. Usage errors naming both.
+llvm::Error checkOutputsAgainstInputs(llvm::ArrayRef<std::string> Outputs,
+                                      llvm::ArrayRef<std::string> Inputs);
+
+/// The regular files directly in Dir (inputs read from a directory, for the check above).
+std::vector<std::string> filesIn(llvm::StringRef Dir);
+
+/// The exclusive right to an output's resumable state (OUT.partial, OUT.resume, OUT.parts/):
+/// held for a whole run, so two runs never write the same state; the second is refused. A lock
+/// file OUT.lock (flock) beside the output's target, removed when the run ends. For an output
+/// that is not a regular file the state lives in a private temporary directory instead (which
+/// goes with the object), and the run cannot be resumed.
+class OutputState {
+public:
+  static llvm::Expected<OutputState> acquire(llvm::StringRef Output);
+  OutputState(OutputState &&O) noexcept;
+  OutputState &operator=(OutputState &&) = delete;
+  ~OutputState();
+
+  const OutputTarget &target() const { return Target; }
+  /// Whether state kept here survives the run (the output is a regular file).
+  bool resumable() const { return Target.K == OutputTarget::File; }
+  /// The path of a piece of state: the target plus Suffix (".partial", ".resume", ".parts").
+  std::string file(llvm::StringRef Suffix) const { return Base + Suffix.str(); }
+
+private:
+  OutputState() = default;
+  OutputTarget Target;
+  std::string Base, LockPath, PrivateDir;
+  int LockFd = -1;
+};
 
 class PendingFile {
 public:
-  /// A fresh temporary file "Final.tmp-XXXXXXXX", created (empty) now; removed when the object
-  /// goes without commit(), and on SIGINT/SIGTERM/SIGHUP (abandonPendingOutputs).
-  static llvm::Expected<PendingFile> create(llvm::StringRef Final);
-  /// A fixed temporary name "Final.partial" for runs that can be resumed: it is not created
-  /// here, and it survives failures and signals (the run continues it); discard() removes it.
-  static PendingFile resumable(llvm::StringRef Final);
+  /// How the data gets written: through fd() by us, or to path() by a library that opens the
+  /// file itself (HDF5) and so needs a regular, seekable file.
+  enum class Use { Descriptor, Path };
+  /// A fresh temporary file "TARGET.tmp-XXXXXXXX" beside the output's target, created (empty)
+  /// now; removed when the object goes without commit(), and on SIGINT/SIGTERM/SIGHUP
+  /// (abandonPendingOutputs). An output that is not a regular file is opened now (Descriptor)
+  /// or gets a private temporary file copied into it on commit() (Path).
+  static llvm::Expected<PendingFile> create(llvm::StringRef Final, Use U = Use::Descriptor);
+  /// For runs that can be resumed (Use::Path): the fixed name "TARGET.partial" of State. It is
+  /// not created here, and it survives failures and signals (the run continues it); discard()
+  /// removes it.
+  static PendingFile resumable(const OutputState &State);
   PendingFile(PendingFile &&) noexcept;
   PendingFile &operator=(PendingFile &&) = delete;
   ~PendingFile();
 
-  /// Where to write.
+  /// Where to write (Use::Path).
   const std::string &path() const { return Temp; }
   const std::string &finalPath() const { return Final; }
-  /// An open descriptor of path() (create() only; -1 otherwise).
+  /// An open descriptor to write to (create() with Use::Descriptor; -1 otherwise).
   int fd() const;
-  /// Moves the file into place under the requested name.
+  /// Moves the file into place under the requested name (or copies it into an output that is
+  /// not a regular file).
   llvm::Error commit();
   /// Removes the temporary file now.
   void discard();
@@ -48,11 +119,13 @@ public:
 private:
   PendingFile() = default;
   std::string Final, Temp;
+  OutputTarget Target;
   std::optional<llvm::sys::fs::TempFile> File; // create() only
+  int StreamFd = -1;                           // an output written as it is
 };
 
 /// A text or binary output that appears under its name only when complete (a PendingFile);
-/// "-" writes to standard output directly.
+/// "-" writes to standard output directly, and so does any output that is not a regular file.
 class AtomicOutput {
 public:
   static llvm::Expected<AtomicOutput> create(llvm::StringRef Path);
@@ -61,7 +134,9 @@ public:
   ~AtomicOutput();
 
   llvm::raw_ostream &os() { return *OS; }
-  /// Flushes, checks for write errors and moves the file into place.
+  /// Flushes, checks for write errors and moves the file into place. A reader of standard
+  /// output that went away (EPIPE) ends the process by SIGPIPE, as Unix tools end
+  /// (endByBrokenPipe).
   llvm::Error commit();
 
 private:
@@ -73,31 +148,48 @@ private:
 };
 
 /// Several outputs of one command that appear together or not at all: each is written under
-/// a temporary name beside it (add() returns it; the name keeps the final extension, so
-/// writers that choose the format by extension still do), commit() moves them all into place,
-/// and whatever was not committed is removed when the group goes, on failure or signal.
+/// a temporary name beside its target (add() returns it; the name keeps the final extension,
+/// so writers that choose the format by extension still do), commit() moves them all into
+/// place, and whatever was not committed is removed when the group goes, on failure or signal.
+/// Outputs that are not regular files get private temporary files, copied into them on
+/// commit(). The same file added twice is an error.
 class OutputGroup {
 public:
   OutputGroup() = default;
   OutputGroup(const OutputGroup &) = delete;
   OutputGroup &operator=(const OutputGroup &) = delete;
   ~OutputGroup();
-  /// Checks Final (checkOutputPath) and returns where to write it.
+  /// Checks Final (resolveOutput) and returns where to write it.
   llvm::Expected<std::string> add(llvm::StringRef Final);
   llvm::Error commit();
 
 private:
-  std::vector<std::pair<std::string, std::string>> Files; // (temporary, final)
+  struct Entry {
+    std::string Temp;
+    OutputTarget Target;
+  };
+  std::vector<Entry> Files;
 };
 
-/// Removes every temporary output (PendingFile, AtomicOutput, OutputGroup) not yet committed,
-/// and from then on keeps any from being created, committed or discarded: for the interrupt
+/// Removes every temporary output (PendingFile, AtomicOutput, OutputGroup, private state
+/// directories, output directories this run created and left empty) not yet committed, and
+/// from then on keeps any from being created, committed or discarded: for the interrupt
 /// watcher (support/Interrupts), which ends the process next. Each output is then either
 /// complete under its name or absent, and nothing is left beside it.
 void abandonPendingOutputs();
 
+/// Removes every pending output (abandonPendingOutputs) and ends the process by Sig, as a
+/// shell expects of a process the signal ended.
+[[noreturn]] void endBySignal(int Sig);
+/// Standard output's reader went away (EPIPE): removes every pending output and ends the
+/// process by SIGPIPE, silently, as `cmd | head` expects of a Unix tool.
+[[noreturn]] void endByBrokenPipe();
+/// For the end of main: flushes standard output; EPIPE ends the process as endByBrokenPipe,
+/// another write error is returned (and cleared, so LLVM's stream does not abort at exit).
+llvm::Error finishStandardOutput();
+
 /// Removes what an atomic write of Path (PendingFile, AtomicOutput) killed by SIGKILL left:
-/// the files named Path.tmp-* beside it. Only for outputs no other process writes at the time.
+/// the files named Path.tmp-* beside it. Only for outputs whose OutputState this run holds.
 void removeStaleTemporaries(llvm::StringRef Path);
 
 /// Writes Body into Path through an AtomicOutput.
@@ -107,14 +199,39 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
 llvm::Error writeFileAtomicallyChecked(llvm::StringRef Path,
                                        const std::function<llvm::Error(llvm::raw_ostream &)> &Body);
 
-/// An output directory: used as it is when it exists, created (as mkdir(1) creates it) when
-/// its parent exists; a missing parent is an error, as for an output file.
-llvm::Error prepareOutputDirectory(llvm::StringRef Dir);
+/// An output directory: used as it is when it exists, created (as mkdir(1) creates it, a
+/// trailing slash allowed) when its parent exists; a missing parent is an error, as for an
+/// output file. A directory this object created is removed again, with what the run wrote into
+/// it, unless keep() is called (the run produced something), and on an interrupt when the run
+/// left it empty.
+class OutputDirectory {
+public:
+  static llvm::Expected<OutputDirectory> prepare(llvm::StringRef Dir);
+  OutputDirectory(OutputDirectory &&O) noexcept;
+  OutputDirectory &operator=(OutputDirectory &&) = delete;
+  ~OutputDirectory();
+  const std::string &path() const { return Dir; }
+  /// Dir/Name.
+  std::string file(llvm::StringRef Name) const;
+  /// The run produced its output: the directory stays.
+  void keep();
+
+private:
+  OutputDirectory() = default;
+  std::string Dir;
+  bool Created = false, Kept = false;
+};
 /// Dir/Name.
 std::string pathIn(llvm::StringRef Dir, llvm::StringRef Name);
 
-/// A private temporary directory (under $TMPDIR) that is removed with its entries, regular
-/// files and FIFOs alike, when the object goes.
+/// Files in Dir that appear together or not at all (an OutputGroup): each body writes one
+/// named file. Dir is kept once they are in place.
+using FileBody = std::function<void(llvm::raw_ostream &)>;
+llvm::Error writeFilesTogether(OutputDirectory &Dir,
+                               llvm::ArrayRef<std::pair<std::string, FileBody>> Files);
+
+/// A private temporary directory (under $TMPDIR) that is removed with everything in it (files,
+/// FIFOs, subdirectories a child made) when the object goes, and on an interrupt.
 class TempDir {
 public:
   static llvm::Expected<TempDir> create(llvm::StringRef Prefix);
@@ -128,6 +245,8 @@ private:
   TempDir() = default;
   std::string Dir;
 };
+/// Removes Path and everything below it, never following symlinks; errors are ignored.
+void removeTree(llvm::StringRef Path);
 
 /// Lower-case hex SHA-256 of bytes, and of a file's bytes (identifies inputs in output files).
 std::string sha256Hex(llvm::StringRef Bytes);

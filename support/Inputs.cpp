@@ -1,5 +1,9 @@
 #include "support/Inputs.h"
 
+#include "support/JSON.h"
+
+#include "llvm/ADT/STLExtras.h"
+
 #include "support/Error.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -8,33 +12,91 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace wb::support {
 namespace {
 
-llvm::Error expandDirectory(llvm::StringRef Dir, std::vector<std::string> &Out) {
+/// The walk of one directory input: real directories and files each once.
+struct DirectoryWalk {
+  const DiagnosticHandler &Report;
+  llvm::ArrayRef<llvm::StringRef> Extensions;
+  std::set<std::pair<uint64_t, uint64_t>> Dirs, Files; // (device, inode) seen
   std::vector<std::string> Found;
-  std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    llvm::StringRef P = It->path();
-    llvm::StringRef Ext = llvm::sys::path::extension(P);
-    if ((Ext == ".bc" || Ext == ".ll") && It->type() != llvm::sys::fs::file_type::directory_file)
-      Found.push_back(P.str());
+  size_t Twice = 0;
+
+  void warn(const std::string &Message) {
+    if (Report)
+      Report({Diagnostic::Warning, Message});
   }
-  if (EC)
-    return fileError(Dir, "cannot list directory: " + EC.message());
-  std::sort(Found.begin(), Found.end());
-  if (Found.empty())
+
+  std::error_code walk(const std::string &Dir) {
+    std::error_code EC;
+    std::vector<std::string> Entries;
+    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+      Entries.push_back(It->path());
+    if (EC)
+      return EC;
+    std::sort(Entries.begin(), Entries.end());
+    for (const std::string &P : Entries) {
+      struct stat St, Link;
+      if (::stat(P.c_str(), &St) != 0) {
+        if (::lstat(P.c_str(), &Link) == 0 && S_ISLNK(Link.st_mode) && wanted(P))
+          warn(P + ": a symlink to nothing (" + std::strerror(errno) + "); skipped");
+        continue;
+      }
+      const std::pair<uint64_t, uint64_t> Id{uint64_t(St.st_dev), uint64_t(St.st_ino)};
+      if (S_ISDIR(St.st_mode)) {
+        if (!Dirs.insert(Id).second) {
+          warn(P + ": leads to a directory already walked (a symlink loop, or a second path "
+                   "to it); not followed");
+          continue;
+        }
+        if (std::error_code Sub = walk(P))
+          warn(P + ": cannot list directory: " + Sub.message() + "; skipped");
+        continue;
+      }
+      if (!wanted(P))
+        continue;
+      if (!S_ISREG(St.st_mode)) {
+        warn(P + ": not a regular file (a device, a FIFO or a socket, or a link to one); "
+                 "skipped");
+        continue;
+      }
+      if (!Files.insert(Id).second) {
+        ++Twice;
+        continue;
+      }
+      Found.push_back(P);
+    }
+    return {};
+  }
+
+  bool wanted(llvm::StringRef P) const {
+    return llvm::is_contained(Extensions, llvm::sys::path::extension(P));
+  }
+};
+
+llvm::Error expandDirectory(llvm::StringRef Dir, std::vector<std::string> &Out,
+                            const DiagnosticHandler &Report) {
+  auto Found = findFiles(Dir, {".bc", ".ll"}, Report);
+  if (!Found)
+    return Found.takeError();
+  if (Found->empty())
     return fileError(Dir, "directory holds no .bc or .ll files");
-  Out.insert(Out.end(), Found.begin(), Found.end());
+  Out.insert(Out.end(), Found->begin(), Found->end());
   return llvm::Error::success();
 }
 
 llvm::Error expandList(llvm::StringRef ListPath, std::vector<std::string> &Out) {
-  auto Buf = llvm::MemoryBuffer::getFile(ListPath, /*IsText=*/true);
+  auto Buf = readInput(ListPath, /*IsText=*/true);
   if (!Buf)
-    return fileError(ListPath, "cannot read input list: " + Buf.getError().message());
+    return fileError(ListPath, "cannot read input list: " + readErrorMessage(Buf.getError()));
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buf)->getBuffer().split(Lines, '\n');
   for (llvm::StringRef L : Lines) {
@@ -63,10 +125,10 @@ std::string CorpusDescription::stem(size_t I) const {
 }
 
 llvm::Expected<CorpusDescription> readCorpusDescription(llvm::StringRef Desc) {
-  auto Buf = llvm::MemoryBuffer::getFile(Desc, /*IsText=*/true);
+  auto Buf = readInput(Desc, /*IsText=*/true);
   if (!Buf)
-    return fileError(Desc, "cannot read corpus description: " + Buf.getError().message());
-  auto J = llvm::json::parse((*Buf)->getBuffer());
+    return fileError(Desc, "cannot read corpus description: " + readErrorMessage(Buf.getError()));
+  auto J = support::parseJSON((*Buf)->getBuffer());
   if (!J)
     return fileError(Desc, "invalid JSON: " + llvm::toString(J.takeError()));
   const llvm::json::Object *Root = J->getAsObject();
@@ -118,7 +180,8 @@ bool isCorpusDescription(llvm::StringRef Path) {
   return (*Head)->getBuffer().ltrim().starts_with("{");
 }
 
-llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args) {
+llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args,
+                                                      const DiagnosticHandler &Report) {
   std::vector<std::string> Out;
   for (const std::string &A : Args) {
     llvm::Error E = llvm::Error::success();
@@ -127,7 +190,7 @@ llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::str
     else if (isCorpusDescription(A))
       E = expandCorpus(A, Out);
     else if (A != "-" && llvm::sys::fs::is_directory(A))
-      E = expandDirectory(A, Out);
+      E = expandDirectory(A, Out, Report);
     else
       Out.push_back(A); // a file; whether it can be read is the module's own outcome
     if (E)
@@ -137,11 +200,77 @@ llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::str
 }
 
 llvm::Expected<std::vector<std::string>>
-expandInputsOrStdin(const std::vector<std::string> &Args) {
-  auto In = expandInputs(Args.empty() ? std::vector<std::string>{"-"} : Args);
+expandInputsOrStdin(const std::vector<std::string> &Args, const DiagnosticHandler &Report) {
+  auto In = expandInputs(Args.empty() ? std::vector<std::string>{"-"} : Args, Report);
   if (In && In->empty())
     return makeError("no input modules");
   return In;
+}
+
+llvm::Expected<std::vector<std::string>> findFiles(llvm::StringRef Dir,
+                                                   llvm::ArrayRef<llvm::StringRef> Extensions,
+                                                   const DiagnosticHandler &Report) {
+  DirectoryWalk W{Report, Extensions, {}, {}, {}, 0};
+  struct stat St;
+  if (::stat(Dir.str().c_str(), &St) == 0)
+    W.Dirs.insert({uint64_t(St.st_dev), uint64_t(St.st_ino)});
+  if (std::error_code EC = W.walk(Dir.str()))
+    return fileError(Dir, "cannot list directory: " + EC.message());
+  if (W.Twice)
+    W.warn(Dir.str() + ": " + std::to_string(W.Twice) +
+           (W.Twice == 1 ? " file reached through a second path (a symlink) was taken once"
+                         : " files reached through a second path (a symlink) were taken once"));
+  std::sort(W.Found.begin(), W.Found.end());
+  return std::move(W.Found);
+}
+
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInput(llvm::StringRef Path, bool IsText) {
+  const bool Stdin = Path == "-";
+  struct stat St;
+  if (Stdin ? ::fstat(0, &St) != 0 : ::stat(Path.str().c_str(), &St) != 0)
+    return std::error_code(errno, std::generic_category());
+  if (S_ISDIR(St.st_mode))
+    return std::make_error_code(std::errc::is_a_directory);
+  if (S_ISREG(St.st_mode))
+    return Stdin ? llvm::MemoryBuffer::getSTDIN() : llvm::MemoryBuffer::getFile(Path, IsText);
+  // A stream: read in chunks up to the bound (and one byte more, to tell "exactly the bound").
+  const int Fd = Stdin ? 0 : ::open(Path.str().c_str(), O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return std::error_code(errno, std::generic_category());
+  std::string Bytes;
+  std::error_code EC;
+  char Chunk[1 << 16];
+  while (true) {
+    const ssize_t N = ::read(Fd, Chunk, sizeof Chunk);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0) {
+      EC = std::error_code(errno, std::generic_category());
+      break;
+    }
+    if (N == 0)
+      break;
+    Bytes.append(Chunk, size_t(N));
+    if (Bytes.size() > MaxStreamedInput) {
+      EC = std::make_error_code(std::errc::file_too_large);
+      break;
+    }
+  }
+  if (!Stdin)
+    ::close(Fd);
+  if (EC)
+    return EC;
+  return llvm::MemoryBuffer::getMemBufferCopy(Bytes, Path);
+}
+
+std::string readErrorMessage(std::error_code EC) {
+  if (EC == std::errc::file_too_large)
+    return "it is not a regular file and gave more than " +
+           std::to_string(MaxStreamedInput >> 20) +
+           " MiB without ending (a device such as /dev/zero?); refused";
+  if (EC == std::errc::is_a_directory)
+    return "it is a directory";
+  return EC.message();
 }
 
 } // namespace wb::support

@@ -1,7 +1,11 @@
 // Expansion of command-line inputs into the ordered list of modules to process.
 //
 //   FILE                      a .ll or .bc file (any name), or "-" for standard input
-//   DIR                       every *.bc and *.ll below DIR, recursively, in sorted path order
+//   DIR                       every *.bc and *.ll below DIR, recursively, in sorted path order:
+//                             each real file once (a second path to it through a symlink is
+//                             skipped), each directory once (a symlink loop is reported once and
+//                             not followed), files that are not regular (a link to /dev/zero, a
+//                             FIFO) reported and skipped
 //   @LIST                     one path per line (blank lines and lines starting with '#' are
 //                             skipped); relative paths are relative to the current directory
 //   corpus description        an ml-compiler-opt corpus: {"modules": ["a/b", ...]}; module
@@ -12,8 +16,12 @@
 // The order of the result is the order of the arguments, then the order within each.
 #pragma once
 
+#include "support/Diagnostics.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/ErrorOr.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <optional>
 #include <string>
@@ -36,10 +44,32 @@ llvm::Expected<CorpusDescription> readCorpusDescription(llvm::StringRef Path);
 /// Whether an input argument names a corpus description (by name or by content).
 bool isCorpusDescription(llvm::StringRef Path);
 
-llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args);
+/// Report gets the warnings of directory walks (loops, files that are not regular).
+llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args,
+                                                      const DiagnosticHandler &Report = nullptr);
 /// The same, reading standard input ("-") when Args is empty, as llvm-ir2vec does; an error
 /// when the expansion lists no module.
 llvm::Expected<std::vector<std::string>>
-expandInputsOrStdin(const std::vector<std::string> &Args);
+expandInputsOrStdin(const std::vector<std::string> &Args, const DiagnosticHandler &Report = nullptr);
+
+/// The files below Dir whose extension is one of Extensions (".bc"), sorted, walked as a
+/// directory input is: each real file and directory once, loops and files that are not
+/// regular reported to Report and skipped.
+llvm::Expected<std::vector<std::string>> findFiles(llvm::StringRef Dir,
+                                                   llvm::ArrayRef<llvm::StringRef> Extensions,
+                                                   const DiagnosticHandler &Report);
+
+/// How much readInput takes from an input that is not a regular file (a FIFO, a device such as
+/// /dev/zero, a terminal, a pipe on standard input) before refusing it: its size cannot be
+/// known, and reading it without a bound grows memory without one. Regular files have no limit.
+inline constexpr uint64_t MaxStreamedInput = uint64_t(1) << 30;
+
+/// The bytes of an input file ("-": standard input), as MemoryBuffer::getFileOrSTDIN gives
+/// them, but a stream longer than MaxStreamedInput fails with errc::file_too_large and a
+/// directory with errc::is_a_directory. Messages: readErrorMessage.
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInput(llvm::StringRef Path,
+                                                              bool IsText = false);
+/// What readInput's error means, for "FILE: cannot read ...: <this>".
+std::string readErrorMessage(std::error_code EC);
 
 } // namespace wb::support

@@ -49,19 +49,6 @@ void notify(int Fd) {
   [[maybe_unused]] ssize_t N = ::write(Fd, &One, sizeof One);
 }
 
-[[noreturn]] void endBy(int Sig) {
-  abandonPendingOutputs();
-  // The pending signal is delivered as soon as this thread unblocks it: the process ends by
-  // Sig, which tells a calling shell that we were interrupted (it stops its loop too).
-  ::signal(Sig, SIG_DFL);
-  sigset_t One;
-  sigemptyset(&One);
-  sigaddset(&One, Sig);
-  ::pthread_kill(::pthread_self(), Sig);
-  ::pthread_sigmask(SIG_UNBLOCK, &One, nullptr);
-  ::_exit(128 + Sig); // not reached
-}
-
 void watchLoop() {
   const sigset_t S = interruptSet();
   while (true) {
@@ -73,7 +60,7 @@ void watchLoop() {
     if (W.HandedOver)
       continue;
     if (W.Subscribers.empty())
-      endBy(Sig); // with the lock held: no run subscribes while the process ends
+      endBySignal(Sig); // with the lock held: no run subscribes while the process ends
     W.HandedOver = true;
     for (int Fd : W.Subscribers)
       notify(Fd);

@@ -178,6 +178,88 @@ check("outdated debug info with cyclic scopes: dropped unverified as LLVM does, 
       ours.returncode == 0 and theirs.returncode == 0 and ours.stdout == theirs.stdout and b"version 2" in ours.stderr,
       (ours.returncode, theirs.returncode, ours.stderr[-300:]))
 
+# ---- issue 22: inputs that overflow LLVM's stack, nest without bound, never end or loop ----------
+# A global initialised with a constant expression 8,000 levels deep: LLVM's parser recurses once
+# per level and overflows a thread's stack (opt-22 dies by SIGSEGV: the oracle). The module is
+# recorded as failed, the others are written, nothing is left beside the output.
+deep = W("deep-constexpr.ll")
+expr = "ptr @g"
+for _ in range(8000):
+    expr = f"ptr getelementptr (i8, {expr}, i64 1)"
+open(deep, "w").write(f"@g = global i8 0\n@p = global {expr}\n"
+                      "define ptr @f() {\n  %x = load ptr, ptr @p\n  ret ptr %x\n}\n")
+r = harness.run(["opt-22", "-passes=verify", "-disable-output", deep])
+check("opt-22 itself dies on the 8,000-deep constant expression (the oracle)", r.returncode < 0, r.returncode)
+for jobs in ("1", "2"):
+    out, ref_out = W(f"deep-{jobs}.h5"), W(f"nodeep-{jobs}.h5")
+    r = harness.run([a.ir2vec, "embeddings", "--format", "hdf5", "--level", "inst", "-j", jobs, "-o", out,
+                     module, deep, module2], timeout=300)
+    ok = (r.returncode == 2 and b"deep-constexpr.ll: LLVM ran out of stack on it" in r.stderr
+          and b"Stack dump" not in r.stderr and os.path.exists(out) and leftovers(out) == [os.path.basename(out)])
+    if check(f"HDF5 embeddings -j{jobs} over a module nested too deep for LLVM's stack: exit 2, the module "
+             "named, the others written, nothing beside the output", ok, (r.returncode, r.stderr[-600:], leftovers(out))):
+        harness.run([a.ir2vec, "embeddings", "--format", "hdf5", "--level", "inst", "-o", ref_out, module, module2],
+                    check=True)
+        with h5py.File(out) as f, h5py.File(ref_out) as g:
+            check(f"-j{jobs}: the good modules' rows equal a run without the deep module",
+                  all(np.array_equal(f[t][()], g[t][()]) for t in
+                      ("functions/embedding", "blocks/embedding", "instructions/embedding")), "")
+r = harness.run([a.ir2vec, "embeddings", "-o", W("deep.txt"), module, deep, module2], timeout=300)
+check("text embeddings over it: exit 2, both good modules written",
+      r.returncode == 2 and open(W("deep.txt"), "rb").read().count(b"Module: ") == 2, (r.returncode, r.stderr[-400:]))
+r = harness.run([a.ir2vec, "triplets", "--format", "openke", "-o", W("deep-kg"), module, deep, module2], timeout=300)
+check("triplets --format openke over it: exit 2, the graph written",
+      r.returncode == 2 and os.path.isfile(W("deep-kg", "train2id.txt")), (r.returncode, r.stderr[-400:]))
+
+# JSON nested 50,000 levels deep: LLVM's JSON parser recurses per level (it crashed, or hung in
+# the crash handler). Every JSON reader bounds the nesting first and names the file.
+nested = "[" * 50000 + "]" * 50000
+for what, text, cmd in (
+        ("a vocabulary", '{"Opcodes": ' + nested + "}", lambda f: ["embeddings", "--vocab", f, module]),
+        ("a corpus description", '{"modules": ' + nested + "}", lambda f: ["embeddings", f]),
+        ("a training log header", '{"features": ' + nested + "}\n", lambda f: ["mlgo", "log", "dump", f]),
+        ("an ablation spec", '{"corpus": ' + nested + "}", lambda f: ["mlgo", "ablate", f, "-o", W("abl-deep")])):
+    f = W("nested-" + what.split()[-1] + ".json")
+    open(f, "w").write(text)
+    try:
+        r = harness.run([a.ir2vec, *cmd(f)], timeout=60)
+        status, err = r.returncode, r.stderr
+    except subprocess.TimeoutExpired:
+        status, err = "timeout", b""
+    check(f"{what} nested 50,000 deep: exit 1 at once, the file and the nesting named",
+          status == 1 and b"nested more than 256 levels deep" in err and f.encode() in err
+          and b"Stack dump" not in err, (status, err[-300:]))
+
+# /dev/zero never ends: as an input it is read up to a bound and refused; in a directory walk a
+# link to it is skipped with a warning. (Before: memory grew until the machine ran out.)
+try:
+    r = harness.run([a.ir2vec, "embeddings", module, "/dev/zero", module2], timeout=120)
+    status, err, out = r.returncode, r.stderr, r.stdout
+except subprocess.TimeoutExpired:
+    status, err, out = "timeout", b"", b""
+check("/dev/zero as an input: refused after the bound (exit 2), the other modules printed",
+      status == 2 and b"/dev/zero: cannot read input: it is not a regular file" in err
+      and out.count(b"Module: ") == 2, (status, err[-300:]))
+walk = W("walk")
+os.makedirs(W("walk", "sub", "deeper"))
+shutil.copy(module, W("walk", "a.ll"))
+shutil.copy(module2, W("walk", "sub", "b.ll"))
+shutil.copy(module, W("walk", "sub", "deeper", "c.ll"))
+os.symlink("../..", W("walk", "sub", "deeper", "loop"))  # back to walk/
+os.symlink("/dev/zero", W("walk", "zero.bc"))
+os.symlink("a.ll", W("walk", "alias.ll"))
+try:
+    r = harness.run([a.ir2vec, "embeddings", walk], timeout=120)
+    status, err, out = r.returncode, r.stderr, r.stdout
+except subprocess.TimeoutExpired:
+    status, err, out = "timeout", b"", b""
+check("a directory with a symlink loop, a link to /dev/zero and a second link to a file: each real module "
+      "embedded once (3), exit 0",
+      status == 0 and out.count(b"Module: ") == 3, (status, out.count(b"Module: "), err[-400:]))
+check("  ... the loop reported once, /dev/zero's link reported and skipped",
+      err.count(b"loop: leads to a directory already walked") == 1 and b"zero.bc: not a regular file" in err,
+      err[-600:])
+
 counts = W("c.h5")
 r = harness.run([a.ir2vec, "embeddings", "--counts", "--format", "hdf5", "-o", counts, module])
 if check("counts file written", r.returncode == 0, r.stderr):

@@ -1,6 +1,7 @@
 #include "vocab/KnowledgeGraph.h"
 
 #include "support/Error.h"
+#include "support/Inputs.h"
 #include "support/Files.h"
 #include "vocab/TripletCorpus.h"
 
@@ -29,11 +30,11 @@ llvm::Expected<std::optional<Lines>> readLines(const std::string &Dir, const cha
                                                bool Required) {
   Lines L;
   L.File = support::pathIn(Dir, Name);
-  auto Buf = llvm::MemoryBuffer::getFile(L.File, /*IsText=*/true);
+  auto Buf = support::readInput(L.File, /*IsText=*/true);
   if (!Buf) {
     if (!Required && Buf.getError() == std::errc::no_such_file_or_directory)
       return std::nullopt;
-    return support::fileError(L.File, "cannot read: " + Buf.getError().message());
+    return support::fileError(L.File, "cannot read: " + support::readErrorMessage(Buf.getError()));
   }
   L.Buf = std::move(*Buf);
   llvm::SmallVector<llvm::StringRef, 0> Parts;
@@ -262,11 +263,9 @@ llvm::Expected<KnowledgeGraph> readOpenKE(const std::string &Dir, const SplitOpt
 }
 
 llvm::Error writeOpenKESplit(const std::string &Dir, const KnowledgeGraph &G) {
-  if (llvm::Error E = support::prepareOutputDirectory(Dir))
-    return E;
-  auto Write = [&](const char *Name, const std::function<void(llvm::raw_ostream &)> &Body) {
-    return support::writeFileAtomically(support::pathIn(Dir, Name), Body);
-  };
+  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
+  if (!Out)
+    return Out.takeError();
   auto Triplets = [](const std::vector<Triplet> &V) {
     return [&V](llvm::raw_ostream &OS) {
       OS << V.size() << '\n';
@@ -281,28 +280,25 @@ llvm::Error writeOpenKESplit(const std::string &Dir, const KnowledgeGraph &G) {
         OS << V[I] << '\t' << I << '\n';
     };
   };
-  if (llvm::Error E = Write("train2id.txt", Triplets(G.Train)))
-    return E;
-  if (llvm::Error E = Write("valid2id.txt", Triplets(G.Valid)))
-    return E;
-  if (llvm::Error E = Write("test2id.txt", Triplets(G.Test)))
-    return E;
-  if (llvm::Error E = Write("entity2id.txt", Names(G.EntityNames)))
-    return E;
-  if (llvm::Error E = Write("relation2id.txt", Names(G.RelationNames)))
-    return E;
-  if (!G.HasCounts)
-    return llvm::Error::success();
-  return Write("triplet_counts.txt", [&](llvm::raw_ostream &OS) {
-    uint64_t Total = 0;
-    for (uint64_t C : G.TrainCount)
-      Total += C;
-    OS << "# " << TripletCountsSchema << " unique=" << G.Train.size() << " total=" << Total
-       << '\n';
-    for (size_t I = 0; I < G.Train.size(); ++I)
-      OS << G.Train[I].Head << '\t' << G.Train[I].Tail << '\t' << G.Train[I].Relation << '\t'
-         << G.TrainCount[I] << '\n';
-  });
+  std::vector<std::pair<std::string, support::FileBody>> Files = {
+      {"train2id.txt", Triplets(G.Train)},
+      {"valid2id.txt", Triplets(G.Valid)},
+      {"test2id.txt", Triplets(G.Test)},
+      {"entity2id.txt", Names(G.EntityNames)},
+      {"relation2id.txt", Names(G.RelationNames)}};
+  if (G.HasCounts)
+    Files.push_back({"triplet_counts.txt", [&](llvm::raw_ostream &OS) {
+                       uint64_t Total = 0;
+                       for (uint64_t C : G.TrainCount)
+                         Total += C;
+                       OS << "# " << TripletCountsSchema << " unique=" << G.Train.size()
+                          << " total=" << Total << '\n';
+                       for (size_t I = 0; I < G.Train.size(); ++I)
+                         OS << G.Train[I].Head << '\t' << G.Train[I].Tail << '\t'
+                            << G.Train[I].Relation << '\t' << G.TrainCount[I] << '\n';
+                     }});
+  // All of them or none: a split half written over an older one would mix two splits.
+  return support::writeFilesTogether(*Out, Files);
 }
 
 } // namespace wb::vocab

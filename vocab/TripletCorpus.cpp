@@ -162,37 +162,32 @@ std::string inputListSHA256(const std::vector<std::string> &Inputs) {
   return support::sha256Hex(List);
 }
 
-llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
+llvm::Error writeOpenKE(support::OutputDirectory &Dir, const TripletCorpus &C,
                         const TripletCorpusJob &Job) {
-  if (llvm::Error E = support::prepareOutputDirectory(Dir))
-    return E;
-  auto In = [&](const char *Name) { return support::pathIn(Dir, Name); };
   const bool Frequency = Job.Weighting == TripletWeighting::Frequency;
+  const auto Occ = C.entityOccurrences();
+  // The five files appear together or not at all.
+  return support::writeFilesTogether(Dir, {
   // generateTriplets.py: first line is the number of triplet lines that follow.
-  if (llvm::Error E = support::writeFileAtomically(In("train2id.txt"), [&](llvm::raw_ostream &OS) {
+  {"train2id.txt", [&](llvm::raw_ostream &OS) {
         OS << (Frequency ? C.Total : C.Unique.size()) << '\n';
         for (const TripletCount &X : C.Unique)
           for (uint64_t I = 0, N = Frequency ? X.Count : 1; I < N; ++I)
             OS << X.T.Head << '\t' << X.T.Tail << '\t' << X.T.Relation << '\n';
-      }))
-    return E;
-  if (llvm::Error E = support::writeFileAtomically(In("entity2id.txt"), writeEntitiesText))
-    return E;
-  if (llvm::Error E = support::writeFileAtomically(In("relation2id.txt"), [&](llvm::raw_ostream &OS) {
+      }},
+  {"entity2id.txt", writeEntitiesText},
+  {"relation2id.txt", [&](llvm::raw_ostream &OS) {
         OS << C.numRelations() << '\n';
         for (uint32_t R = 0; R < C.numRelations(); ++R)
           OS << relationName(R, C.MaxRelation) << '\t' << R << '\n';
-      }))
-    return E;
-  if (llvm::Error E = support::writeFileAtomically(In("triplet_counts.txt"), [&](llvm::raw_ostream &OS) {
+      }},
+  {"triplet_counts.txt", [&](llvm::raw_ostream &OS) {
         OS << "# " << TripletCountsSchema << " unique=" << C.Unique.size()
            << " total=" << C.Total << '\n';
         for (const TripletCount &X : C.Unique)
           OS << X.T.Head << '\t' << X.T.Tail << '\t' << X.T.Relation << '\t' << X.Count << '\n';
-      }))
-    return E;
-  const auto Occ = C.entityOccurrences();
-  return support::writeFileAtomically(In("manifest.json"), [&](llvm::raw_ostream &OS) {
+      }},
+  {"manifest.json", [&](llvm::raw_ostream &OS) {
     llvm::json::OStream J(OS, 2);
     J.object([&] {
       J.attribute("schema", TripletManifestSchema);
@@ -229,7 +224,7 @@ llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
       });
     });
     OS << '\n';
-  });
+  }}});
 }
 
 std::string coverageSummary(const TripletCorpus &C) {
@@ -262,16 +257,18 @@ llvm::Expected<support::Outcome> runTripletCorpus(const TripletCorpusJob &J,
     return support::usageError("--format openke needs an output directory: -o DIR");
   if (corpus::serving(IO)) // another rank of an MPI run: works for rank 0, writes nothing
     return support::outcomeOf(collectTripletCorpus(J, IO).takeError());
-  // Checked before the work: a long extraction must not end in a missing directory.
-  if (llvm::Error E = support::prepareOutputDirectory(Dir))
-    return E;
+  // Checked before the work: a long extraction must not end in a missing directory. A
+  // directory made here goes again when the run fails.
+  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
+  if (!Out)
+    return Out.takeError();
   auto C = collectTripletCorpus(J, IO);
   if (!C)
     return C.takeError();
   auto O = corpus::outcomeOf(corpus::BatchSummary{C->Modules, C->Failed});
   if (!O)
     return O.takeError();
-  if (llvm::Error E = writeOpenKE(Dir, *C, J))
+  if (llvm::Error E = writeOpenKE(*Out, *C, J))
     return E;
   IO.Report({support::Diagnostic::Note, coverageSummary(*C)});
   return O;

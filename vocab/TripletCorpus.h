@@ -7,6 +7,7 @@
 #include "corpus/Batch.h"
 #include "corpus/OptPipeline.h"
 #include "support/Error.h"
+#include "support/Files.h"
 #include "support/Names.h"
 #include "vocab/Triplets.h"
 
@@ -78,7 +79,7 @@ llvm::Expected<TripletCorpus> collectTripletCorpus(const TripletCorpusJob &J,
 /// Writes train2id.txt, entity2id.txt, relation2id.txt, triplet_counts.txt and
 /// manifest.json (which records J's inputs, levels, sample and seed) into Dir (created when
 /// its parent exists). Each file appears complete or not at all.
-llvm::Error writeOpenKE(const std::string &Dir, const TripletCorpus &C,
+llvm::Error writeOpenKE(support::OutputDirectory &Dir, const TripletCorpus &C,
                         const TripletCorpusJob &J);
 
 /// "N unique triplets (T in all) from R extractions; S of 110 entities occur; never: ...".

@@ -1,5 +1,6 @@
 #include "vocab/VocabTraining.h"
 
+#include "support/JSON.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Progress.h"
@@ -122,7 +123,7 @@ trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransECon
   llvm::sys::path::remove_filename(Path);
   llvm::sys::path::append(Path, "manifest.json");
   if (auto Buf = llvm::MemoryBuffer::getFile(Path))
-    if (auto J = llvm::json::parse((*Buf)->getBuffer()))
+    if (auto J = support::parseJSON((*Buf)->getBuffer()))
       if (const llvm::json::Object *O = J->getAsObject())
         if (auto S = O->getString("input_list_sha256"))
           InputList = S->str();
@@ -192,10 +193,13 @@ llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, boo
                                "JSON on standard output)");
   if (llvm::Error E = J.Config.validate())
     return support::usageError(llvm::toString(std::move(E)));
-  // Every output is checked before training (minutes of work), and they appear together.
-  for (const std::string &Out : J.Outputs)
-    if (llvm::Error E = support::checkOutputPath(Out))
-      return E;
+  // Every output is checked before training (minutes of work), and they appear together;
+  // none may be a file of the knowledge graph, or another of them.
+  std::vector<std::string> Paths;
+  for (const auto &Out : J.Outputs)
+    Paths.push_back(Out.first);
+  if (llvm::Error E = support::checkOutputsAgainstInputs(Paths, support::filesIn(J.Dir)))
+    return E;
   auto G = readGraph(J.Dir, J.Split);
   if (!G)
     return G.takeError();
@@ -220,20 +224,20 @@ llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, boo
   if (!T)
     return T.takeError();
   support::OutputGroup Group;
-  for (const std::string &Out : J.Outputs) {
+  for (const auto &[Out, Format] : J.Outputs) {
     if (Out == "-")
       continue; // standard output last, once the files are in place
     auto Temp = Group.add(Out);
     if (!Temp)
       return Temp.takeError();
-    if (llvm::Error E = writeVocabularyFile(*Temp, T->Vocab))
+    if (llvm::Error E = writeVocabularyFile(*Temp, T->Vocab, Format))
       return E;
   }
   if (llvm::Error E = Group.commit())
     return E;
-  for (const std::string &Out : J.Outputs)
+  for (const auto &[Out, Format] : J.Outputs)
     if (Out == "-")
-      if (llvm::Error E = writeVocabularyFile(Out, T->Vocab))
+      if (llvm::Error E = writeVocabularyFile(Out, T->Vocab, Format))
         return E;
   const TrainingResult &R = T->Result;
   std::string Line = llvm::formatv("{0} epochs ({1:f6} s/epoch), final loss {2:f5}", R.Epochs,
@@ -305,6 +309,10 @@ llvm::Expected<support::Outcome> runVocabSplit(const std::string &Dir, const Spl
                                                const std::string &Output) {
   if (Output.empty())
     return support::usageError("vocab split needs an output directory: -o DIR");
+  // Its train2id.txt would be replaced by the training part of itself.
+  if (llvm::sys::fs::equivalent(Dir, Output))
+    return support::usageError(Output + ": the output directory is the input directory; "
+                                        "refusing to replace its files");
   auto G = readGraph(Dir, Split);
   if (!G)
     return G.takeError();
@@ -318,6 +326,8 @@ llvm::Expected<support::Outcome> exportVocabulary(const std::string &In, const s
   if (Output.empty())
     return support::usageError("vocab export needs an output: -o FILE.json (or FILE.h5, or - "
                                "for JSON on standard output)");
+  if (llvm::Error E = support::checkOutputsAgainstInputs({Output}, {In}))
+    return E;
   auto V = readEntityVectors(In);
   if (!V)
     return V.takeError();

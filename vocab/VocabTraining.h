@@ -51,14 +51,14 @@ llvm::json::Object evaluationJSON(std::string Vocabulary, const VocabEvaluation 
 /// One line per metric group, for terminals and logs.
 std::string formatLinkMetrics(const LinkMetrics &M);
 
-/// `ir2vec vocab train`: trains on Dir's graph and writes the vocabulary to every path of
-/// Outputs (.h5/.hdf5: HDF5, anything else JSON; "-": JSON on standard output). The training
-/// set, the epochs (progress line: loss, validation MRR) and the result are reported.
+/// `ir2vec vocab train`: trains on Dir's graph and writes the vocabulary to every output in
+/// its format ("-": JSON on standard output). The training set, the epochs (progress line:
+/// loss, validation MRR) and the result are reported.
 struct VocabTrainingJob {
   std::string Dir;
   SplitOptions Split;
   TransEConfig Config;
-  std::vector<std::string> Outputs;
+  std::vector<std::pair<std::string, VocabularyFormat>> Outputs;
 };
 llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, bool ShowProgress,
                                                   const support::DiagnosticHandler &Report);

@@ -1,5 +1,7 @@
 #include "vocab/Vocabulary.h"
 
+#include "support/JSON.h"
+#include "support/Inputs.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -178,7 +180,7 @@ std::vector<std::string> keyWarnings(llvm::StringRef Source,
 
 llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source,
                                                      Weights W) {
-  llvm::Expected<llvm::json::Value> Parsed = llvm::json::parse(Text);
+  llvm::Expected<llvm::json::Value> Parsed = support::parseJSON(Text);
   if (!Parsed)
     return makeError(describeJSONError(Source, Parsed.takeError()));
   const llvm::json::Object *Root = Parsed->getAsObject();
@@ -232,9 +234,9 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
 }
 
 llvm::Expected<LoadedVocabulary> readVocabularyJSON(llvm::StringRef Path, Weights W) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  auto Buf = support::readInput(Path, /*IsText=*/true);
   if (!Buf)
-    return fileError(Path, "cannot read vocabulary file: " + Buf.getError().message());
+    return fileError(Path, "cannot read vocabulary file: " + support::readErrorMessage(Buf.getError()));
   return parseVocabularyJSON((*Buf)->getBuffer(), Path, W);
 }
 

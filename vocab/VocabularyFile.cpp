@@ -231,11 +231,16 @@ llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V) {
   });
 }
 
-llvm::Error writeVocabularyFile(llvm::StringRef Path, const EntityVectors &V) {
+VocabularyFormat vocabularyFormatFor(llvm::StringRef Path) {
+  const llvm::StringRef Ext = llvm::sys::path::extension(Path);
+  return Ext == ".h5" || Ext == ".hdf5" ? VocabularyFormat::HDF5 : VocabularyFormat::JSON;
+}
+
+llvm::Error writeVocabularyFile(llvm::StringRef Path, const EntityVectors &V,
+                                std::optional<VocabularyFormat> F) {
   if (V.Rows.size() != size_t(NumEntities) * V.Dim || V.Dim == 0)
     return fileError(Path, "internal error: vocabulary has the wrong shape");
-  const llvm::StringRef Ext = llvm::sys::path::extension(Path);
-  if (Ext == ".h5" || Ext == ".hdf5")
+  if (F.value_or(vocabularyFormatFor(Path)) == VocabularyFormat::HDF5)
     return writeVocabularyHDF5(Path, V);
   return writeVocabularyJSON(Path, V);
 }

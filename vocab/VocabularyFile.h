@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,7 +71,11 @@ llvm::Expected<EmbeddingVocabulary> loadEmbeddingVocabulary(llvm::StringRef Path
 llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V);
 /// The HDF5 form, with relations and provenance when present. Atomic.
 llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V);
-/// Chooses the writer by the output name: .h5/.hdf5 -> HDF5, anything else -> JSON.
-llvm::Error writeVocabularyFile(llvm::StringRef Path, const EntityVectors &V);
+enum class VocabularyFormat { JSON, HDF5 };
+/// The format an output name asks for: .h5/.hdf5 -> HDF5, anything else -> JSON.
+VocabularyFormat vocabularyFormatFor(llvm::StringRef Path);
+/// Writes V in format F (by default the one Path's name asks for).
+llvm::Error writeVocabularyFile(llvm::StringRef Path, const EntityVectors &V,
+                                std::optional<VocabularyFormat> F = std::nullopt);
 
 } // namespace wb::vocab

@@ -2,6 +2,7 @@
 
 #include "llvm/Support/Threading.h"
 
+#include "support/Files.h"
 #include "support/Inputs.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -177,12 +178,23 @@ support::Distribution RunContext::distribution(int RootJobs) const {
 }
 
 llvm::Expected<std::vector<std::string>> commandInputs(const std::vector<std::string> &Args,
-                                                       const RunContext &Ctx) {
-  auto Inputs = support::expandInputsOrStdin(Args);
+                                                       const RunContext &Ctx,
+                                                       const support::Reporter &R) {
+  auto Inputs = support::expandInputsOrStdin(Args, R.handler());
   if (Inputs && Ctx.spread() && llvm::is_contained(*Inputs, "-"))
     return support::usageError("standard input ('-') cannot be shared by the ranks of an MPI "
                                "run: name the modules");
   return Inputs;
+}
+
+llvm::Error checkOutputs(const std::vector<std::string> &Outputs,
+                         const std::vector<std::string> &Inputs,
+                         const std::vector<std::string> &More) {
+  if (More.empty())
+    return support::checkOutputsAgainstInputs(Outputs, Inputs);
+  std::vector<std::string> All = Inputs;
+  All.insert(All.end(), More.begin(), More.end());
+  return support::checkOutputsAgainstInputs(Outputs, All);
 }
 
 void setSpreads(Commands &Cmds, CLI::App *App, int &RootJobs) {

@@ -117,8 +117,14 @@ corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double Module
 /// The inputs of a command, expanded; "-" (standard input) when there are none, which the ranks
 /// of an MPI job cannot share.
 llvm::Expected<std::vector<std::string>> commandInputs(const std::vector<std::string> &Args,
-                                                       const RunContext &Ctx);
+                                                       const RunContext &Ctx,
+                                                       const support::Reporter &R);
 using support::outcomeOf;
+/// Refuses outputs that are inputs (Inputs, then More: vocabularies, models, logs) or each
+/// other, before any work (support::checkOutputsAgainstInputs).
+llvm::Error checkOutputs(const std::vector<std::string> &Outputs,
+                         const std::vector<std::string> &Inputs,
+                         const std::vector<std::string> &More = {});
 /// --mode: llvm, or a usage error.
 llvm::Error checkMode(const std::string &Mode);
 

@@ -84,9 +84,11 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
     J.Header.VocabSHA256 = V->SHA256;
   }
   J.Header.Dimension = J.Vocab->dimension();
-  auto Inputs = commandInputs(O.Inputs, Ctx);
+  auto Inputs = commandInputs(O.Inputs, Ctx, R);
   if (!Inputs)
     return Inputs.takeError();
+  if (llvm::Error E = checkOutputs({O.Output}, *Inputs, {O.Vocab.Path}))
+    return E;
   J.Inputs = std::move(*Inputs);
   return ir2vec::runEmbeddings(J, batchIO(R, O.Jobs, O.ModuleSeconds,
                                           Ctx.distribution(O.RootJobs)));
@@ -94,6 +96,8 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
 
 llvm::Expected<support::Outcome> runFromCounts(const FromCountsOptions &O,
                                                const support::Reporter &R) {
+  if (llvm::Error E = checkOutputs({O.Output}, {O.Counts, O.Vocab.Path}))
+    return E;
   auto V = loadVocabulary(O.Vocab, R);
   if (!V)
     return V.takeError();

@@ -96,9 +96,11 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
   auto Task = features::parseTask(O.Session.Task);
   if (!Task)
     return Task.takeError();
-  auto Inputs = support::expandInputs(O.Inputs);
+  auto Inputs = support::expandInputs(O.Inputs, R.handler());
   if (!Inputs)
     return Inputs.takeError();
+  if (llvm::Error E = checkOutputs({O.Output}, *Inputs, {O.Session.Policy.ModelPath}))
+    return E;
   mlgo::CollectConfig C;
   C.T = *Task;
   C.Policy = O.Session.Policy;
@@ -122,6 +124,8 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
 
 llvm::Expected<support::Outcome> printLog(const std::string &Path, bool Dump,
                                           const std::string &Output) {
+  if (llvm::Error E = checkOutputs({Output}, {Path}))
+    return E;
   llvm::Expected<features::Log> L = features::readLogFile(Path);
   if (!L)
     return L.takeError();
@@ -167,9 +171,11 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
   auto Order = support::parseNamed<mlgo::FlipOrder>(mlgo::FlipOrderNames, O.Order, "flip order");
   if (!Order)
     return Order.takeError();
-  auto Inputs = support::expandInputs(O.Inputs);
+  auto Inputs = support::expandInputs(O.Inputs, R.handler());
   if (!Inputs)
     return Inputs.takeError();
+  if (llvm::Error E = checkOutputs({O.Output}, *Inputs))
+    return E;
   mlgo::ExploreConfig &C = O.Config;
   if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
     return E;
@@ -198,6 +204,8 @@ llvm::Expected<support::Outcome> runTrain(TrainOptions &O, const support::Report
   // Named inputs alone: no default groups besides them.
   if (!O.Config.Inputs.empty() && O.FeaturesFlag->count() == 0)
     O.Config.Groups.clear();
+  if (llvm::Error E = checkOutputs({O.Output}, {O.Exploration}))
+    return E;
   return mlgo::runTraining(O.Exploration, O.Observations, O.Config, O.Output, R.handler());
 }
 
@@ -217,6 +225,8 @@ llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
   if (!Method)
     return Method.takeError();
   C.Method = *Method;
+  if (llvm::Error E = checkOutputs({O.Output}, O.Inputs, {O.Exploration, O.Model}))
+    return E;
   mlgo::FineTuneStart From;
   From.ModelPath = O.Model;
   From.Heuristic = O.FromHeuristic;
@@ -228,9 +238,11 @@ llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
 
 llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Reporter &R,
                                          const RunContext &Ctx) {
-  auto Inputs = support::expandInputs(O.Inputs);
+  auto Inputs = support::expandInputs(O.Inputs, R.handler());
   if (!Inputs)
     return Inputs.takeError();
+  if (llvm::Error E = checkOutputs({O.Output, O.HDF5Output}, *Inputs, {O.Session.Policy.ModelPath}))
+    return E;
   mlgo::EvalJob J;
   J.Inputs = std::move(*Inputs);
   J.Split = O.Split;
@@ -602,6 +614,8 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
                     auto T = features::parseTask(LX->Task);
                     if (!T)
                       return T.takeError();
+                    if (llvm::Error E = checkOutputs({LX->Output}, LX->Logs))
+                      return E;
                     return outcomeOf(features::exportLogs(*T, LX->Logs, LX->Output));
                   }));
   });

@@ -25,6 +25,15 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
   auto Task = features::parseTask(P.Task);
   if (!Task)
     return Task.takeError();
+  // The logs must not replace a file the session reads or the compiler writes: its arguments
+  // (and the values of "-o=F"-style options) are compared with them.
+  std::vector<std::string> Read = O.Command;
+  for (const std::string &A : O.Command)
+    if (size_t Eq = A.find('='); !A.empty() && A[0] == '-' && Eq != std::string::npos)
+      Read.push_back(A.substr(Eq + 1));
+  if (llvm::Error E = checkOutputs({O.LogPath, O.TranscriptPath}, Read,
+                                   {P.Policy.ModelPath, P.Policy.ReplayPath, O.ModulePath}))
+    return E;
   runners::SessionConfig C;
   C.T = *Task;
   C.Command = O.Command;

@@ -40,9 +40,12 @@ llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
   if (llvm::Error E = checkMode(O.Mode))
     return E;
   vocab::TripletCorpusJob J;
-  auto Inputs = commandInputs(O.Inputs, Ctx);
+  auto Inputs = commandInputs(O.Inputs, Ctx, R);
   if (!Inputs)
     return Inputs.takeError();
+  if (O.Format != "openke")
+    if (llvm::Error E = checkOutputs({O.Output}, *Inputs))
+      return E;
   J.Inputs = std::move(*Inputs);
   J.Opts.Extended = O.Extended;
   if (!O.OptLevels.empty()) {

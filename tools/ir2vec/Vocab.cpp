@@ -81,9 +81,10 @@ llvm::Expected<support::Outcome> runTrain(TrainOptions O, const support::Reporte
   C.NormalizeEntities = !O.NoNormalize;
   C.Threads = O.Jobs;
   vocab::VocabTrainingJob J{O.Graph.Dir, O.Graph.Split, C, {}};
-  for (const std::string &Out : {O.Output, O.HDF5Output})
-    if (!Out.empty())
-      J.Outputs.push_back(Out);
+  if (!O.Output.empty())
+    J.Outputs.push_back({O.Output, vocab::vocabularyFormatFor(O.Output)});
+  if (!O.HDF5Output.empty())
+    J.Outputs.push_back({O.HDF5Output, vocab::VocabularyFormat::HDF5});
   return vocab::runVocabTraining(J, !O.Quiet, R.handler());
 }
 

@@ -4,6 +4,7 @@
 // is a thin driver over one library call.
 #include "cluster/Job.h"
 #include "corpus/H5.h"
+#include "support/Files.h"
 #include "support/Interrupts.h"
 #include "tools/ir2vec/Groups.h"
 
@@ -70,7 +71,12 @@ int main(int argc, char **argv) {
   wb::tool::addVocabCommands(App, Cmds, Ctx);
   wb::tool::addCorpusCommands(App, Cmds, Ctx);
   wb::tool::addMlgoCommands(App, Cmds, std::move(Compiler), Ctx);
-  const int Status = wb::tool::parseAndRun(App, Cmds, std::move(Args), Ctx);
+  int Status = wb::tool::parseAndRun(App, Cmds, std::move(Args), Ctx);
+  // `ir2vec ... | head`: a reader that went away ends us by SIGPIPE, silently, as Unix tools.
+  if (llvm::Error E = wb::support::finishStandardOutput()) {
+    llvm::errs() << wb::tool::ToolName << ": error: " << llvm::toString(std::move(E)) << "\n";
+    Status = Status ? Status : 1;
+  }
   if (Ranks && !Ranks->root() && Status != 0 && !wb::cluster::awaitFinish(*Ranks)) {
     // This rank failed where rank 0 did not (a file missing on this node): rank 0 would wait
     // for it for ever. Its errors, then the end of the job.

@@ -1,0 +1,34 @@
+#include "support/JSON.h"
+
+#include "support/Error.h"
+
+namespace wb::support {
+
+llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef Text) {
+  unsigned Depth = 0;
+  bool InString = false, Escaped = false;
+  for (size_t I = 0; I < Text.size(); ++I) {
+    const char C = Text[I];
+    if (InString) {
+      if (Escaped)
+        Escaped = false;
+      else if (C == '\\')
+        Escaped = true;
+      else if (C == '"')
+        InString = false;
+      continue;
+    }
+    if (C == '"') {
+      InString = true;
+    } else if (C == '[' || C == '{') {
+      if (++Depth > MaxJSONDepth)
+        return makeError("JSON nested more than " + llvm::Twine(MaxJSONDepth) +
+                         " levels deep (byte " + llvm::Twine(I) + ")");
+    } else if ((C == ']' || C == '}') && Depth) {
+      --Depth;
+    }
+  }
+  return llvm::json::parse(Text);
+}
+
+} // namespace wb::support

@@ -1,0 +1,18 @@
+// JSON from outside files, parsed with LLVM's parser after a check it does not make itself.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+namespace wb::support {
+
+/// The deepest nesting of arrays and objects parseJSON accepts. LLVM's parser recurses once per
+/// level: 50,000 levels overflow a thread's stack (and LLVM's crash handler then deadlocks in
+/// malloc). Every format the workbench reads nests a few levels.
+inline constexpr unsigned MaxJSONDepth = 256;
+
+/// llvm::json::parse, after checking that Text nests at most MaxJSONDepth levels ("JSON nested
+/// more than 256 levels deep (byte N)" otherwise). The check is one pass over the bytes.
+llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef Text);
+
+} // namespace wb::support

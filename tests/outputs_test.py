@@ -1,0 +1,386 @@
+#!/usr/bin/python3
+"""The output rules (issue 22, docs/cli.md "Outputs"): the tool never destroys what the user did
+not ask to replace. Every case failed on the build before the fix (docs/robustness.md lists the
+counts).
+
+  * an output that is not a regular file is written, never replaced: a character device made
+    with mknod (as root) and a terminal (a pty, always), and a FIFO, as the output of every
+    subcommand that writes a file; each is still what it was afterwards, and what came through
+    the FIFO is what a regular file gets;
+  * a symlink output: its target is replaced (atomically, beside the target); the link stays;
+    a dangling link's target is created;
+  * an output that is an input (the same file, also through a symlink or a hard link), or two
+    outputs of one command that are the same file: refused before any work, the input intact;
+  * two runs writing the same resumable output at once: the second is refused, the first
+    publishes a whole file;
+  * no OUT.partial.copy after SIGINT/SIGTERM during --resume;
+  * an output directory the run created is removed when the run fails (a full disk, no object
+    with bitcode); `-o DIR/` with a trailing slash works.
+
+No test names a system path as an output. outputs_test.py --ir2vec BIN --llvm-bindir DIR
+"""
+import argparse, hashlib, os, pty, resource, shutil, signal, stat, subprocess, sys, tempfile, threading, time
+
+import harness
+import h5compare
+import small_corpus
+
+p = argparse.ArgumentParser()
+p.add_argument("--ir2vec", required=True)
+p.add_argument("--llvm-bindir", required=True)
+a = p.parse_args()
+B = lambda t: os.path.join(a.llvm_bindir, t)
+res = harness.Results()
+check = res.check
+tmp = tempfile.mkdtemp(prefix="outputs-")
+W = lambda *n: os.path.join(tmp, *n)
+tool = a.ir2vec
+
+
+def run(*args, **kw):
+    return harness.run([tool, *args], **kw)
+
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def listing(d):
+    return sorted(os.listdir(d))
+
+
+# ---- fixtures --------------------------------------------------------------------------------
+module = W("m.ll")
+open(module, "w").write("define i32 @f(i32 %x) {\n  %y = mul i32 %x, %x\n  ret i32 %y\n}\n"
+                        "define i32 @g(i32 %a) {\n  %r = call i32 @f(i32 %a)\n  %s = add i32 %r, 1\n"
+                        "  ret i32 %s\n}\n")
+corpus = W("corpus")
+modules = small_corpus.build(corpus)
+listfile = W("corpus.list")
+open(listfile, "w").write("".join(m + "\n" for m in modules))
+fix = W("fixtures")
+os.mkdir(fix)
+F = lambda n: os.path.join(fix, n)
+run("embeddings", "--counts", "--format", "hdf5", "-o", F("counts.h5"), module, check=True)
+run("triplets", "--format", "openke", "-o", F("kg"), module, *modules, check=True)
+opt_cmd = [B("opt"), "-passes=default<Oz>", modules[0], "-o", F("session.bc")]
+run("mlgo", "run", "--log", F("s.log"), "--", *opt_cmd, check=True)
+obj = W("plain.o")  # an object without embedded bitcode
+harness.run(["clang-22", "-c", "-x", "c", "-", "-o", obj], stdin=b"int f(void) { return 1; }\n", check=True)
+EXPLORE = ["--test-fraction", "0.3", "--budget", "4", "-q", "-j", "2"]
+run("mlgo", "explore", *EXPLORE, "-o", F("ex.h5"), "@" + listfile, check=True)
+run("mlgo", "train", F("ex.h5"), "--features", "cost,callgraph,heuristic", "--epochs", "3", "-q",
+    "-o", F("model.h5"), check=True)
+
+# Every subcommand that writes a file: (name, args given the output path, what it writes).
+WRITERS = [
+    ("entities", lambda o: ["entities", "-o", o], "text"),
+    ("triplets", lambda o: ["triplets", "-o", o, module], "text"),
+    ("embeddings text", lambda o: ["embeddings", "-o", o, module], "text"),
+    ("embeddings hdf5", lambda o: ["embeddings", "--format", "hdf5", "-q", "-o", o, module], "hdf5"),
+    ("embeddings counts", lambda o: ["embeddings", "--counts", "--format", "hdf5", "-q", "-o", o, module], "hdf5"),
+    ("from-counts", lambda o: ["from-counts", "-o", o, F("counts.h5")], "hdf5"),
+    ("vocab train -o", lambda o: ["vocab", "train", F("kg"), "--dim", "4", "--epochs", "2", "-j", "1", "-o", o], "text"),
+    ("vocab train --hdf5", lambda o: ["vocab", "train", F("kg"), "--dim", "4", "--epochs", "2", "-j", "1",
+                                      "--hdf5", o], "hdf5"),
+    ("vocab export", lambda o: ["vocab", "export", "-o", o], "text"),
+    ("mlgo run --log", lambda o: ["mlgo", "run", "--log", o, "--", *opt_cmd], "bytes"),
+    ("mlgo run --transcript", lambda o: ["mlgo", "run", "--transcript", o, "--", *opt_cmd], "bytes"),
+    ("mlgo collect", lambda o: ["mlgo", "collect", "-q", "-j", "2", "-o", o, modules[0], modules[2]], "hdf5"),
+    ("mlgo explore", lambda o: ["mlgo", "explore", *EXPLORE, "-o", o, "@" + listfile], "hdf5"),
+    ("mlgo eval -o", lambda o: ["mlgo", "eval", "-q", "--test-fraction", "0.3", "-j", "2", "-o", o,
+                                "@" + listfile], "json"),
+    ("mlgo eval --hdf5", lambda o: ["mlgo", "eval", "-q", "--test-fraction", "0.3", "-j", "2", "-o",
+                                    F("eval-side.json"), "--hdf5", o, "@" + listfile], "hdf5"),
+    ("mlgo train", lambda o: ["mlgo", "train", F("ex.h5"), "--features", "cost,callgraph,heuristic",
+                              "--epochs", "3", "-q", "-o", o], "hdf5"),
+    ("mlgo finetune", lambda o: ["mlgo", "finetune", F("ex.h5"), "--from-heuristic", "-q", "-j", "2",
+                                 "-o", o], "hdf5"),
+    ("mlgo log rewrite", lambda o: ["mlgo", "log", "rewrite", F("s.log"), "-o", o], "bytes"),
+    ("mlgo log export", lambda o: ["mlgo", "log", "export", F("s.log"), "-o", o], "hdf5"),
+]
+
+
+def same_output(kind, got_path, ref_path):
+    """None when the output at got_path equals the reference run's."""
+    if kind == "hdf5":
+        try:
+            return h5compare.same_files(got_path, ref_path)
+        except OSError as e:
+            return f"not an HDF5 file: {e}"
+    got, ref = open(got_path, "rb").read(), open(ref_path, "rb").read()
+    if kind == "json":  # the manifest records where the report went and when
+        import json
+        g, r = json.loads(got), json.loads(ref)
+        for d in (g, r):
+            d.pop("manifest", None)
+        return None if g == r else "JSON differs"
+    return None if got == ref else f"{len(got)} bytes vs {len(ref)}"
+
+
+def stray(d, *allowed):
+    """Entries of a case directory besides the reference output and the allowed ones."""
+    return [n for n in listing(d) if n not in allowed and not n.startswith("ref.")]
+
+
+def drain_pty(master, sink):
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:
+            return
+        if not chunk:
+            return
+        sink.append(chunk)
+
+
+can_mknod = True
+try:
+    os.mknod(W("probe-dev"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+except PermissionError:
+    can_mknod = False  # not root: the pty below is the character device
+check("the test runs as root (mknod of a character device), as on CI", can_mknod)
+
+for name, args, kind in WRITERS:
+    case = W("case-" + name.replace(" ", "_").replace("-", ""))
+    os.makedirs(case)
+    ext = {"hdf5": ".h5", "json": ".json"}.get(kind, ".txt")
+    ref = os.path.join(case, "ref" + ext)
+    r = run(*args(ref), timeout=600)
+    if not check(f"{name}: the run into a regular file", r.returncode == 0 and os.path.isfile(ref), r.stderr[-500:]):
+        continue
+
+    # A character device (mknod c 1 3, the null device, in this test's directory).
+    if can_mknod:
+        dev = os.path.join(case, "dev")
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        r = run(*args(dev), timeout=600)
+        st = os.lstat(dev)
+        left = stray(case, "dev")
+        check(f"{name} -o CHARACTER-DEVICE: exit 0, still the device, nothing beside it",
+              r.returncode == 0 and stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3) and not left,
+              (r.returncode, stat.filemode(st.st_mode), left, r.stderr[-300:]))
+        os.remove(dev)
+
+    # A terminal: the slave side of a pty, its master drained by a thread.
+    master, slave = pty.openpty()
+    tty_path = os.ttyname(slave)
+    got = []
+    t = threading.Thread(target=drain_pty, args=(master, got), daemon=True)
+    t.start()
+    r = run(*args(tty_path), timeout=600)
+    st = os.lstat(tty_path)
+    check(f"{name} -o TERMINAL: exit 0, still the terminal, something written to it",
+          r.returncode == 0 and stat.S_ISCHR(st.st_mode), (r.returncode, r.stderr[-300:]))
+    os.close(slave)
+    t.join(timeout=5)
+    os.close(master)
+
+    # A FIFO with a reader: what comes through is what a regular file gets.
+    fifo = os.path.join(case, "fifo")
+    os.mkfifo(fifo)
+    cap = os.path.join(case, "captured" + ext)
+    reader = subprocess.Popen(["cat", fifo], stdout=open(cap, "wb"))
+    r = run(*args(fifo), timeout=600)
+    try:
+        reader.wait(timeout=20)
+        ended = True
+    except subprocess.TimeoutExpired:
+        reader.kill()
+        reader.wait()
+        ended = False
+    is_fifo = stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    diff = same_output(kind, cap, ref) if ended and os.path.getsize(cap) else "nothing came through"
+    check(f"{name} -o FIFO: exit 0, still a FIFO, its reader got the regular file's content",
+          r.returncode == 0 and is_fifo and ended and diff is None,
+          (r.returncode, is_fifo, ended, diff, r.stderr[-300:]))
+    os.remove(fifo)
+    os.remove(cap)
+
+    # A symlink to a file in another directory: the target is replaced, the link stays.
+    elsewhere = os.path.join(case, "elsewhere")
+    os.mkdir(elsewhere)
+    target = os.path.join(elsewhere, "target" + ext)
+    open(target, "w").write("old content\n")
+    link = os.path.join(case, "link" + ext)
+    os.symlink(os.path.relpath(target, case), link)
+    r = run(*args(link), timeout=600)
+    ok = r.returncode == 0 and os.path.islink(link) and os.readlink(link) == os.path.relpath(target, case)
+    diff = same_output(kind, target, ref) if ok else "-"
+    left = stray(case, "link" + ext, "elsewhere") + stray(elsewhere, "target" + ext)
+    check(f"{name} -o SYMLINK: exit 0, the link kept, its target replaced with the output, nothing else left",
+          ok and diff is None and not left, (r.returncode, os.path.islink(link), diff, left, r.stderr[-300:]))
+    # A dangling symlink: its target is created.
+    os.remove(target)
+    r = run(*args(link), timeout=600)
+    check(f"{name} -o DANGLING-SYMLINK: the target is created, the link kept",
+          r.returncode == 0 and os.path.islink(link) and os.path.isfile(target)
+          and same_output(kind, target, ref) is None, (r.returncode, r.stderr[-300:]))
+    shutil.rmtree(case)
+
+# Directory outputs: a device or FIFO given as the directory is refused and left as it is.
+DIR_WRITERS = [
+    ("triplets --format openke", lambda o: ["triplets", "--format", "openke", "-o", o, module]),
+    ("vocab split", lambda o: ["vocab", "split", F("kg"), "-o", o]),
+    ("corpus extract", lambda o: ["corpus", "extract", "-q", "-o", o, W("plain.o")]),
+]
+for name, args in DIR_WRITERS:
+    fifo = W("dir-fifo")
+    os.mkfifo(fifo)
+    r = run(*args(fifo), timeout=60)
+    check(f"{name} -o FIFO: refused (exit 1), the FIFO left as it is",
+          r.returncode == 1 and stat.S_ISFIFO(os.lstat(fifo).st_mode) and b"ir2vec" in r.stderr, r.stderr)
+    os.remove(fifo)
+
+# ---- an output that is an input -----------------------------------------------------------------
+# Each case in a fresh directory of copies: a failure must not spoil the next case's files.
+def same_dir(i):
+    d = W(f"same-{i}")
+    os.mkdir(d)
+    shutil.copy(module, os.path.join(d, "calls.ll"))
+    os.symlink("calls.ll", os.path.join(d, "calls-link.ll"))
+    os.link(os.path.join(d, "calls.ll"), os.path.join(d, "calls-hard.ll"))
+    for f in ("counts.h5", "s.log", "ex.h5", "model.h5"):
+        shutil.copy(F(f), os.path.join(d, f))
+    run("vocab", "export", "-o", os.path.join(d, "v.json"), check=True)
+    os.makedirs(os.path.join(d, "dir"))
+    shutil.copy(module, os.path.join(d, "dir", "in.ll"))
+    return lambda n: os.path.join(d, n)
+
+
+SAME = [
+    ("embeddings -o IN IN", lambda S: ["embeddings", "-o", S("calls.ll"), S("calls.ll")], "calls.ll"),
+    ("embeddings -o LINK IN", lambda S: ["embeddings", "-o", S("calls-link.ll"), S("calls.ll")], "calls.ll"),
+    ("embeddings -o HARDLINK IN", lambda S: ["embeddings", "-o", S("calls-hard.ll"), S("calls.ll")], "calls.ll"),
+    ("embeddings hdf5 -o IN (in a directory input)",
+     lambda S: ["embeddings", "--format", "hdf5", "-o", S("dir/in.ll"), S("dir")], "dir/in.ll"),
+    ("embeddings -o VOCAB", lambda S: ["embeddings", "--vocab", S("v.json"), "-o", S("v.json"), S("calls.ll")], "v.json"),
+    ("triplets -o IN IN", lambda S: ["triplets", "-o", S("calls.ll"), S("calls.ll")], "calls.ll"),
+    ("from-counts -o IN IN", lambda S: ["from-counts", "-o", S("counts.h5"), S("counts.h5")], "counts.h5"),
+    ("vocab export --vocab V -o V", lambda S: ["vocab", "export", "--vocab", S("v.json"), "-o", S("v.json")], "v.json"),
+    ("mlgo log rewrite L -o L", lambda S: ["mlgo", "log", "rewrite", S("s.log"), "-o", S("s.log")], "s.log"),
+    ("mlgo log export L -o L", lambda S: ["mlgo", "log", "export", S("s.log"), "-o", S("s.log")], "s.log"),
+    ("mlgo train X -o X", lambda S: ["mlgo", "train", S("ex.h5"), "-o", S("ex.h5")], "ex.h5"),
+    ("mlgo finetune X --model M -o M",
+     lambda S: ["mlgo", "finetune", S("ex.h5"), "--model", S("model.h5"), "-o", S("model.h5")], "model.h5"),
+    ("mlgo collect -o IN IN", lambda S: ["mlgo", "collect", "-o", S("calls.ll"), S("calls.ll")], "calls.ll"),
+    ("mlgo run --log INPUT", lambda S: ["mlgo", "run", "--log", S("calls.ll"), "--", B("opt"), "-passes=default<Oz>",
+                                        S("calls.ll"), "-o", S("out.bc")], "calls.ll"),
+    ("mlgo run --log X --transcript X", lambda S: ["mlgo", "run", "--log", S("t.log"), "--transcript", S("t.log"),
+                                                   "--", *opt_cmd], None),
+    ("vocab train -o X --hdf5 X", lambda S: ["vocab", "train", F("kg"), "--dim", "2", "--epochs", "1",
+                                             "-o", S("o.h5"), "--hdf5", S("o.h5")], None),
+]
+for i, (name, args, victim) in enumerate(SAME):
+    S = same_dir(i)
+    before = sha(S(victim)) if victim else None
+    r = run(*args(S), timeout=120)
+    check(f"{name}: refused before any work (exit 1, 'is also an input' or 'twice'), the file intact",
+          r.returncode in (1, 64) and (b"is also an input" in r.stderr or b"twice" in r.stderr)
+          and (victim is None or sha(S(victim)) == before), (r.returncode, r.stderr[-300:]))
+d = W("split-same")
+run("triplets", "--format", "openke", "-q", "-o", d, module, check=True)
+before = sha(os.path.join(d, "train2id.txt"))
+r = run("vocab", "split", d, "-o", d + "/")
+check("vocab split DIR -o DIR/: refused, the knowledge graph intact",
+      r.returncode == 1 and b"is the input directory" in r.stderr and sha(os.path.join(d, "train2id.txt")) == before,
+      (r.returncode, r.stderr[-300:]))
+
+# ---- two runs writing the same resumable output at once -----------------------------------------
+many = W("many.list")
+open(many, "w").write("".join(m + "\n" for m in modules * 150))
+ref_many = W("many-ref.h5")
+run("embeddings", "--format", "hdf5", "--level", "inst", "-q", "-j", "1", "-o", ref_many, "@" + many, check=True)
+for attempt in range(3):
+    out = W(f"twice-{attempt}.h5")
+    first = subprocess.Popen([tool, "embeddings", "--format", "hdf5", "--level", "inst", "-q", "-j", "1", "-o", out,
+                              "@" + many], stderr=subprocess.PIPE)
+    deadline = time.time() + 20
+    while time.time() < deadline and not any(n.startswith(os.path.basename(out)) for n in os.listdir(tmp)):
+        time.sleep(0.01)
+    second = run("embeddings", "--format", "hdf5", "--level", "inst", "-q", "-j", "1", "-o", out, "@" + many)
+    _, err1 = first.communicate(timeout=300)
+    try:
+        diff = h5compare.same_files(out, ref_many) if first.returncode == 0 and os.path.exists(out) else "no file"
+    except OSError as e:  # a corrupt file published
+        diff = f"h5py cannot read it: {e}"
+    check(f"two HDF5 runs on one -o at once ({attempt + 1}/3): the second refused naming the other run, the "
+          "first publishes the whole file",
+          second.returncode == 1 and b"another run" in second.stderr and first.returncode == 0 and diff is None,
+          (second.returncode, second.stderr[-300:], first.returncode, err1[-300:], diff))
+    check(f"  ... and nothing is left beside it ({attempt + 1}/3)",
+          [n for n in os.listdir(tmp) if n.startswith(f"twice-{attempt}.h5")] == [f"twice-{attempt}.h5"],
+          os.listdir(tmp))
+# mlgo collect: the same rule for its parts directory.
+out = W("collect-twice.h5")
+first = subprocess.Popen([tool, "mlgo", "collect", "-q", "-j", "1", "-o", out, *modules], stderr=subprocess.PIPE)
+deadline = time.time() + 20
+while time.time() < deadline and not os.path.exists(out + ".parts"):
+    time.sleep(0.01)
+second = run("mlgo", "collect", "-q", "-j", "1", "-o", out, *modules)
+first.wait(timeout=300)
+check("two mlgo collect runs on one -o at once: the second refused, the first completes",
+      second.returncode == 1 and b"another run" in second.stderr and first.returncode == 0 and os.path.exists(out),
+      (second.returncode, second.stderr[-300:], first.returncode))
+
+# ---- SIGINT/SIGTERM while --resume copies the checkpointed rows --------------------------------
+big = W("big.list")
+open(big, "w").write("".join(m + "\n" for m in modules * 400))
+copies_left = 0
+tries = 0
+for i in range(8):
+    out = W(f"resume-{i}.h5")
+    victim = subprocess.Popen([tool, "embeddings", "--format", "hdf5", "--level", "inst", "-q", "-j", "2", "-o", out,
+                               "@" + big])
+    deadline = time.time() + 60
+    while time.time() < deadline and not os.path.exists(out + ".resume"):
+        time.sleep(0.01)
+    time.sleep(0.5)
+    victim.kill()
+    victim.wait()
+    if not os.path.exists(out + ".resume"):
+        continue
+    resumed = subprocess.Popen([tool, "embeddings", "--format", "hdf5", "--level", "inst", "-q", "-j", "2", "-o", out,
+                                "--resume", "@" + big], stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    seen = False
+    while time.time() < deadline and resumed.poll() is None:
+        if any(".copy" in n or ".partial.tmp-" in n for n in os.listdir(tmp) if n.startswith(f"resume-{i}.h5")):
+            seen = True
+            break
+        time.sleep(0.001)
+    if not seen:
+        resumed.kill()
+        resumed.wait()
+        continue
+    tries += 1
+    resumed.send_signal(signal.SIGINT if i % 2 == 0 else signal.SIGTERM)
+    resumed.wait(timeout=60)
+    time.sleep(0.2)
+    stray = [n for n in os.listdir(tmp) if n.startswith(f"resume-{i}.h5") and (".copy" in n or ".tmp-" in n)]
+    copies_left += bool(stray)
+check(f"SIGINT/SIGTERM while --resume copies the checkpoint: no temporary copy left ({copies_left} of {tries})",
+      tries >= 3 and copies_left == 0, (tries, copies_left))
+
+# ---- output directories: removed when the run that created them fails; DIR/ works -----------------
+kg_full = W("kg-full")
+r = subprocess.run([tool, "triplets", "--format", "openke", "-o", kg_full, *modules], capture_output=True,
+                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64)))
+check("triplets --format openke -o NEW-DIR on a full disk (RLIMIT_FSIZE): exit 1, the directory it created is gone",
+      r.returncode == 1 and not os.path.exists(kg_full) and b"kg-full" in r.stderr,
+      (r.returncode, os.path.exists(kg_full) and listing(kg_full), r.stderr[-300:]))
+extract_out = W("extracted")
+r = run("corpus", "extract", "-q", "-o", extract_out, obj)
+check("corpus extract of an object without bitcode: exit 1, the output directory it created is gone",
+      r.returncode == 1 and not os.path.exists(extract_out), (r.returncode, r.stderr[-300:]))
+for name, args in (("triplets --format openke", lambda o: ["triplets", "--format", "openke", "-q", "-o", o, module]),
+                   ("vocab split", lambda o: ["vocab", "split", F("kg"), "-o", o])):
+    d = W("slash-" + name.split()[0])
+    r = run(*args(d + "/"))
+    check(f"{name} -o DIR/ (a trailing slash, as the docs write it): exit 0, DIR created",
+          r.returncode == 0 and os.path.isdir(d) and listing(d), (r.returncode, r.stderr[-300:]))
+
+status = res.summary()
+if status == 0:
+    shutil.rmtree(tmp)
+sys.exit(status)
