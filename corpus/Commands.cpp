@@ -68,9 +68,11 @@ std::string RecordedCommands::digest() const {
 
 llvm::Expected<RecordedCommands> readRecordedCommands(const std::vector<std::string> &Args) {
   RecordedCommands R;
-  for (const std::string &A : Args) {
-    if (A.empty() || A[0] == '@' || !support::isCorpusDescription(A))
+  for (const std::string &Arg : Args) {
+    std::optional<std::string> Desc = support::corpusDescriptionOf(Arg);
+    if (!Desc)
       continue;
+    const std::string &A = *Desc;
     llvm::Expected<support::CorpusDescription> D = support::readCorpusDescription(A);
     if (!D)
       return D.takeError();

@@ -3,7 +3,11 @@
 #include "support/Error.h"
 #include "support/Inputs.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugProgramInstruction.h"
@@ -97,6 +101,55 @@ std::optional<std::string> cyclicDebugChain(const llvm::Module &M) {
   return std::nullopt;
 }
 
+/// What an input that LLVM could not read as IR is, when it is something else a user hands us
+/// by mistake (LLVM's text parser would report a parse error quoting raw bytes): a C or C++
+/// source, an object file, an archive, another binary. With what to do instead.
+std::optional<std::string> notIR(llvm::StringRef Path, llvm::StringRef Data) {
+  const llvm::file_magic Magic = llvm::identify_magic(Data);
+  if (Magic == llvm::file_magic::bitcode)
+    return std::nullopt; // LLVM's own (invalid or truncated bitcode)
+  if (Magic == llvm::file_magic::archive)
+    return std::string("an archive (ar), not LLVM IR: extract its objects (ar x); if they were "
+                       "built with -Xclang -fembed-bitcode=all, `ir2vec corpus extract -o DIR "
+                       "OBJECTS` makes a corpus of their modules");
+  if (Magic.is_object() || Magic == llvm::file_magic::elf_relocatable ||
+      Magic == llvm::file_magic::elf_executable || Magic == llvm::file_magic::elf_shared_object) {
+    bool Embedded = false;
+    if (auto Obj = llvm::object::ObjectFile::createObjectFile(
+            llvm::MemoryBufferRef(Data, Path), Magic)) {
+      for (const llvm::object::SectionRef &S : (*Obj)->sections())
+        if (auto Name = S.getName(); Name && (*Name == ".llvmbc" || *Name == "__bitcode"))
+          Embedded = true;
+    } else {
+      llvm::consumeError(Obj.takeError());
+    }
+    if (Embedded)
+      return std::string("an object file with embedded bitcode, not LLVM IR: `ir2vec corpus "
+                         "extract -o DIR ") +
+             Path.str() + "` makes a corpus of its module (and its command line); then use DIR";
+    return std::string("an object file without LLVM bitcode, not LLVM IR: compile the source to "
+                       "IR (clang-22 -Oz -Xclang -disable-llvm-passes -emit-llvm -c SRC -o "
+                       "M.bc), or build with -Xclang -fembed-bitcode=all and use `ir2vec corpus "
+                       "extract`");
+  }
+  static constexpr llvm::StringLiteral SourceExtensions[] = {
+      ".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".h", ".hh", ".hpp", ".hxx", ".m", ".mm", ".i", ".ii"};
+  if (llvm::is_contained(SourceExtensions, llvm::sys::path::extension(Path)))
+    return std::string("a C/C++ source file, not LLVM IR: compile it to IR first, as MLGO "
+                       "corpora are (clang-22 -Oz -Xclang -disable-llvm-passes -emit-llvm -c ") +
+           Path.str() + " -o M.bc; -S -o M.ll for text)";
+  // Binary: a NUL byte, or bytes that are not UTF-8 (text IR is UTF-8), early on.
+  llvm::StringRef Head = Data.take_front(4096);
+  const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(Head.data());
+  const auto *End = Begin + Head.size();
+  while (End > Begin && End - Begin > 4096 - 4 && (*(End - 1) & 0xC0) == 0x80)
+    --End; // a character cut by the 4 KiB window is not an error
+  if (Head.contains('\0') || !llvm::isLegalUTF8String(&Begin, End))
+    return "a binary file that is neither LLVM bitcode nor text IR (it begins with " +
+           llvm::toHex(Data.take_front(8), /*LowerCase=*/true) + ")";
+  return std::nullopt;
+}
+
 } // namespace
 
 llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &Ctx) {
@@ -115,6 +168,8 @@ llvm::Expected<ModuleInput> readModule(llvm::StringRef Path, llvm::LLVMContext &
   std::unique_ptr<llvm::Module> M = llvm::parseIR((*Buf)->getMemBufferRef(), Diag, Ctx);
   Ctx.setDiscardValueNames(Discard);
   if (!M) {
+    if (std::optional<std::string> What = notIR(Path, Data))
+      return fileError(Path, *What);
     // Bitcode errors carry no location and LLVM's reasons are terse ("can't skip to bit
     // 38944 from 320"): say what the file is. Text errors come as file:line:col + caret.
     if (Bitcode)

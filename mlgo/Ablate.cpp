@@ -420,10 +420,11 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   llvm::Expected<support::OutputDirectory> ModelsDir = support::OutputDirectory::prepare(Models);
   if (!ModelsDir)
     return ModelsDir.takeError();
-  auto Inputs = support::expandInputs(Spec.Corpus, C.Report);
+  mlgo::SplitOptions SplitOpts = Spec.Split;
+  auto Inputs = support::expandInputs(Spec.Corpus, C.Report, &SplitOpts.Names);
   if (!Inputs)
     return Inputs.takeError();
-  auto S = splitCorpus(*Inputs, Spec.Split);
+  auto S = splitCorpus(*Inputs, SplitOpts);
   if (!S)
     return S.takeError();
   // From here on the study writes what a rerun reuses (its explorations): the directory stays.
@@ -458,7 +459,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
       continue;
     }
     const auto T0 = Clock::now();
-    auto R = runExploration(*Inputs, Spec.Split, EC, File, /*Resume=*/true);
+    auto R = runExploration(*Inputs, SplitOpts, EC, File, /*Resume=*/true);
     if (!R)
       return R.takeError();
     ExploreSeconds += std::chrono::duration<double>(Clock::now() - T0).count();

@@ -212,9 +212,7 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
         if (!R.Info.Error.empty()) {
           ++Sum.Failed;
           Bar.clear();
-          C.Report({support::Diagnostic::Error, R.Info.Error.rfind(R.Info.Path, 0) == 0
-                                                    ? R.Info.Error
-                                                    : R.Info.Path + ": " + R.Info.Error});
+          C.Report({support::Diagnostic::Error, support::aboutFile(R.Info.Path, R.Info.Error)});
           DS.addFailed(R.Info);
         } else {
           Sum.Text += R.Info.TextSize;

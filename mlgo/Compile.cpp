@@ -7,7 +7,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <cerrno>
 #include <cstring>
@@ -110,10 +112,18 @@ llvm::Expected<const std::vector<std::string> *>
 Toolchain::recordedCommand(const std::string &Module) const {
   const std::vector<std::string> *Args =
       Mode == CompileMode::Pipeline || !Recorded ? nullptr : Recorded->find(Module);
-  if (!Args && Mode == CompileMode::Recorded)
+  if (!Args && Mode == CompileMode::Recorded) {
+    llvm::StringRef Stem = llvm::StringRef(Module);
+    Stem.consume_back(".bc");
+    if (llvm::sys::fs::exists(Stem + ".cmd"))
+      return support::fileError(
+          Module, "--compile recorded: its " + llvm::sys::path::filename(Stem) +
+                      ".cmd is read only through its corpus: name the corpus directory or its "
+                      "corpus_description.json instead of its modules");
     return support::fileError(Module, "the corpus recorded no command line for this module (no "
                                       ".cmd next to it in a corpus description, no "
                                       "global_command_override); --compile recorded needs one");
+  }
   return Args;
 }
 

@@ -144,7 +144,7 @@ void measureAll(std::vector<EvalModule> &Modules, const EvalRunConfig &C, const 
         EvalModule &Into = Modules[I];
         if (!M.Error.empty() && Into.Error.empty()) {
           P.clear();
-          C.Report({Diagnostic::Error, Into.Path + ": " + M.Error});
+          C.Report({Diagnostic::Error, support::aboutFile(Into.Path, M.Error)});
           Into.Error = M.Error;
         }
         if (M.Baseline >= 0)
@@ -279,6 +279,10 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
   if (support::cancelled(C.Tools.CancelFd))
     return support::interruptedError("interrupted; no output written");
   const EvalSummary Sum = summarize(Modules, J.Seed);
+  // "reduction 0.00 %" from a policy that was never asked is not a measurement: say so.
+  if (Sum.Failed < Sum.Modules &&
+      llvm::all_of(Modules, [](const EvalModule &M) { return !M.Error.empty() || M.Decisions == 0; }))
+    C.Report({Diagnostic::Warning, noDecisionsWarning(C.Tools)});
   if (Sum.Failed == Sum.Modules)
     return Sum.Modules == 1 ? support::reportedFailure()
                             : support::makeError("none of the " + llvm::Twine(Sum.Modules) +

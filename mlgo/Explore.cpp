@@ -459,7 +459,7 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
         if (!X.Error.empty()) {
           P.clear();
           ++Failed;
-          C.Report({Diagnostic::Error, X.Path + ": " + X.Error});
+          C.Report({Diagnostic::Error, support::aboutFile(X.Path, X.Error)});
         } else {
           Rollouts += X.Rollouts.size();
           Improved += X.BestSize < X.BaselineSize;

@@ -9,6 +9,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace wb::mlgo {
@@ -65,31 +66,55 @@ llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
       S.Keys.push_back(It->second);
     }
   } else {
-    const std::string Root = corpusRoot(Modules);
-    for (const std::string &M : Modules) {
-      llvm::StringRef Rel = llvm::StringRef(M).drop_front(Root.empty() ? 0 : Root.size() + 1);
-      S.Keys.push_back(Rel.split('/').first.str());
+    if (!O.Names.empty() && O.Names.size() != Modules.size())
+      return support::makeError("internal error: module names do not match the modules");
+    auto NameOf = [&](size_t I) { return O.Names.empty() ? std::string() : O.Names[I]; };
+    std::vector<std::string> Unnamed; // named by their paths below their deepest common directory
+    for (size_t I = 0; I < Modules.size(); ++I)
+      if (NameOf(I).empty())
+        Unnamed.push_back(Modules[I]);
+    const std::string Root = corpusRoot(Unnamed);
+    for (size_t I = 0; I < Modules.size(); ++I) {
+      std::string Name = NameOf(I);
+      if (Name.empty())
+        Name = llvm::StringRef(Modules[I]).drop_front(Root.empty() ? 0 : Root.size() + 1).str();
+      S.Keys.push_back(llvm::StringRef(Name).ltrim('/').split('/').first.str());
     }
   }
   std::map<std::string, size_t> Count;
   for (const std::string &K : S.Keys)
     ++Count[K];
   if (Count.size() < 2)
-    return support::makeError("a split by package needs modules of at least two packages; "
-                              "all " + llvm::Twine(Modules.size()) + " modules have the key '" +
-                              (S.Keys.empty() ? "" : S.Keys.front()) + "'");
+    return support::makeError(
+        "a split by package needs modules of at least two packages; all " +
+        llvm::Twine(Modules.size()) + " modules have the key '" +
+        (S.Keys.empty() ? "" : S.Keys.front()) +
+        "' (the first component of their names; a one-package corpus has no package to hold "
+        "out: give --split-keys FILE with lines 'MODULE<TAB>KEY')");
   std::vector<std::pair<std::string, std::string>> Order; // (hash, key)
   for (const auto &[K, N] : Count)
     Order.emplace_back(support::sha256Hex(std::to_string(O.Seed) + "\n" + K), K);
   std::sort(Order.begin(), Order.end());
+  // A key joins the test side only when it brings it closer to the fraction: taking the keys
+  // in order until the fraction was reached held out 59 of 64 modules of a two-package corpus
+  // (--test-fraction 0.2) when the large package came first.
   std::set<std::string> TestKeys;
   size_t InTest = 0;
   const double Want = O.TestFraction * double(Modules.size());
   for (const auto &[H, K] : Order) {
     if (double(InTest) >= Want || TestKeys.size() + 1 == Count.size())
       break;
-    TestKeys.insert(K);
-    InTest += Count[K];
+    if (std::abs(double(InTest + Count[K]) - Want) < std::abs(double(InTest) - Want)) {
+      TestKeys.insert(K);
+      InTest += Count[K];
+    }
+  }
+  if (TestKeys.empty()) { // every package alone overshoots: the one closest to the fraction
+    const std::pair<std::string, std::string> *Best = nullptr;
+    for (const auto &HK : Order)
+      if (!Best || std::abs(double(Count[HK.second]) - Want) < std::abs(double(Count[Best->second]) - Want))
+        Best = &HK;
+    TestKeys.insert(Best->second);
   }
   for (const std::string &K : S.Keys)
     S.Test.push_back(TestKeys.count(K) != 0);

@@ -1,10 +1,13 @@
 // A train/test split of a corpus by source package: modules of one package are alike, so a
 // policy is judged on packages it never saw (shared doc policy-training.md, section 6). The
-// key of a module is the first path component below the corpus root (the deepest directory
-// holding every module), or the key a user gives in a file. Keys are ordered by SHA-256 of
-// (seed, key), and the first keys in that order go to the test side until it holds at least
-// TestFraction of the modules: the same split for the same keys and seed, whatever the order
-// of the inputs.
+// key of a module is the first component of its name in its corpus (the name its corpus
+// description gives it, or its path below the directory input it was found in; a module named
+// directly is named by its path below the deepest directory holding every such module), or
+// the key a user gives in a file. Keys are ordered by SHA-256 of (seed, key); in that order a
+// key goes to the test side when it brings the test side closer to TestFraction of the
+// modules, until the test side holds that fraction (at least one key on each side): the same
+// split for the same keys and seed, whatever the order of the inputs, and never a test side
+// far above the fraction because one large package came first.
 #pragma once
 
 #include "llvm/Support/Error.h"
@@ -20,7 +23,10 @@ namespace wb::mlgo {
 struct SplitOptions {
   double TestFraction = 0.2;
   uint64_t Seed = 1;
-  std::string KeysFile; // "": first path component; else lines "MODULE<TAB>KEY"
+  std::string KeysFile; // "": first component of the name; else lines "MODULE<TAB>KEY"
+  /// Each module's name in its corpus (support::expandInputs), in the order of the modules;
+  /// empty, or "" for a module: named by its path as said above.
+  std::vector<std::string> Names;
 };
 
 struct CorpusSplit {

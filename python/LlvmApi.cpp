@@ -31,12 +31,14 @@ namespace wb::python {
 namespace {
 
 /// name -> vector, rows in order: a name given twice (unnamed blocks all have "", identical
-/// instruction texts) keeps the last row's vector, as a dict filled in that order does.
+/// instruction texts) keeps the last row's vector, as a dict filled in that order does (LLVM's
+/// API). The rows lost that way are counted in Lost.
 py::dict vectorsByName(const std::vector<std::string> &Names, const std::vector<double> &Rows,
-                       unsigned Dim) {
+                       unsigned Dim, size_t &Lost) {
   py::dict D;
   for (size_t I = 0; I < Names.size(); ++I)
     D[text(Names[I])] = vectorOf(Rows.data() + I * Dim, Dim);
+  Lost = Names.size() - D.size();
   return D;
 }
 
@@ -56,7 +58,8 @@ public:
 
   py::dict funcEmbMap() {
     ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{true, false, false}, std::nullopt);
-    return vectorsByName(E.FunctionNames, E.FunctionVectors, E.Dim);
+    size_t Lost = 0;
+    return vectorsByName(E.FunctionNames, E.FunctionVectors, E.Dim, Lost);
   }
 
   /// The workbench's module level (an extension): the sum of the function vectors.
@@ -74,17 +77,39 @@ public:
   py::dict bbEmbMap(const py::str &FuncName) {
     const std::string Name = bytesOf(FuncName);
     ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{false, true, false}, Name);
-    return vectorsByName(E.BlockNames, E.BlockVectors, E.Dim); // layout order
+    size_t Lost = 0;
+    py::dict D = vectorsByName(E.BlockNames, E.BlockVectors, E.Dim, Lost); // layout order
+    warnLost(Lost, E.BlockNames.size(), "blocks", Name);
+    return D;
   }
 
   py::dict instEmbMap(const py::str &FuncName) {
     const std::string Name = bytesOf(FuncName);
     ir2vec::ModuleEmbedding E = embed(ir2vec::LevelSet{false, false, true}, Name);
     // Keys as LLVM prints the instruction, without its indentation; layout order.
-    return vectorsByName(E.InstTexts, E.InstVectors, E.Dim);
+    size_t Lost = 0;
+    py::dict D = vectorsByName(E.InstTexts, E.InstVectors, E.Dim, Lost);
+    warnLost(Lost, E.InstTexts.size(), "instructions", Name);
+    return D;
   }
 
 private:
+  /// LLVM's semantics are kept (one key per name: the last row wins), but a map that lost rows
+  /// says so, once per object: clang's IR has unnamed blocks (all keyed '').
+  void warnLost(size_t Lost, size_t Rows, const char *What, const std::string &Func) {
+    if (!Lost || WarnedLost)
+      return;
+    WarnedLost = true;
+    const std::string W =
+        std::to_string(Lost + 1) + " of the " + std::to_string(Rows) + " " + What + " of '" +
+        Func + "' in " + Source + " share a key (unnamed values: clang names none), so the map " +
+        "keeps " + std::to_string(Rows - Lost) + " of them, as LLVM's API does; give them names " +
+        "first (opt-22 -passes=instnamer " + Source + " -S -o named.ll), or use ir2vec.embed(), " +
+        "whose rows are never merged";
+    warnAll({W});
+  }
+  bool WarnedLost = false;
+
   ir2vec::ModuleEmbedding embed(ir2vec::LevelSet Levels, std::optional<std::string> Name) {
     ir2vec::EmbedRequest R;
     R.EmbeddingKind = EmbeddingKind;
@@ -170,10 +195,11 @@ void addLlvmApi(py::module_ &M) {
            "or it is a declaration.")
       .def("getBBEmbMap", &IR2VecTool::bbEmbMap, py::arg("funcName"),
            "dict: basic-block name -> float64 vector for one function (blocks in layout "
-           "order; unnamed blocks share the key ''). ValueError if no such function.")
+           "order; unnamed blocks share the key '', as in LLVM's API: a warning says how many "
+           "were merged; name them with opt -passes=instnamer). ValueError if no such function.")
       .def("getInstEmbMap", &IR2VecTool::instEmbMap, py::arg("funcName"),
-           "dict: instruction text as LLVM prints it -> float64 vector for one function. "
-           "ValueError if no such function.")
+           "dict: instruction text as LLVM prints it -> float64 vector for one function "
+           "(identical texts share a key, with a warning). ValueError if no such function.")
       .def("getModuleEmb", &IR2VecTool::moduleEmb,
            "The module's vector (an extension of the workbench: LLVM 22 has no module level): "
            "the sum of getFuncEmbMap()'s vectors in module order, as embed(level='module') "

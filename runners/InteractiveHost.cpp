@@ -56,6 +56,25 @@ bool isClang(llvm::StringRef Argv0) {
   return llvm::sys::path::filename(Argv0).starts_with("clang");
 }
 
+/// Where the compiler's own command starts in Cmd: hosts nest (`ir2vec mlgo run --task inline
+/// -- ir2vec mlgo run --task evict -- clang-22 ...`), and the flags go to the compiler at the
+/// end of the chain.
+size_t compilerStart(const std::vector<std::string> &Cmd) {
+  size_t Start = 0;
+  while (Start < Cmd.size() && llvm::sys::path::filename(Cmd[Start]).starts_with("ir2vec")) {
+    auto Dash = std::find(Cmd.begin() + Start, Cmd.end(), "--");
+    if (Dash == Cmd.end())
+      break;
+    Start = Dash - Cmd.begin() + 1;
+  }
+  return Start;
+}
+
+std::string compilerOf(const std::vector<std::string> &Cmd) {
+  const size_t Start = compilerStart(Cmd);
+  return Start < Cmd.size() ? Cmd[Start] : std::string();
+}
+
 /// Writes all bytes to the non-blocking FIFO (normally they fit in the pipe at once).
 /// The compiler's output file: the value of -o in any of the spellings opt, llc and clang
 /// share ("-o F", "-o=F", "--o=F", "--o F"); "" for none or standard output. ("-oF" is left
@@ -133,6 +152,8 @@ llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::stri
       return A.takeError();
     Out->emplace(std::move(*A));
     *Stream = &(*Out)->os();
+    if (std::string Temp = (*Out)->temporaryPath(); !Temp.empty())
+      C.HostTemporaries.push_back(Temp);
   }
   llvm::Expected<SessionResult> R = runSession(C);
   if (!R)
@@ -144,10 +165,30 @@ llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::stri
       if (*Out)
         if (llvm::Error E = (*Out)->commit())
           return E;
-  } else if (R->clean() && (Log || Transcript)) {
-    R->Warnings.push_back("the compiler never opened the channel (no ML advisor in this "
-                          "pipeline); no log written");
   }
+  // A session that decided nothing says why: a run that reports nothing would read as "the
+  // policy changed nothing" (reduction 0.00 %, exit 0).
+  const std::string Compiler = llvm::sys::path::filename(compilerOf(C.Command)).str();
+  const bool LLVMTool = llvm::StringRef(Compiler).starts_with("opt") ||
+                        llvm::StringRef(Compiler).starts_with("llc") || isClang(Compiler) || C.Clang;
+  const bool Failed = R->Outcome == SessionResult::Exited && !R->clean();
+  if (!R->ChannelOpened && !LLVMTool && (R->clean() || Failed))
+    R->Warnings.push_back(Compiler + " never opened the channel: only LLVM 22's opt, llc and "
+                                     "clang speak MLGO's protocol (the host gave it LLVM's flags)");
+  else if (R->clean() && !R->ChannelOpened)
+    R->Warnings.push_back(
+        std::string("the compiler never opened the channel: no ") +
+        (C.T == Task::Inline ? "inliner" : "register allocator") + " with an ML advisor ran in "
+        "this pipeline (at -O0 none runs; with -flto the link step inlines inside the linker, "
+        "which the host's -mllvm flags do not reach; opt needs a pipeline with the pass)" +
+        (Log || Transcript ? "; no log written" : ""));
+  else if (R->clean() && R->Observations == 0)
+    R->Warnings.push_back(
+        C.T == Task::Inline
+            ? "the compiler asked no inlining question: IR built at -O0 is optnone (build it "
+              "with -Oz -Xclang -disable-llvm-passes), or the module calls no function defined "
+              "in it"
+            : "the compiler asked no question: no function needed the decision");
   return R;
 }
 
@@ -156,12 +197,17 @@ bool SessionResult::clean() const {
 }
 
 std::string SessionResult::summary() const {
-  return llvm::formatv("{0} observations, {1} contexts, feature set {2}, {3}; ignored by the "
+  return llvm::formatv("{0} observations{5}, {1} contexts, feature set {2}, {3}; ignored by the "
                        "policy: {4}",
                        Observations, SessionLog.Contexts.size(),
                        FeatureSetVersion.empty() ? "-" : FeatureSetVersion,
                        Outcome == Exited ? Status.describe() : Error,
-                       Ignored.empty() ? "none" : llvm::join(Ignored, ","))
+                       Ignored.empty() ? "none" : llvm::join(Ignored, ","),
+                       Changed < 0 ? std::string()
+                                   : llvm::formatv(" ({0} answered otherwise than the compiler's "
+                                                   "own decision)",
+                                                   Changed)
+                                         .str())
       .str();
 }
 
@@ -174,15 +220,7 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
   Flags.insert(Flags.end(), AugmentFlags.begin(), AugmentFlags.end());
   Flags.insert(Flags.end(), C.ExtraFlags.begin(), C.ExtraFlags.end());
   std::vector<std::string> Cmd = C.Command;
-  // Hosts nest (one per channel: `ir2vec mlgo run --task inline -- ir2vec mlgo run --task
-  // evict -- clang-22 ...`): the flags go to the compiler at the end of the chain.
-  size_t Start = 0;
-  while (Start < Cmd.size() && llvm::sys::path::filename(Cmd[Start]).starts_with("ir2vec")) {
-    auto Dash = std::find(Cmd.begin() + Start, Cmd.end(), "--");
-    if (Dash == Cmd.end())
-      break;
-    Start = Dash - Cmd.begin() + 1;
-  }
+  const size_t Start = compilerStart(Cmd);
   bool Clang = C.Clang || (Start < Cmd.size() && isClang(Cmd[Start]));
   for (const std::string &F : Flags) {
     if (Clang)
@@ -198,9 +236,23 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   llvm::Expected<std::unique_ptr<Policy>> P = C.MakePolicy ? C.MakePolicy() : makePolicy(C.T, C.Policy);
   if (!P)
     return P.takeError();
+  // Declared first, so that it goes last: it stays until the host has cleaned up itself.
+  std::optional<support::Guardian> Guard;
   llvm::Expected<std::unique_ptr<Channel>> Dir = Channel::create();
   if (!Dir)
     return Dir.takeError();
+  // After the compiler's output and the host's own temporaries are known: what the guardian
+  // removes should the host be killed.
+  const std::string OutputFile = compilerOutputPath(C.Command);
+  {
+    std::vector<std::string> Files = C.HostTemporaries;
+    if (!OutputFile.empty())
+      Files.push_back(OutputFile);
+    llvm::Expected<support::Guardian> G = support::Guardian::start({(*Dir)->Dir.path()}, Files);
+    if (!G)
+      return G.takeError();
+    Guard.emplace(std::move(*G));
+  }
 
   std::optional<features::Augmentation> Extra;
   if (C.Augment) {
@@ -217,6 +269,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   llvm::Expected<support::Child> Ch = support::Child::spawn(Cmd, C.StdoutFd, C.StderrFd);
   if (!Ch)
     return Ch.takeError();
+  Guard->watch(Ch->pid());
 
   features::LogParser Parser("compiler stream");
   std::optional<ModelRunner> Runner;
@@ -225,9 +278,10 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   TensorSpec Advice;
   std::string Row; // one observation of the session log
   std::string CurrentContext, ExtraBytes;
+  // Where the compiler's own decision sits in an observation (for --stats), when it sends it.
+  std::optional<size_t> DefaultAt;
   // After the host killed the compiler or failed itself, what the compiler wrote is not its
   // output: a build system would take a truncated file for one (make's .DELETE_ON_ERROR).
-  const std::string OutputFile = compilerOutputPath(C.Command);
   auto RemoveOutput = [&] {
     if (!OutputFile.empty() && llvm::sys::fs::is_regular_file(OutputFile))
       llvm::sys::fs::remove(OutputFile);
@@ -235,6 +289,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   auto Fail = [&](SessionResult::Kind K, std::string Msg) {
     Ch->killGroup();
     R.Status = Ch->reap();
+    Guard->released();
     R.Outcome = K;
     R.Error = std::move(Msg);
     RemoveOutput();
@@ -258,6 +313,12 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         R.UnknownFeatures = *Unknown;
         Advice = *H.Advice;
         Available = H.Features;
+        for (size_t I = 0, At = 0; I < H.Features.size(); At += H.Features[I++].byteSize())
+          if (H.Features[I].Name == "inlining_default" && H.Features[I].byteSize() == 8 &&
+              Advice.byteSize() == 8) {
+            DefaultAt = At;
+            R.Changed = 0;
+          }
         if (Extra && !Extra->Specs.empty())
           Available.insert(Available.end(), Extra->Specs.begin(), Extra->Specs.end());
         R.FeatureSetVersion = features::featureSetVersion(C.T, Available);
@@ -296,6 +357,8 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         if (llvm::Error Err = writeAll((*Dir)->InFd, *A, *Ch, Until, C.CancelFd))
           return llvm::toString(std::move(Err));
         ++R.Observations;
+        if (DefaultAt && *DefaultAt + 8 <= E.Payload.size() && A->size() == 8)
+          R.Changed += std::memcmp(E.Payload.data() + *DefaultAt, A->data(), 8) != 0;
         if (Writer) {
           if (llvm::Error Err = Writer->observation(Row + *A))
             return llvm::toString(std::move(Err));
@@ -374,6 +437,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
     }
     if (PF[1].revents) {
       R.Status = Ch->reap();
+      Guard->released();
       std::string DrainErr = Drain();
       std::string Err = DrainErr.empty() ? Process(false) : DrainErr;
       if (Err.empty() && R.ChannelOpened)

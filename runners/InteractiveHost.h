@@ -49,6 +49,9 @@ struct SessionConfig {
   llvm::raw_ostream *LogStream = nullptr;
   /// When set, the compiler's raw stream is copied here as it arrives.
   llvm::raw_ostream *TranscriptStream = nullptr;
+  /// Temporary files of the host's own outputs, removed by the session's guardian should the
+  /// host be killed (support::Guardian).
+  std::vector<std::string> HostTemporaries;
   /// The compiler's extra flags (the same for every session of a run).
   std::vector<std::string> ExtraFlags;
   /// The compiler is clang whatever its file is called (recorded command lines): every flag
@@ -63,6 +66,9 @@ struct SessionResult {
   std::string Error;        // HostError: what went wrong
   features::Log SessionLog; // features + workbench extras + the decision, one row per answer
   size_t Observations = 0;  // answered
+  /// Answers that differ from the compiler's own decision (the inliner's inlining_default,
+  /// sent with -inliner-interactive-include-default); -1 when the compiler sends none.
+  long Changed = -1;
   std::vector<std::string> UnknownFeatures, Ignored, ZeroFilled;
   std::string FeatureSetVersion;
   /// Warnings for the user: features the policy sees as zeros, logs not written because the

@@ -16,6 +16,12 @@ llvm::Error makeError(const llvm::Twine &Message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
 }
 
+std::string aboutFile(llvm::StringRef Path, llvm::StringRef Message) {
+  if (Message.starts_with(Path) && Message.drop_front(Path.size()).starts_with(":"))
+    return Message.str();
+  return (Path + ": " + Message).str();
+}
+
 llvm::Error fileError(llvm::StringRef Path, const llvm::Twine &What) {
   return makeError(Path + ": " + What);
 }

@@ -23,6 +23,8 @@ llvm::Error fileError(llvm::StringRef Path, const llvm::Twine &What);
 llvm::Error lineError(llvm::StringRef Path, uint64_t Line, const llvm::Twine &What);
 /// "Name: byte Offset: What", for binary streams and logs.
 llvm::Error byteError(llvm::StringRef Name, uint64_t Offset, const llvm::Twine &What);
+/// "Path: Message", unless Message already names Path first (an error made by fileError).
+std::string aboutFile(llvm::StringRef Path, llvm::StringRef Message);
 /// "Path: What: <E's message>", keeping E's kind.
 llvm::Error prefixError(llvm::StringRef Path, llvm::Error E);
 

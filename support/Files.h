@@ -134,6 +134,8 @@ public:
   ~AtomicOutput();
 
   llvm::raw_ostream &os() { return *OS; }
+  /// The temporary file written until commit() ("" when the output is written as it is).
+  std::string temporaryPath() const { return File ? File->path() : std::string(); }
   /// Flushes, checks for write errors and moves the file into place. A reader of standard
   /// output that went away (EPIPE) ends the process by SIGPIPE, as Unix tools end
   /// (endByBrokenPipe).

@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include "support/Error.h"
+#include "support/Files.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -82,18 +83,32 @@ struct DirectoryWalk {
   }
 };
 
-llvm::Error expandDirectory(llvm::StringRef Dir, std::vector<std::string> &Out,
-                            const DiagnosticHandler &Report) {
+/// The modules of an expansion, and each one's name in its corpus ("" when it has none).
+struct Expansion {
+  std::vector<std::string> Paths, Names;
+  void add(std::string Path, std::string Name) {
+    Paths.push_back(std::move(Path));
+    Names.push_back(std::move(Name));
+  }
+};
+
+llvm::Error expandDirectory(llvm::StringRef Dir, Expansion &Out, const DiagnosticHandler &Report) {
   auto Found = findFiles(Dir, {".bc", ".ll"}, Report);
   if (!Found)
     return Found.takeError();
   if (Found->empty())
     return fileError(Dir, "directory holds no .bc or .ll files");
-  Out.insert(Out.end(), Found->begin(), Found->end());
+  for (std::string &F : *Found) {
+    llvm::StringRef Rel(F);
+    if (Rel.consume_front(Dir))
+      Rel = Rel.ltrim('/');
+    std::string Name = Rel.str();
+    Out.add(std::move(F), std::move(Name));
+  }
   return llvm::Error::success();
 }
 
-llvm::Error expandList(llvm::StringRef ListPath, std::vector<std::string> &Out) {
+llvm::Error expandList(llvm::StringRef ListPath, Expansion &Out) {
   auto Buf = readInput(ListPath, /*IsText=*/true);
   if (!Buf)
     return fileError(ListPath, "cannot read input list: " + readErrorMessage(Buf.getError()));
@@ -102,17 +117,17 @@ llvm::Error expandList(llvm::StringRef ListPath, std::vector<std::string> &Out) 
   for (llvm::StringRef L : Lines) {
     L = L.trim();
     if (!L.empty() && !L.starts_with("#"))
-      Out.push_back(L.str());
+      Out.add(L.str(), "");
   }
   return llvm::Error::success();
 }
 
-llvm::Error expandCorpus(llvm::StringRef Desc, std::vector<std::string> &Out) {
+llvm::Error expandCorpus(llvm::StringRef Desc, Expansion &Out) {
   llvm::Expected<CorpusDescription> D = readCorpusDescription(Desc);
   if (!D)
     return D.takeError();
   for (size_t I = 0; I < D->Modules.size(); ++I)
-    Out.push_back(D->stem(I) + ".bc");
+    Out.add(D->stem(I) + ".bc", D->Modules[I]);
   return llvm::Error::success();
 }
 
@@ -180,23 +195,40 @@ bool isCorpusDescription(llvm::StringRef Path) {
   return (*Head)->getBuffer().ltrim().starts_with("{");
 }
 
+std::optional<std::string> corpusDescriptionOf(llvm::StringRef Arg) {
+  if (Arg.empty() || Arg[0] == '@' || Arg == "-")
+    return std::nullopt;
+  if (llvm::sys::fs::is_directory(Arg)) {
+    std::string Desc = pathIn(Arg, "corpus_description.json");
+    if (llvm::sys::fs::is_regular_file(Desc))
+      return Desc;
+    return std::nullopt;
+  }
+  if (isCorpusDescription(Arg))
+    return Arg.str();
+  return std::nullopt;
+}
+
 llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args,
-                                                      const DiagnosticHandler &Report) {
-  std::vector<std::string> Out;
+                                                      const DiagnosticHandler &Report,
+                                                      std::vector<std::string> *Names) {
+  Expansion Out;
   for (const std::string &A : Args) {
     llvm::Error E = llvm::Error::success();
     if (A.size() > 1 && A[0] == '@')
       E = expandList(llvm::StringRef(A).drop_front(), Out);
-    else if (isCorpusDescription(A))
-      E = expandCorpus(A, Out);
+    else if (std::optional<std::string> Desc = corpusDescriptionOf(A))
+      E = expandCorpus(*Desc, Out);
     else if (A != "-" && llvm::sys::fs::is_directory(A))
       E = expandDirectory(A, Out, Report);
     else
-      Out.push_back(A); // a file; whether it can be read is the module's own outcome
+      Out.add(A, ""); // a file; whether it can be read is the module's own outcome
     if (E)
       return E;
   }
-  return Out;
+  if (Names)
+    *Names = std::move(Out.Names);
+  return std::move(Out.Paths);
 }
 
 llvm::Expected<std::vector<std::string>>

@@ -1,7 +1,11 @@
 // Expansion of command-line inputs into the ordered list of modules to process.
 //
 //   FILE                      a .ll or .bc file (any name), or "-" for standard input
-//   DIR                       every *.bc and *.ll below DIR, recursively, in sorted path order:
+//   DIR                       a corpus, when DIR holds a corpus_description.json (made by
+//                             `ir2vec corpus extract` or LLVM's extract_ir): read as that
+//                             description, so its modules keep their recorded command lines;
+//                             otherwise every *.bc and *.ll below DIR, recursively, in sorted
+//                             path order:
 //                             each real file once (a second path to it through a symlink is
 //                             skipped), each directory once (a symlink loop is reported once and
 //                             not followed), files that are not regular (a link to /dev/zero, a
@@ -44,9 +48,16 @@ llvm::Expected<CorpusDescription> readCorpusDescription(llvm::StringRef Path);
 /// Whether an input argument names a corpus description (by name or by content).
 bool isCorpusDescription(llvm::StringRef Path);
 
-/// Report gets the warnings of directory walks (loops, files that are not regular).
+/// The corpus description an input argument stands for: the argument itself when it is one,
+/// or DIR/corpus_description.json for a directory holding one.
+std::optional<std::string> corpusDescriptionOf(llvm::StringRef Arg);
+
+/// Report gets the warnings of directory walks (loops, files that are not regular). Names, when
+/// given, gets each module's name in its corpus: as its corpus description writes it, or its
+/// path relative to the directory walked; "" for modules named directly (files, @lists).
 llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args,
-                                                      const DiagnosticHandler &Report = nullptr);
+                                                      const DiagnosticHandler &Report = nullptr,
+                                                      std::vector<std::string> *Names = nullptr);
 /// The same, reading standard input ("-") when Args is empty, as llvm-ir2vec does; an error
 /// when the expansion lists no module.
 llvm::Expected<std::vector<std::string>>

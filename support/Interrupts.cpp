@@ -22,11 +22,28 @@ namespace {
 
 constexpr int InterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
+// The dispositions the process was started with, read before main runs (a static
+// initialiser): InitLLVM then installs LLVM's handlers over them. Written once, then only read.
+struct StartDispositions {
+  sigset_t Ignored;
+  StartDispositions() {
+    sigemptyset(&Ignored);
+    for (int Sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) {
+      struct sigaction A;
+      if (::sigaction(Sig, nullptr, &A) == 0 && A.sa_handler == SIG_IGN)
+        sigaddset(&Ignored, Sig);
+    }
+  }
+};
+const StartDispositions AtStart;
+
+/// The interrupt signals the watcher takes: those not ignored at start.
 sigset_t interruptSet() {
   sigset_t S;
   sigemptyset(&S);
   for (int Sig : InterruptSignals)
-    sigaddset(&S, Sig);
+    if (!ignoredAtStart(Sig))
+      sigaddset(&S, Sig);
   return S;
 }
 
@@ -51,6 +68,8 @@ void notify(int Fd) {
 
 void watchLoop() {
   const sigset_t S = interruptSet();
+  if (sigisemptyset(&S))
+    return; // every interrupt was ignored at start: nothing to wait for
   while (true) {
     const int Sig = ::sigwaitinfo(&S, nullptr);
     if (Sig < 0)
@@ -72,6 +91,11 @@ llvm::Error startLocked(Watch &W) {
   if (W.Started)
     return llvm::Error::success();
   ::signal(SIGPIPE, SIG_IGN);
+  // Ignored at start (nohup, a background job): ignored again, over LLVM's handlers, and never
+  // waited for.
+  for (int Sig : InterruptSignals)
+    if (ignoredAtStart(Sig))
+      ::signal(Sig, SIG_IGN);
   const sigset_t S = interruptSet();
   if (int E = ::pthread_sigmask(SIG_BLOCK, &S, nullptr))
     return makeError(llvm::Twine("cannot block the interrupt signals: ") + strerror(E));
@@ -124,9 +148,11 @@ bool cancelled(int CancelFd) {
   return CancelFd >= 0 && ::poll(&P, 1, 0) > 0;
 }
 
+bool ignoredAtStart(int Sig) { return sigismember(&AtStart.Ignored, Sig) == 1; }
+
 void restoreInterruptsInChild() {
   for (int Sig : InterruptSignals)
-    ::signal(Sig, SIG_DFL);
+    ::signal(Sig, ignoredAtStart(Sig) ? SIG_IGN : SIG_DFL);
   const sigset_t S = interruptSet();
   ::pthread_sigmask(SIG_UNBLOCK, &S, nullptr);
 }

@@ -47,7 +47,13 @@ template <typename F> auto withCancellation(F &&Body) -> decltype(Body(0)) {
 
 /// In a child process forked from a process that took its interrupts (runIsolated): default
 /// dispositions and an unblocked mask for the interrupt signals, so that a Ctrl-C to the
-/// process group ends it too.
+/// process group ends it too. A signal the process was started with ignored stays ignored.
 void restoreInterruptsInChild();
+
+/// Whether Sig was ignored when the process started (`nohup` ignores SIGHUP, a shell ignores
+/// SIGINT for a background job): such a signal stays ignored here and in the compilers the
+/// host starts, as Unix programs leave it. Recorded before main (LLVM's InitLLVM installs its
+/// own handlers over it).
+bool ignoredAtStart(int Sig);
 
 } // namespace wb::support

@@ -2,13 +2,18 @@
 
 #include "support/Error.h"
 
+#include "llvm/Support/Program.h"
+
 #include <cerrno>
 #include <cstring>
 #include <csignal>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <spawn.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,38 +47,101 @@ std::string ExitStatus::describe() const {
   return "exit status " + std::to_string(Code);
 }
 
+namespace {
+
+/// What the spawned child needs, prepared by the parent (the child may not allocate).
+struct SpawnArgs {
+  const char *Path;
+  char *const *Argv;
+  char *const *Envp;
+  int StdoutFd, StderrFd;
+  pid_t Host;
+  sigset_t Defaults; // signals set to their default action (unless ignored at start)
+  int Error = 0;     // errno of a failed exec, written by the child
+};
+
+// The child of a vfork-style clone: it shares the host's memory until it execs, so it calls
+// only async-signal-safe functions and allocates nothing (glibc's posix_spawn works the same
+// way, but cannot set PR_SET_PDEATHSIG).
+__attribute__((no_sanitize("address", "undefined"))) int spawnedChild(void *P) {
+  SpawnArgs &A = *static_cast<SpawnArgs *>(P);
+  // The host's handlers must never run here, on its memory: handled signals go back to their
+  // default action (signals are blocked until then). Ignored ones stay ignored across exec.
+  for (int Sig = 1; Sig < NSIG; ++Sig) {
+    struct sigaction Old;
+    if (Sig == SIGKILL || Sig == SIGSTOP || ::sigaction(Sig, nullptr, &Old) != 0)
+      continue;
+    const bool Handled = Old.sa_handler != SIG_IGN && Old.sa_handler != SIG_DFL;
+    const bool Reset = sigismember(&A.Defaults, Sig) == 1 && !ignoredAtStart(Sig);
+    if (Handled || (Reset && Old.sa_handler == SIG_IGN)) {
+      struct sigaction Default {};
+      Default.sa_handler = SIG_DFL;
+      ::sigaction(Sig, &Default, nullptr);
+    }
+  }
+  // Bound to the host's death; a host that died before this line is not our parent any more.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != A.Host)
+    ::_exit(127);
+  ::setpgid(0, 0);
+  if (A.StdoutFd >= 0)
+    ::dup2(A.StdoutFd, 1);
+  if (A.StderrFd >= 0)
+    ::dup2(A.StderrFd, 2);
+  sigset_t None;
+  sigemptyset(&None);
+  ::sigprocmask(SIG_SETMASK, &None, nullptr);
+  ::execve(A.Path, A.Argv, A.Envp);
+  A.Error = errno;
+  ::_exit(127);
+}
+
+} // namespace
+
 llvm::Expected<Child> Child::spawn(const std::vector<std::string> &Argv, int StdoutFd,
                                    int StderrFd) {
   if (Argv.empty())
     return makeError("no command given");
-  posix_spawnattr_t A;
-  posix_spawn_file_actions_t FA;
-  posix_spawnattr_init(&A);
-  posix_spawn_file_actions_init(&FA);
-  sigset_t Empty, Defaults;
-  sigemptyset(&Empty);
-  sigemptyset(&Defaults);
-  for (int S : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGXFSZ})
-    sigaddset(&Defaults, S);
-  posix_spawnattr_setsigmask(&A, &Empty);
-  posix_spawnattr_setsigdefault(&A, &Defaults);
-  posix_spawnattr_setpgroup(&A, 0);
-  posix_spawnattr_setflags(&A, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                   POSIX_SPAWN_SETSIGDEF);
-  if (StdoutFd >= 0)
-    posix_spawn_file_actions_adddup2(&FA, StdoutFd, 1);
-  if (StderrFd >= 0)
-    posix_spawn_file_actions_adddup2(&FA, StderrFd, 2);
+  // PATH is searched here, as posix_spawnp would: the child may not allocate.
+  std::string Path = Argv[0];
+  if (Path.find('/') == std::string::npos) {
+    llvm::ErrorOr<std::string> Found = llvm::sys::findProgramByName(Path);
+    if (!Found)
+      return makeError("cannot run '" + Argv[0] + "': " + strerror(ENOENT));
+    Path = *Found;
+  }
   std::vector<char *> Args;
   for (const std::string &S : Argv)
     Args.push_back(const_cast<char *>(S.c_str()));
   Args.push_back(nullptr);
+  SpawnArgs A{Path.c_str(), Args.data(), environ, StdoutFd, StderrFd, ::getpid(), {}, 0};
+  sigemptyset(&A.Defaults);
+  for (int S : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGXFSZ})
+    sigaddset(&A.Defaults, S);
+  // The child's stack; CLONE_VFORK suspends this thread until the child execs or exits.
+  constexpr size_t StackSize = 64 * 1024;
+  void *Stack = ::mmap(nullptr, StackSize, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (Stack == MAP_FAILED)
+    return makeError(llvm::Twine("cannot run '") + Argv[0] + "': mmap: " + strerror(errno));
+  sigset_t All, Old;
+  sigfillset(&All);
+  ::pthread_sigmask(SIG_SETMASK, &All, &Old);
   Child C;
-  int Err = posix_spawnp(&C.Pid, Args[0], &FA, &A, Args.data(), environ);
-  posix_spawnattr_destroy(&A);
-  posix_spawn_file_actions_destroy(&FA);
-  if (Err)
-    return makeError("cannot run '" + Argv[0] + "': " + strerror(Err));
+  C.Pid = ::clone(spawnedChild, static_cast<char *>(Stack) + StackSize,
+                  CLONE_VM | CLONE_VFORK | SIGCHLD, &A);
+  const int CloneErr = errno;
+  ::pthread_sigmask(SIG_SETMASK, &Old, nullptr);
+  ::munmap(Stack, StackSize);
+  if (C.Pid < 0)
+    return makeError(llvm::Twine("cannot run '") + Argv[0] + "': clone: " + strerror(CloneErr));
+  if (A.Error) {
+    int WS = 0;
+    while (::waitpid(C.Pid, &WS, 0) < 0 && errno == EINTR) {
+    }
+    C.Pid = -1;
+    return makeError("cannot run '" + Argv[0] + "': " + strerror(A.Error));
+  }
   C.PidFd = static_cast<int>(syscall(SYS_pidfd_open, C.Pid, 0));
   if (C.PidFd < 0) {
     int E = errno;
@@ -165,5 +233,162 @@ std::pair<ExitStatus, bool> Child::wait(double Seconds, int CancelFd) {
   killGroup();
   return {reap(), false};
 }
+
+// ---- the guardian ----------------------------------------------------------------------------
+
+namespace {
+
+// The guardian is forked from a process with threads: until it exits it calls only
+// async-signal-safe functions (system calls), and allocates nothing.
+
+void pauseBriefly() {
+  const timespec T{0, 20 * 1000 * 1000}; // 20 ms
+  ::nanosleep(&T, nullptr);
+}
+
+/// Removes Name (relative to the directory Parent) and, when it is a directory, everything
+/// below it, never following symlinks. Depth bounds the recursion (a compiler could nest
+/// directories without end).
+void removeBelow(int Parent, const char *Name, int Depth) {
+  if (::unlinkat(Parent, Name, 0) == 0 || errno == ENOENT)
+    return;
+  const int Fd = ::openat(Parent, Name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (Fd < 0)
+    return;
+  ::fchmod(Fd, 0700); // a directory the compiler made unwritable still empties
+  if (Depth < 128) {
+    alignas(8) char Buf[4096];
+    for (int Pass = 0; Pass < 64; ++Pass) { // entries removed while reading: read again
+      ::lseek(Fd, 0, SEEK_SET);
+      bool Removed = false;
+      long N;
+      while ((N = ::syscall(SYS_getdents64, Fd, Buf, sizeof Buf)) > 0) {
+        for (long At = 0; At < N;) {
+          struct Entry {
+            uint64_t Ino;
+            int64_t Off;
+            unsigned short Len;
+            unsigned char Type;
+            char Name[1];
+          };
+          const Entry *E = reinterpret_cast<const Entry *>(Buf + At);
+          At += E->Len;
+          if (E->Name[0] == '.' && (E->Name[1] == 0 || (E->Name[1] == '.' && E->Name[2] == 0)))
+            continue;
+          removeBelow(Fd, E->Name, Depth + 1);
+          Removed = true;
+        }
+      }
+      if (!Removed)
+        break;
+    }
+  }
+  ::close(Fd);
+  ::unlinkat(Parent, Name, AT_REMOVEDIR);
+}
+
+[[noreturn]] void guard(int In, const std::vector<std::string> &Trees,
+                        const std::vector<std::string> &Files) {
+  // Out of the host's process group (a kill of it, a Ctrl-C, must not reach us), every signal
+  // blocked, no descriptor but the pipe (a descriptor held here would keep a pipe of the host's
+  // open: its readers would never see the end).
+  ::setpgid(0, 0);
+  sigset_t All;
+  sigfillset(&All);
+  ::sigprocmask(SIG_SETMASK, &All, nullptr);
+  if (In > 0 && ::syscall(SYS_close_range, 0u, unsigned(In - 1), 0u) != 0)
+    for (int Fd = 0; Fd < In; ++Fd)
+      ::close(Fd);
+  if (::syscall(SYS_close_range, unsigned(In + 1), ~0u, 0u) != 0)
+    for (int Fd = In + 1; Fd < 4096; ++Fd)
+      ::close(Fd);
+  pid_t Group = 0;
+  bool Done = false;
+  unsigned char Rec[5];
+  size_t Have = 0;
+  while (true) {
+    const ssize_t N = ::read(In, Rec + Have, Have ? sizeof Rec - Have : 1);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break; // the host is gone, or said goodbye and closed its end
+    Have += size_t(N);
+    if (Rec[0] == 'G' && Have < sizeof Rec)
+      continue; // the group's number follows
+    if (Rec[0] == 'G')
+      std::memcpy(&Group, Rec + 1, sizeof Group);
+    else if (Rec[0] == 'R')
+      Group = 0;
+    else if (Rec[0] == 'D')
+      Done = true;
+    Have = 0;
+  }
+  if (Done)
+    ::_exit(0);
+  if (Group > 0)
+    ::kill(-Group, SIGKILL);
+  for (const std::string &F : Files)
+    ::unlink(F.c_str());
+  for (const std::string &T : Trees)
+    for (int Try = 0; Try < 5 && ::access(T.c_str(), F_OK) == 0; ++Try) {
+      if (Try)
+        pauseBriefly(); // what the compiler's last moments added
+      removeBelow(AT_FDCWD, T.c_str(), 0);
+    }
+  ::_exit(0);
+}
+
+} // namespace
+
+llvm::Expected<Guardian> Guardian::start(std::vector<std::string> Trees,
+                                         std::vector<std::string> Files) {
+  Guardian G;
+  G.Trees = std::move(Trees);
+  G.Files = std::move(Files);
+  int P[2];
+  if (::pipe2(P, O_CLOEXEC) != 0)
+    return makeError(llvm::Twine("cannot start the session's guardian: pipe: ") + strerror(errno));
+  G.Pid = ::fork();
+  if (G.Pid < 0) {
+    const int E = errno;
+    ::close(P[0]);
+    ::close(P[1]);
+    return makeError(llvm::Twine("cannot start the session's guardian: fork: ") + strerror(E));
+  }
+  if (G.Pid == 0)
+    guard(P[0], G.Trees, G.Files);
+  ::close(P[0]);
+  G.Fd = P[1];
+  return G;
+}
+
+Guardian::Guardian(Guardian &&O) noexcept
+    : Pid(O.Pid), Fd(O.Fd), Trees(std::move(O.Trees)), Files(std::move(O.Files)) {
+  O.Pid = -1;
+  O.Fd = -1;
+}
+
+Guardian::~Guardian() {
+  if (Fd < 0)
+    return;
+  send('D');
+  ::close(Fd);
+  int WS = 0;
+  while (::waitpid(Pid, &WS, 0) < 0 && errno == EINTR) {
+  }
+}
+
+void Guardian::send(char Op, pid_t Group) {
+  unsigned char Rec[5] = {static_cast<unsigned char>(Op)};
+  std::memcpy(Rec + 1, &Group, sizeof Group);
+  const size_t N = Op == 'G' ? 5 : 1;
+  // Atomic (at most PIPE_BUF bytes) and never blocking in practice: the guardian reads at once.
+  while (::write(Fd, Rec, N) < 0 && errno == EINTR) {
+  }
+}
+
+void Guardian::watch(pid_t Group) { send('G', Group); }
+
+void Guardian::released() { send('R'); }
 
 } // namespace wb::support

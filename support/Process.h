@@ -1,7 +1,9 @@
 // Child processes for the host: spawned in their own process group (so a timeout or a crash
 // can take down everything they started), with default signal dispositions and an empty
-// signal mask whatever the host has set, and watched through a pidfd so that one poll()
-// waits for the compiler's output, its exit and a cancellation at once.
+// signal mask whatever the host has set (signals ignored when the host started stay
+// ignored), bound to the host's death (PR_SET_PDEATHSIG), and watched through a pidfd so that
+// one poll() waits for the compiler's output, its exit and a cancellation at once. A Guardian
+// cleans up after a host killed by SIGKILL.
 #pragma once
 
 #include "support/Interrupts.h"
@@ -41,7 +43,10 @@ struct ExitStatus {
 
 class Child {
 public:
-  /// Argv[0] is looked up in PATH. StdoutFd/StderrFd: -1 = inherit.
+  /// Argv[0] is looked up in PATH. StdoutFd/StderrFd: -1 = inherit. The child gets SIGKILL
+  /// when the thread that spawned it ends (PR_SET_PDEATHSIG; set before it runs, and it exits
+  /// at once if the host is already gone): a host killed by SIGKILL leaves no compiler behind.
+  /// So spawn only from a thread that outlives the child (hosts reap what they spawn).
   static llvm::Expected<Child> spawn(const std::vector<std::string> &Argv, int StdoutFd = -1,
                                      int StderrFd = -1);
   Child(Child &&O) noexcept;
@@ -69,6 +74,36 @@ private:
   int PidFd = -1;
   bool Reaped = false;
   ExitStatus Status;
+};
+
+/// Cleans up after a host that dies without doing it (SIGKILL: no handler, no destructor): a
+/// process forked per session, in its own process group (a kill of the host's group or a
+/// Ctrl-C does not reach it), holding the read end of a pipe whose only writer is the host.
+/// When the pipe ends without the host's goodbye, the host is gone: the guardian kills the
+/// compiler's process group, removes Files (the compiler's -o, the host's temporary logs) and
+/// Trees (the session's private directory, with whatever the compiler made in it), and exits.
+/// After a clean session it exits at once; the host waits for it (a few microseconds).
+/// Forked from a process with threads, it calls only async-signal-safe functions.
+class Guardian {
+public:
+  static llvm::Expected<Guardian> start(std::vector<std::string> Trees,
+                                        std::vector<std::string> Files);
+  Guardian(Guardian &&O) noexcept;
+  Guardian &operator=(Guardian &&) = delete;
+  /// The session ended as it should: the guardian leaves without touching anything.
+  ~Guardian();
+  /// The compiler's process group, to kill should the host die.
+  void watch(pid_t Group);
+  /// The compiler was reaped: its group id may be reused, so it is not to be killed any more.
+  void released();
+
+private:
+  Guardian() = default;
+  void send(char Op, pid_t Pid = 0);
+  pid_t Pid = -1;
+  int Fd = -1;
+  // Kept alive for the child, which reads them after the fork (copy-on-write memory).
+  std::vector<std::string> Trees, Files;
 };
 
 } // namespace wb::support

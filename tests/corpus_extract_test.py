@@ -182,7 +182,12 @@ check("a .cmd that is not a -cc1 command line: exit 1, the file named",
 irlist = W("ir.list")
 open(irlist, "w").write(os.path.join(out, names[0] + ".bc") + "\n")
 r = harness.run([a.ir2vec, "mlgo", "collect", "-q", "--compile", "recorded", "-o", W("bad.h5"), "@" + irlist])
-check("--compile recorded on an IR-only corpus: exit 1, the missing command named", r.returncode == 1 and b"recorded no command line" in r.stderr, r.stderr)
+check("--compile recorded on a module named outside its corpus: exit 1, says its .cmd is read through the corpus",
+      r.returncode == 1 and b"read only through its corpus" in r.stderr, r.stderr)
+shutil.copy(os.path.join(out, names[0] + ".bc"), W("ir-only.bc"))
+r = harness.run([a.ir2vec, "mlgo", "collect", "-q", "--compile", "recorded", "-o", W("bad.h5"), W("ir-only.bc")])
+check("--compile recorded on an IR-only module: exit 1, the missing command named",
+      r.returncode == 1 and b"recorded no command line" in r.stderr, r.stderr)
 
 # ---- exploration: replaying the best decisions through clang-22 with the recorded command --
 r = harness.run([a.ir2vec, "mlgo", "explore", "-q", "--test-fraction", "0.25", "--budget", "5", "-o", W("ex.h5"), desc_file])

@@ -8,8 +8,12 @@ after the header), truncated (exit 0 in the middle of an observation), out-first
 <base>.out before <base>.in), bad-advice (advice spec int32), bad-feature (a feature with
 the wrong type), never-open (exit 0 without touching the channel), fail-before (exit 1
 before the channel), spawn-hang (starts a grandchild that sleeps, then hangs), no-read (N
-observations without reading one answer, then hangs: the advice fills the pipe). Every mode
-first creates its "-o FILE" (empty), as LLVM's tools open their output before working.
+observations without reading one answer, then hangs: the advice fills the pipe), slow (ok, one
+second after the header), hang-ignore-term (ignores SIGTERM, then hangs), mkdirs (ok, after
+making subdirectories, one of them read-only, with files in the host's private directory),
+mkdirs-hang (the same, then hangs).
+Every mode first creates its "-o FILE" (empty), as LLVM's tools open their output before
+working, and reports on stderr when it was started with SIGHUP ignored ("sighup-ignored").
 Replies are checked: each must be exactly 8 bytes; a wrong size exits 3."""
 import json, os, signal, struct, subprocess, sys, time
 
@@ -33,8 +37,19 @@ def spec(name, ty="int64_t", shape=(1,)):
     return {"name": name, "type": ty, "port": 0, "shape": list(shape)}
 
 
+if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+    print("sighup-ignored", file=sys.stderr, flush=True)
+if mode == "hang-ignore-term":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if "-o" in sys.argv[:-1]:
     open(sys.argv[sys.argv.index("-o") + 1], "wb").close()
+if mode.startswith("mkdirs"):
+    private = os.path.dirname(base)
+    os.makedirs(os.path.join(private, "made", "by", "the", "compiler"))
+    open(os.path.join(private, "made", "by", "file.txt"), "w").write("x")
+    os.makedirs(os.path.join(private, "locked", "inner"))
+    open(os.path.join(private, "locked", "inner", "f"), "w").write("y")
+    os.chmod(os.path.join(private, "locked"), 0o500)
 if mode == "never-open":
     sys.exit(0)
 if mode == "fail-before":
@@ -55,8 +70,10 @@ else:
 out.write(json.dumps({"features": feats, "advice": advice}, separators=(",", ":")).encode() + b"\n")
 out.write(b'{"context":""}\n')
 out.flush()
-if mode == "hang":
+if mode in ("hang", "hang-ignore-term", "mkdirs-hang"):
     time.sleep(3600)
+if mode == "slow":
+    time.sleep(1)
 if mode == "spawn-hang":
     subprocess.Popen(["sleep", "3600"])
     time.sleep(3600)

@@ -382,6 +382,120 @@ for i in range(SESSIONS):
 check(f"{SESSIONS} nested-host sessions timed out or interrupted at both levels: the expected status, no process, "
       f"FIFO or temporary directory left ({time.time() - start:.0f} s)", not bad, bad[:5])
 
+# ---- issue 22: signals inherited as ignored, a host killed by SIGKILL, nested hosts -------------
+def ignoring(*sigs):
+    return lambda: [signal.signal(x, signal.SIG_IGN) for x in sigs]
+
+
+many = W("many.list")
+open(many, "w").write("".join(m + "\n" for m in [module, module2] * 20000))
+ref = harness.run([a.ir2vec, "embeddings", "-j", "1", "-q", "@" + many], check=True).stdout
+for sig in (signal.SIGHUP, signal.SIGINT):
+    out = W(f"ignored-{sig.name}.txt")
+    proc = subprocess.Popen([a.ir2vec, "embeddings", "-j", "1", "-q", "-o", out, "@" + many],
+                            stderr=subprocess.PIPE, preexec_fn=ignoring(sig))
+    deadline = time.time() + 30  # the run is under way once its temporary output exists
+    while time.time() < deadline and not leftovers(out + ".tmp-") and proc.poll() is None:
+        time.sleep(0.005)
+    sent = proc.poll() is None
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=300)
+    check(f"embeddings started with {sig.name} ignored (nohup, a background job): {sig.name} changes nothing, "
+          "exit 0, the whole output", sent and proc.returncode == 0 and open(out, "rb").read() == ref,
+          (sent, proc.returncode, err[-300:]))
+proc = subprocess.Popen([a.ir2vec, "mlgo", "run", "--", *fake, "slow", "3", "-o", W("slow.o")],
+                        stderr=subprocess.PIPE, preexec_fn=ignoring(signal.SIGHUP))
+time.sleep(0.4)
+proc.send_signal(signal.SIGHUP)
+_, err = proc.communicate(timeout=60)
+check("mlgo run under nohup: SIGHUP ignored, the session completes (exit 0), and the compiler inherits the "
+      "ignored SIGHUP", proc.returncode == 0 and b"sighup-ignored" in err, (proc.returncode, err[-300:]))
+
+# SIGKILL of the host mid-session: its guardian kills the compiler and removes the FIFOs, the
+# private directory and the compiler's -o; the compiler, bound to the host's death, dies anyway.
+kill_tmp = W("killed-host-tmp")
+os.mkdir(kill_tmp)
+kenv = dict(os.environ, TMPDIR=kill_tmp)
+bad = []
+for i in range(10):
+    marker = f"-killed-host-{os.getpid()}-{i}"
+    out = W(f"killed-{i}.o")
+    mode = "mkdirs-hang" if i % 4 >= 2 else "hang"
+    cmd = [a.ir2vec, "mlgo", "run", "--log", W(f"killed-{i}.log"), "--"]
+    if i % 2:  # nested: the inner host outlives the outer one only as long as it is bound to it
+        cmd += [a.ir2vec, "mlgo", "run", "--"]
+    proc = subprocess.Popen(cmd + fake + [mode, "3", marker, "-o", out], env=kenv,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 20
+    while time.time() < deadline and not os.path.exists(out):
+        time.sleep(0.02)
+    time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGKILL)  # the host and everything in its group, as `kill -9 -PGID`
+    proc.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and (marked(marker) or os.listdir(kill_tmp) or os.path.exists(out)):
+        time.sleep(0.05)
+    left, dirs = marked(marker), os.listdir(kill_tmp)
+    logs = [n for n in os.listdir(tmp) if n.startswith(f"killed-{i}.log")]
+    if left or dirs or os.path.exists(out) or logs:
+        bad.append((i, left, dirs, os.path.exists(out), logs))
+        for pid in left:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        for d in dirs:
+            shutil.rmtree(os.path.join(kill_tmp, d), ignore_errors=True)
+check("10 hosts (plain and nested) killed with SIGKILL mid-session: no compiler left running, no FIFO or "
+      "private directory, no -o file, no temporary log", not bad, bad[:5])
+
+# Nested hosts whose innermost compiler ignores SIGTERM: the outer grace period ends first, yet
+# nothing is left (the inner host's guardian cleans up after it).
+bad = []
+for i in range(6):
+    marker = f"-ignore-term-{os.getpid()}-{i}"
+    outer = [a.ir2vec, "mlgo", "run"] + (["--timeout", "1"] if i % 2 == 0 else []) + ["--"]
+    inner = [a.ir2vec, "mlgo", "run", "--"]
+    proc = subprocess.Popen(outer + inner + fake + ["hang-ignore-term", "3", marker], env=kenv,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if i % 2:
+        time.sleep(0.6)
+        proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        # An orphaned compiler would hold the stderr pipe open for ever: kill what is marked.
+        proc.kill()
+        for pid in marked(marker):
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        _, err = proc.communicate()
+    deadline = time.time() + 5
+    while time.time() < deadline and (marked(marker) or os.listdir(kill_tmp)):
+        time.sleep(0.05)
+    left, dirs = marked(marker), os.listdir(kill_tmp)
+    if proc.returncode != (124 if i % 2 == 0 else 130) or left or dirs:
+        bad.append((i, proc.returncode, left, dirs, err[-200:]))
+        for pid in left:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        for d in dirs:
+            shutil.rmtree(os.path.join(kill_tmp, d), ignore_errors=True)
+check("6 nested sessions whose innermost compiler ignores SIGTERM (outer timeout or SIGTERM): the expected "
+      "status, no process, FIFO or private directory left", not bad, bad[:5])
+
+# A compiler that makes subdirectories (one read-only) in the host's private directory: the
+# whole tree goes, after a clean session and after a timeout.
+for mode, extra, want in (("mkdirs", [], 0), ("mkdirs-hang", ["--timeout", "1"], 124)):
+    r = harness.run([a.ir2vec, "mlgo", "run", *extra, "--", *fake, mode, "3"], env=kenv, timeout=60)
+    check(f"a compiler that makes subdirectories (one read-only) in the private directory, {mode}: exit {want}, "
+          "the whole tree is removed", r.returncode == want and os.listdir(kill_tmp) == [],
+          (r.returncode, os.listdir(kill_tmp), r.stderr[-200:]))
+
 status = res.summary()
 if status == 0:
     shutil.rmtree(tmp)

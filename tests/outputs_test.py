@@ -324,8 +324,13 @@ check("two mlgo collect runs on one -o at once: the second refused, the first co
       (second.returncode, second.stderr[-300:], first.returncode))
 
 # ---- SIGINT/SIGTERM while --resume copies the checkpointed rows --------------------------------
+# A run killed after a few checkpoints of a large module list, then resumed and interrupted
+# while its copy of the checkpointed rows exists (the copy runs in a child process).
+wide = W("wide.ll")
+body = "".join(f"  %v{i} = add i32 %v{i - 1}, {i}\n" for i in range(1, 400))
+open(wide, "w").write(f"define i32 @w(i32 %x) {{\n  %v0 = add i32 %x, 1\n{body}  ret i32 %v399\n}}\n")
 big = W("big.list")
-open(big, "w").write("".join(m + "\n" for m in modules * 400))
+open(big, "w").write((wide + "\n") * 5000)
 copies_left = 0
 tries = 0
 for i in range(8):
@@ -333,9 +338,9 @@ for i in range(8):
     victim = subprocess.Popen([tool, "embeddings", "--format", "hdf5", "--level", "inst", "-q", "-j", "2", "-o", out,
                                "@" + big])
     deadline = time.time() + 60
-    while time.time() < deadline and not os.path.exists(out + ".resume"):
-        time.sleep(0.01)
-    time.sleep(0.5)
+    while time.time() < deadline and not os.path.exists(out + ".resume") and victim.poll() is None:
+        time.sleep(0.005)
+    time.sleep(0.3)
     victim.kill()
     victim.wait()
     if not os.path.exists(out + ".resume"):
@@ -348,7 +353,6 @@ for i in range(8):
         if any(".copy" in n or ".partial.tmp-" in n for n in os.listdir(tmp) if n.startswith(f"resume-{i}.h5")):
             seen = True
             break
-        time.sleep(0.001)
     if not seen:
         resumed.kill()
         resumed.wait()

@@ -162,3 +162,33 @@ def test_names_that_are_not_utf8(opts, tmp_path):
     ref = oracle(opts, opts["vocab"], "symbolic", "func", str(ll))
     assert same(tool.getFuncEmb("\udcfff"), next(iter(ref.values())))
     assert list(tool.getBBEmbMap("\udcfff")) == ["entry"]
+
+
+def test_unnamed_blocks_keep_llvms_keys_and_warn_once(opts, tmp_path):
+    """clang's IR names no block: LLVM's API keys them all '' (one entry, the last block's
+    vector). Kept, with one warning per tool object saying how many were merged and how to name
+    them (opt -passes=instnamer); after instnamer every block has its own key, equal to
+    libLLVM's vector for it."""
+    src = tmp_path / "loop.c"
+    src.write_text("int f(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * x; "
+                   "return s > 10 ? s : -s; }\n")
+    ll, named = tmp_path / "loop.ll", tmp_path / "named.ll"
+    subprocess.run(["clang-22", "-O1", "-emit-llvm", "-S", str(src), "-o", str(ll)], check=True)
+    tool = ir2vec.initEmbedding(filename=str(ll), mode="sym", vocabPath=opts["vocab"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = tool.getBBEmbMap("f")
+        second = tool.getBBEmbMap("f")
+    assert list(first.keys()) == [""] and list(second.keys()) == [""]
+    merged = [w for w in caught if "share a key" in str(w.message)]
+    assert len(merged) == 1 and "instnamer" in str(merged[0].message), [str(w.message) for w in caught]
+    subprocess.run(["opt-22", "-passes=instnamer", str(ll), "-S", "-o", str(named)], check=True)
+    tool = ir2vec.initEmbedding(filename=str(named), mode="sym", vocabPath=opts["vocab"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        blocks = tool.getBBEmbMap("f")
+    assert not [w for w in caught if "share a key" in str(w.message)]
+    want = oracle(opts, opts["vocab"], "sym", "bb", str(named))
+    assert len(blocks) > 1 and len(blocks) == len(want["f"])
+    for name, vec in want["f"]:
+        assert blocks[name].tolist() == vec

@@ -250,6 +250,10 @@ std::vector<std::string> splitCompilerCommand(std::vector<std::string> &Args) {
 
 int parseAndRun(CLI::App &App, const Commands &Cmds, std::vector<std::string> Args,
                 const RunContext &Ctx) {
+  // Usage errors look like every other error of the tool ("ir2vec: error: ...").
+  App.failure_message([](const CLI::App *A, const CLI::Error &E) {
+    return std::string(ToolName) + ": error: " + CLI::FailureMessage::simple(A, E);
+  });
   try {
     App.parse(normaliseArgs(std::move(Args), App));
   } catch (const CLI::ParseError &E) {

@@ -171,7 +171,7 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
   auto Order = support::parseNamed<mlgo::FlipOrder>(mlgo::FlipOrderNames, O.Order, "flip order");
   if (!Order)
     return Order.takeError();
-  auto Inputs = support::expandInputs(O.Inputs, R.handler());
+  auto Inputs = support::expandInputs(O.Inputs, R.handler(), &O.Split.Names);
   if (!Inputs)
     return Inputs.takeError();
   if (llvm::Error E = checkOutputs({O.Output}, *Inputs))
@@ -236,9 +236,9 @@ llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
   });
 }
 
-llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Reporter &R,
+llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter &R,
                                          const RunContext &Ctx) {
-  auto Inputs = support::expandInputs(O.Inputs, R.handler());
+  auto Inputs = support::expandInputs(O.Inputs, R.handler(), &O.Split.Names);
   if (!Inputs)
     return Inputs.takeError();
   if (llvm::Error E = checkOutputs({O.Output, O.HDF5Output}, *Inputs, {O.Session.Policy.ModelPath}))

@@ -16,8 +16,12 @@ constexpr const char *RunSyntax = "ir2vec mlgo run [options] -- COMPILER ARGS...
 llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks &H,
                                             const support::Reporter &R) {
   if (!O.Stray.empty())
-    return support::usageError("unexpected arguments '" + llvm::join(O.Stray, " ") +
-                               "': the compiler command goes after '--': " + RunSyntax);
+    return support::usageError(
+        O.Command.empty()
+            ? "unexpected arguments '" + llvm::join(O.Stray, " ") +
+                  "': the compiler command goes after '--': " + RunSyntax
+            : "unknown options before '--': '" + llvm::join(O.Stray, " ") + "' (see ir2vec mlgo "
+                                                                               "run --help)");
   if (O.Command.empty())
     return support::usageError(llvm::Twine("mlgo run needs the compiler command after '--': ") +
                                RunSyntax);
@@ -135,10 +139,13 @@ CLI::App *addRunCommand(CLI::App &Mlgo, Commands &Cmds, std::shared_ptr<RunOptio
                   "With --embeddings: the IR file to embed (default: the .bc/.ll argument)")
       ->type_name("FILE");
   Run->add_flag("--stats", O->Stats, "Print a summary of the session on standard error");
-  // Arguments that are not options belong after "--"; collected to say so.
-  Run->add_option("compiler", O->Stray, "(the compiler command goes after '--')")
-      ->group(""); // hidden
-  setRun(Cmds, Run, [O, H] {
+  // Arguments that are not options belong after "--", and so do options that are not ours
+  // (`mlgo run clang-22 -Oz -c f.c` without "--"): collected, in order, to say so (CLI11 would
+  // refuse the options without a word about "--").
+  Run->allow_extras();
+  setRun(Cmds, Run, [O, H, Run] {
+    for (const std::string &X : Run->remaining())
+      O->Stray.push_back(X);
     support::Reporter R(MlgoToolName, O->Session.Quiet);
     return finish(R, runExits(), runSession(*O, H, R));
   });
