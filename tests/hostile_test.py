@@ -341,6 +341,38 @@ def marked(marker):
     return found
 
 
+def kill_marked(marker):
+    for pid in marked(marker):
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def finish_session(proc, marker, timeout):
+    """proc's stderr once it ends; after timeout it and what carries the marker are killed (an
+    orphaned compiler would hold the stderr pipe open for ever)."""
+    try:
+        return proc.communicate(timeout=timeout)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        kill_marked(marker)
+        return proc.communicate()[1]
+
+
+def leftovers_of(marker, tmpdir, also=lambda: False, wait=3):
+    """The marked processes and the entries of tmpdir left once the session is over (the kernel
+    and a guardian get `wait` seconds); both are then cleared for the next session."""
+    deadline = time.time() + wait
+    while time.time() < deadline and (marked(marker) or os.listdir(tmpdir) or also()):
+        time.sleep(0.05)
+    left, dirs = marked(marker), os.listdir(tmpdir)
+    kill_marked(marker)
+    for d in dirs:
+        shutil.rmtree(os.path.join(tmpdir, d), ignore_errors=True)
+    return left, dirs
+
+
 SESSIONS = 100
 bad = []
 start = time.time()
@@ -354,31 +386,11 @@ for i in range(SESSIONS):
     if case >= 2:
         time.sleep(0.6)
         proc.send_signal(signal.SIGINT if case == 2 else signal.SIGTERM)
-    try:
-        _, err = proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        # An orphaned compiler would hold the stderr pipe open for ever: kill what is marked.
-        proc.kill()
-        for pid in marked(marker):
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                pass
-        _, err = proc.communicate()
+    err = finish_session(proc, marker, 30)
     want = {0: 124, 1: 124, 2: 130, 3: 130}[case]
-    deadline = time.time() + 3  # reaped processes leave /proc at once; allow the kernel a moment
-    while marked(marker) and time.time() < deadline:
-        time.sleep(0.05)
-    left, dirs = marked(marker), os.listdir(nest_tmp)
+    left, dirs = leftovers_of(marker, nest_tmp)
     if proc.returncode != want or left or dirs:
         bad.append((i, case, proc.returncode, left, dirs, err[-200:]))
-        for pid in left:
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                pass
-        for d in dirs:
-            shutil.rmtree(os.path.join(nest_tmp, d), ignore_errors=True)
 check(f"{SESSIONS} nested-host sessions timed out or interrupted at both levels: the expected status, no process, "
       f"FIFO or temporary directory left ({time.time() - start:.0f} s)", not bad, bad[:5])
 
@@ -432,20 +444,10 @@ for i in range(10):
     time.sleep(0.3)
     os.killpg(proc.pid, signal.SIGKILL)  # the host and everything in its group, as `kill -9 -PGID`
     proc.wait()
-    deadline = time.time() + 5
-    while time.time() < deadline and (marked(marker) or os.listdir(kill_tmp) or os.path.exists(out)):
-        time.sleep(0.05)
-    left, dirs = marked(marker), os.listdir(kill_tmp)
+    left, dirs = leftovers_of(marker, kill_tmp, also=lambda: os.path.exists(out), wait=5)
     logs = [n for n in os.listdir(tmp) if n.startswith(f"killed-{i}.log")]
     if left or dirs or os.path.exists(out) or logs:
         bad.append((i, left, dirs, os.path.exists(out), logs))
-        for pid in left:
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                pass
-        for d in dirs:
-            shutil.rmtree(os.path.join(kill_tmp, d), ignore_errors=True)
 check("10 hosts (plain and nested) killed with SIGKILL mid-session: no compiler left running, no FIFO or "
       "private directory, no -o file, no temporary log", not bad, bad[:5])
 
@@ -461,30 +463,10 @@ for i in range(6):
     if i % 2:
         time.sleep(0.6)
         proc.send_signal(signal.SIGTERM)
-    try:
-        _, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        # An orphaned compiler would hold the stderr pipe open for ever: kill what is marked.
-        proc.kill()
-        for pid in marked(marker):
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                pass
-        _, err = proc.communicate()
-    deadline = time.time() + 5
-    while time.time() < deadline and (marked(marker) or os.listdir(kill_tmp)):
-        time.sleep(0.05)
-    left, dirs = marked(marker), os.listdir(kill_tmp)
+    err = finish_session(proc, marker, 60)
+    left, dirs = leftovers_of(marker, kill_tmp, wait=5)
     if proc.returncode != (124 if i % 2 == 0 else 130) or left or dirs:
         bad.append((i, proc.returncode, left, dirs, err[-200:]))
-        for pid in left:
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                pass
-        for d in dirs:
-            shutil.rmtree(os.path.join(kill_tmp, d), ignore_errors=True)
 check("6 nested sessions whose innermost compiler ignores SIGTERM (outer timeout or SIGTERM): the expected "
       "status, no process, FIFO or private directory left", not bad, bad[:5])
 
