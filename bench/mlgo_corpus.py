@@ -10,18 +10,51 @@ wall times of each side and their ratio.
 
 With --python, a Python host in the manner of LLVM's interactive_host.py
 (bench/python_host.py) runs as a further side; with --baseline IR2VEC, another build's host
-(e.g. the previous commit's) does, so a change is measured against it in the same run.
+(e.g. the previous commit's) does, so a change is measured against it in the same run. With
+--replay, opt-22 in interactive mode runs with no host at all: the host's answers for the
+module (from its log) pre-written into a regular file `<base>.in`, the observations going to a
+regular file `<base>.out` (LLVM's replay trick, shared doc mlgo-interfaces-llvm22.md §4). That
+side is the compiler's own cost of the ML advisor (feature computation, the default decision,
+the log): the floor of any host. The rest of the host side's time is the host's.
 
 usage: bench/mlgo_corpus.py IR2VEC CORPUS_LIST [--rounds N] [--limit K] [--python]
-                            [--baseline IR2VEC]
+                            [--baseline IR2VEC] [--replay]
 """
-import argparse, os, subprocess, sys, tempfile, time
+import argparse, json, os, struct, subprocess, sys, tempfile, time
 
 
 def text_size(obj):
     out = subprocess.run(["llvm-size-22", "-A", obj], check=True, capture_output=True, text=True).stdout
     return sum(int(l.split()[1]) for l in out.splitlines()
                if l.split() and (l.split()[0] == ".text" or l.split()[0].startswith(".text.")))
+
+
+def decisions_of(log):
+    """The answers of a session log (the int64 decision at the end of each observation), read
+    from the format (docs/formats/mlgo-session-log.md): a JSON header naming the tensors, then
+    JSON lines, each observation's line followed by its payload and a newline."""
+    data = open(log, "rb").read()
+    nl = data.index(b"\n")
+    header = json.loads(data[:nl])
+    sizes = {"int64_t": 8, "int32_t": 4, "float": 4, "double": 8, "int8_t": 1, "uint8_t": 1,
+             "int16_t": 2, "uint16_t": 2, "uint32_t": 4, "uint64_t": 8}
+    def nbytes(spec):
+        n = 1
+        for d in spec["shape"]:
+            n *= d
+        return n * sizes[spec["type"]]
+    payload = sum(nbytes(s) for s in header["features"])
+    if "advice" in header:
+        payload += nbytes(header["advice"])
+    out, at = [], nl + 1
+    while at < len(data):
+        end = data.index(b"\n", at)
+        record = json.loads(data[at:end])
+        at = end + 1
+        if "observation" in record:
+            out.append(struct.unpack("<q", data[at + payload - 8:at + payload])[0])
+            at += payload + 1
+    return out
 
 
 def timed(cmd):
@@ -41,11 +74,13 @@ def main():
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--python", action="store_true")
     ap.add_argument("--baseline", help="another build's ir2vec, timed as a further side")
+    ap.add_argument("--replay", action="store_true",
+                    help="time opt-22 replaying the host's answers from a file, with no host")
     a = ap.parse_args()
     mods = [l.strip() for l in open(a.corpus_list) if l.strip()]
     if a.limit:
         mods = mods[: a.limit]
-    totals = {"plain": 0.0, "host": 0.0, "python": 0.0, "baseline": 0.0}
+    totals = {"plain": 0.0, "host": 0.0, "python": 0.0, "baseline": 0.0, "replay": 0.0}
     py_host = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python_host.py"), "--"]
     differ, decisions = [], 0
     with tempfile.TemporaryDirectory() as d:
@@ -61,17 +96,29 @@ def main():
             if a.baseline:
                 sides.append(("baseline", [a.baseline, *host_args, "--log", log + ".base", "--",
                                            *oz, pb + ".base"]))
+            channel = os.path.join(d, "replay")
+            if a.replay:
+                # The answers, from a session of the host before the timed rounds.
+                subprocess.run([a.ir2vec, *host_args, "--log", log, "--", *oz, pb], check=True,
+                               capture_output=True)
+                answers = b"".join(struct.pack("<q", x) for x in decisions_of(log)) if os.path.exists(log) else b""
+                sides.append(("replay", oz + [pb + ".replay", "-enable-ml-inliner=release",
+                                              "-inliner-interactive-channel-base=" + channel,
+                                              "-inliner-interactive-include-default"]))
             for r in range(a.rounds):
                 # The order rotates per module and round, so drift on a shared machine hits
                 # every side alike.
                 k = (i + r) % len(sides)
                 for name, cmd in sides[k:] + sides[:k]:
+                    if name == "replay":  # fresh files: the compiler consumes and appends
+                        open(channel + ".in", "wb").write(answers)
+                        open(channel + ".out", "wb").close()
                     totals[name] += timed(cmd)
             sizes = []
-            for bc in (pa, pb):
+            for bc in (pa, pb) + ((pb + ".replay",) if a.replay else ()):
                 subprocess.run(["llc-22", "-filetype=obj", bc, "-o", bc + ".o"], check=True)
                 sizes.append(text_size(bc + ".o"))
-            if sizes[0] != sizes[1]:
+            if len(set(sizes)) != 1:
                 differ.append((m, sizes))
             if os.path.exists(log):
                 # observations = lines starting with {"observation" (payload bytes may hold
@@ -87,13 +134,18 @@ def main():
     print(f"modules: {len(mods)}  decisions answered: {decisions}")
     print(f"same .text size: {len(mods) - len(differ)} of {len(mods)}")
     for m, s in differ:
-        print(f"  DIFFERS {m}: plain {s[0]} host {s[1]}")
+        print(f"  DIFFERS {m}: plain {s[0]} host {s[1]}" + (f" replay {s[2]}" if a.replay else ""))
     plain_t, host_t = totals["plain"], totals["host"]
     print(f"wall time, sum over modules x {a.rounds} rounds: opt-22 alone {plain_t:.2f} s, "
           f"under the host {host_t:.2f} s, ratio {host_t / plain_t:.3f}")
     if a.python:
         py_t = totals["python"]
         print(f"under the Python host (bench/python_host.py): {py_t:.2f} s, ratio {py_t / plain_t:.3f}")
+    if a.replay:
+        rp = totals["replay"]
+        print(f"opt-22 replaying the answers from a file, no host: {rp:.2f} s, ratio {rp / plain_t:.3f} "
+              f"(the compiler's own interactive-mode cost); the host's share: "
+              f"{(host_t - rp) / plain_t:.3f} of opt-22 alone")
     if a.baseline:
         b = totals["baseline"]
         print(f"under the baseline host ({a.baseline}): {b:.2f} s, ratio {b / plain_t:.3f}; "

@@ -47,7 +47,10 @@ def one(i):
     for bc in (plain, hosted):
         subprocess.run([B("llc"), "-filetype=obj", bc, "-o", bc + ".o"], check=True)
         sizes.append(text_size(bc + ".o"))
-    obs = int(r.stderr.split(": ", 1)[1].split()[0])
+    # The --stats line ("ir2vec mlgo: N observations ..."); a module the compiler asked nothing
+    # about is preceded by a warning that says so.
+    stats = next(l for l in r.stderr.splitlines() if " observations" in l)
+    obs = int(stats.split(": ", 1)[1].split()[0])
     return m, sizes, obs, ""
 
 

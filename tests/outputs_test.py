@@ -363,6 +363,7 @@ for i in range(8):
     time.sleep(0.2)
     stray = [n for n in os.listdir(tmp) if n.startswith(f"resume-{i}.h5") and (".copy" in n or ".tmp-" in n)]
     copies_left += bool(stray)
+print(f"interrupted while --resume copied its checkpoint: {tries} runs, {copies_left} left a copy")
 check(f"SIGINT/SIGTERM while --resume copies the checkpoint: no temporary copy left ({copies_left} of {tries})",
       tries >= 3 and copies_left == 0, (tries, copies_left))
 
