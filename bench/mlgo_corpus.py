@@ -17,8 +17,13 @@ regular file `<base>.out` (LLVM's replay trick, shared doc mlgo-interfaces-llvm2
 side is the compiler's own cost of the ML advisor (feature computation, the default decision,
 the log): the floor of any host. The rest of the host side's time is the host's.
 
+With --pinned CPU, opt-22 alone and under the host also run confined to one CPU (taskset):
+the host and the compiler then wake each other on the same CPU. The difference between the two
+host ratios is what waking another CPU costs at each decision (on a VM, an inter-processor
+interrupt and an exit from the idle state).
+
 usage: bench/mlgo_corpus.py IR2VEC CORPUS_LIST [--rounds N] [--limit K] [--python]
-                            [--baseline IR2VEC] [--replay]
+                            [--baseline IR2VEC] [--replay] [--pinned CPU]
 """
 import argparse, json, os, struct, subprocess, sys, tempfile, time
 
@@ -76,11 +81,13 @@ def main():
     ap.add_argument("--baseline", help="another build's ir2vec, timed as a further side")
     ap.add_argument("--replay", action="store_true",
                     help="time opt-22 replaying the host's answers from a file, with no host")
+    ap.add_argument("--pinned", type=int, help="also time opt-22 alone and under the host on this CPU only")
     a = ap.parse_args()
     mods = [l.strip() for l in open(a.corpus_list) if l.strip()]
     if a.limit:
         mods = mods[: a.limit]
-    totals = {"plain": 0.0, "host": 0.0, "python": 0.0, "baseline": 0.0, "replay": 0.0}
+    totals = {"plain": 0.0, "host": 0.0, "python": 0.0, "baseline": 0.0, "replay": 0.0,
+              "plain-pinned": 0.0, "host-pinned": 0.0}
     py_host = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python_host.py"), "--"]
     differ, decisions = [], 0
     with tempfile.TemporaryDirectory() as d:
@@ -96,6 +103,11 @@ def main():
             if a.baseline:
                 sides.append(("baseline", [a.baseline, *host_args, "--log", log + ".base", "--",
                                            *oz, pb + ".base"]))
+            if a.pinned is not None:
+                pin = ["taskset", "-c", str(a.pinned)]
+                sides.append(("plain-pinned", pin + oz + [pa + ".pin"]))
+                sides.append(("host-pinned", pin + [a.ir2vec, *host_args, "--log", log + ".pin", "--", *oz,
+                                                    pb + ".pin"]))
             channel = os.path.join(d, "replay")
             if a.replay:
                 # The answers, from a session of the host before the timed rounds.
@@ -146,6 +158,9 @@ def main():
         print(f"opt-22 replaying the answers from a file, no host: {rp:.2f} s, ratio {rp / plain_t:.3f} "
               f"(the compiler's own interactive-mode cost); the host's share: "
               f"{(host_t - rp) / plain_t:.3f} of opt-22 alone")
+    if a.pinned is not None:
+        pp, hp = totals["plain-pinned"], totals["host-pinned"]
+        print(f"on CPU {a.pinned} only: opt-22 alone {pp:.2f} s, under the host {hp:.2f} s, ratio {hp / pp:.3f}")
     if a.baseline:
         b = totals["baseline"]
         print(f"under the baseline host ({a.baseline}): {b:.2f} s, ratio {b / plain_t:.3f}; "
