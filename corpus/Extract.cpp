@@ -9,6 +9,7 @@
 #include "support/Progress.h"
 
 #include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -207,6 +208,19 @@ Extracted extractOne(const ObjectInput &In, const std::optional<llvm::Regex> &Fi
                      "(or was assembled from assembly)"));
   if (llvm::identify_magic(*BC) != llvm::file_magic::bitcode)
     return Fail(support::fileError(In.Path, "section .llvmbc does not hold LLVM bitcode"));
+  // A linked file (a shared library, an executable) concatenates the sections of the objects it
+  // was linked from: several modules, which no single .bc can hold.
+  if (llvm::Expected<std::vector<llvm::BitcodeModule>> Mods =
+          llvm::getBitcodeModuleList(llvm::MemoryBufferRef(*BC, In.Path));
+      !Mods || Mods->size() != 1) {
+    const std::string N = Mods ? std::to_string(Mods->size()) : std::string("several");
+    if (!Mods)
+      llvm::consumeError(Mods.takeError());
+    return Fail(support::fileError(
+        In.Path, "its .llvmbc holds " + N + " modules: a linked file (a shared library or an "
+                 "executable) concatenates those of the objects it was linked from; extract "
+                 "the objects instead"));
+  }
   auto Args = parseCommand(*Cmd, In.Path + " (section .llvmcmd)");
   if (!Args)
     return Fail(Args.takeError());
@@ -217,7 +231,10 @@ Extracted extractOne(const ObjectInput &In, const std::optional<llvm::Regex> &Fi
   }
   // Write now (workers run in parallel); the description, written last, lists the module.
   const std::string Stem = support::pathIn(OutDir, In.Name);
-  if (std::error_code EC = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(Stem)))
+  // all_all: the umask decides, as for the files (the default would be 0770 before it).
+  if (std::error_code EC = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(Stem),
+                                                             /*IgnoreExisting=*/true,
+                                                             llvm::sys::fs::all_all))
     return Fail(support::fileError(llvm::sys::path::parent_path(Stem), EC.message()));
   for (auto [Ext, Bytes] : {std::pair{".bc", *BC}, std::pair{".cmd", *Cmd}})
     if (llvm::Error E = support::writeFileAtomically(
@@ -322,9 +339,10 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
     return E;
   const size_t Kept = Modules.size();
   if (Kept == 0)
-    return support::makeError(Failed ? "no object held embedded bitcode and a command line "
-                                       "(build with -Xclang -fembed-bitcode=all)"
-                                     : "--cmd-filter matched no module");
+    return support::makeError(Failed ? "none of the " + std::to_string(Failed) +
+                                           " objects gave a module (each is reported above; "
+                                           "objects need -Xclang -fembed-bitcode=all)"
+                                     : std::string("--cmd-filter matched no module"));
   const std::string Desc = Out->file("corpus_description.json");
   llvm::json::Object D{{"has_thinlto", false}, {"modules", std::move(Modules)}};
   if (llvm::Error W = support::writeFileAtomically(Desc, [&](llvm::raw_ostream &OS) {

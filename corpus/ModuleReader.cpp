@@ -123,6 +123,16 @@ std::optional<std::string> notIR(llvm::StringRef Path, llvm::StringRef Data) {
     } else {
       llvm::consumeError(Obj.takeError());
     }
+    const bool Linked = Magic == llvm::file_magic::elf_shared_object ||
+                        Magic == llvm::file_magic::elf_executable ||
+                        Magic == llvm::file_magic::macho_dynamically_linked_shared_lib ||
+                        Magic == llvm::file_magic::macho_executable ||
+                        Magic == llvm::file_magic::pecoff_executable;
+    if (Embedded && Linked)
+      return std::string("a linked file (a shared library or an executable) with embedded "
+                         "bitcode, not LLVM IR: it holds the modules of the objects it was "
+                         "linked from; `ir2vec corpus extract -o DIR OBJECTS` makes a corpus of "
+                         "those objects");
     if (Embedded)
       return std::string("an object file with embedded bitcode, not LLVM IR: `ir2vec corpus "
                          "extract -o DIR ") +

@@ -422,6 +422,9 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
       Train.push_back(S->Modules[I]);
       Keys.push_back(S->Keys[I]);
     }
+  if (Train.empty())
+    return support::usageError("the training side of the split is empty (--test-fraction 1 "
+                               "holds out every module): nothing to explore");
   corpus::OrderedPipeline<ModuleExploration> Pipe(C.Jobs, 2 * C.Jobs);
   corpus::Spread<ModuleExploration> Sp;
   Sp.Dist = C.Dist;

@@ -50,8 +50,11 @@ llvm::Expected<std::map<std::string, std::string>> readKeys(const std::string &P
 
 llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
                                         const SplitOptions &O) {
-  if (!(O.TestFraction > 0 && O.TestFraction < 1))
-    return support::usageError("the test fraction must be between 0 and 1");
+  if (!(O.TestFraction > 0 && O.TestFraction <= 1))
+    return support::usageError("the test fraction must be above 0 and at most 1 (1: every "
+                               "module is held out, to evaluate a policy on all of a corpus)");
+  if (!O.Names.empty() && O.Names.size() != Modules.size())
+    return support::makeError("internal error: module names do not match the modules");
   CorpusSplit S;
   S.Options = O;
   S.Modules = Modules;
@@ -59,15 +62,22 @@ llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
     auto Keys = readKeys(O.KeysFile);
     if (!Keys)
       return Keys.takeError();
-    for (const std::string &M : Modules) {
-      auto It = Keys->find(M);
+    for (size_t I = 0; I < Modules.size(); ++I) {
+      // A module is keyed by its name in its corpus (as the description writes it) or by its
+      // path as the inputs expand to it.
+      const std::string Name = O.Names.empty() ? std::string() : O.Names[I];
+      auto It = Name.empty() ? Keys->end() : Keys->find(Name);
       if (It == Keys->end())
-        return support::fileError(O.KeysFile, "no key for module " + M);
+        It = Keys->find(Modules[I]);
+      if (It == Keys->end())
+        return support::fileError(O.KeysFile, "no key for module " +
+                                                  (Name.empty() ? Modules[I]
+                                                                : Name + " (" + Modules[I] + ")") +
+                                                  ": lines are 'MODULE<TAB>KEY', MODULE its name "
+                                                  "in its corpus or its path");
       S.Keys.push_back(It->second);
     }
   } else {
-    if (!O.Names.empty() && O.Names.size() != Modules.size())
-      return support::makeError("internal error: module names do not match the modules");
     auto NameOf = [&](size_t I) { return O.Names.empty() ? std::string() : O.Names[I]; };
     std::vector<std::string> Unnamed; // named by their paths below their deepest common directory
     for (size_t I = 0; I < Modules.size(); ++I)
@@ -84,13 +94,19 @@ llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
   std::map<std::string, size_t> Count;
   for (const std::string &K : S.Keys)
     ++Count[K];
+  if (O.TestFraction == 1) { // all of it held out: code a policy never saw, whole
+    S.Test.assign(Modules.size(), true);
+    for (const auto &[K, N] : Count)
+      S.TestKeys.push_back(K);
+    return S;
+  }
   if (Count.size() < 2)
     return support::makeError(
         "a split by package needs modules of at least two packages; all " +
         llvm::Twine(Modules.size()) + " modules have the key '" +
         (S.Keys.empty() ? "" : S.Keys.front()) +
-        "' (the first component of their names; a one-package corpus has no package to hold "
-        "out: give --split-keys FILE with lines 'MODULE<TAB>KEY')");
+        "' (the first component of their names): to evaluate a policy on all of it, "
+        "--test-fraction 1; to split it, --split-keys FILE with lines 'MODULE<TAB>KEY'");
   std::vector<std::pair<std::string, std::string>> Order; // (hash, key)
   for (const auto &[K, N] : Count)
     Order.emplace_back(support::sha256Hex(std::to_string(O.Seed) + "\n" + K), K);

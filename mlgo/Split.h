@@ -23,7 +23,9 @@ namespace wb::mlgo {
 struct SplitOptions {
   double TestFraction = 0.2;
   uint64_t Seed = 1;
-  std::string KeysFile; // "": first component of the name; else lines "MODULE<TAB>KEY"
+  /// "": the first component of the name; else lines "MODULE<TAB>KEY", MODULE the module's
+  /// name in its corpus or its path as the inputs expand to it.
+  std::string KeysFile;
   /// Each module's name in its corpus (support::expandInputs), in the order of the modules;
   /// empty, or "" for a module: named by its path as said above.
   std::vector<std::string> Names;

@@ -9,6 +9,7 @@
 #include "features/Dataset.h"
 #include "features/TrainingLog.h"
 #include "runners/InteractiveHost.h"
+#include "runners/Models.h"
 #include "support/Error.h"
 #include "support/Isolate.h"
 
@@ -179,7 +180,7 @@ py::object logToPython(const features::Log &L) {
 
 py::object run(const std::vector<std::string> &Command, const py::object &Policy,
                const std::string &TaskName, double Timeout, const std::optional<std::string> &Log,
-               bool ZeroMissing) {
+               bool ZeroMissing, const std::optional<std::string> &Model) {
   if (Command.empty())
     throw py::value_error("no compiler command given");
   runners::SessionConfig C;
@@ -190,6 +191,10 @@ py::object run(const std::vector<std::string> &Command, const py::object &Policy
   std::optional<py::error_already_set> Raised;
   if (py::isinstance<py::str>(Policy)) {
     C.Policy.Name = Policy.cast<std::string>();
+    // Policies with a model (linear, mlp, the shipped size policy) read it as the CLI does.
+    C.Policy.LoadModel = runners::cachingModelLoader();
+    if (Model)
+      C.Policy.ModelPath = *Model;
   } else if (PyCallable_Check(Policy.ptr())) {
     const TensorSpec Advice = features::taskInfo(C.T).Advice;
     C.MakePolicy = [&, Advice]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
@@ -232,11 +237,12 @@ void addMlgo(py::module_ &M) {
   py::module_ Mlgo = M.def_submodule("mlgo", "MLGO: the interactive host, training logs");
   Mlgo.def("run", &run, py::arg("command"), py::arg("policy"), py::arg("task") = "inline",
            py::arg("timeout") = 0.0, py::arg("log") = py::none(),
-           py::arg("zero_missing") = false,
+           py::arg("zero_missing") = false, py::arg("model") = py::none(),
            "Runs the compiler command (opt-22, llc-22, clang-22 and its arguments) under the "
            "workbench's host (`ir2vec mlgo run`) and answers every observation with policy: "
            "a callable taking the observation (dict: feature name -> numpy array) and "
-           "returning the advice (a number), or a built-in policy's name. timeout: seconds "
+           "returning the advice (a number), or a built-in policy's name (model: the model "
+           "file of linear or mlp, or another for size). timeout: seconds "
            "(0: none), then the compiler's process group is killed. log: a file for the "
            "session's training log (written only after a clean session); without it the log "
            "comes back as .log. Returns the outcome ('exited', 'timed out', 'cancelled', "

@@ -6,6 +6,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <dlfcn.h>
+
 #include <random>
 
 namespace wb::runners {
@@ -60,6 +62,14 @@ std::string policyNames() {
   return Out;
 }
 
+std::string policyNames(llvm::ArrayRef<Task> Tasks) {
+  std::string Out;
+  for (const PolicyInfo &P : Policies)
+    if (llvm::any_of(Tasks, [&](Task T) { return P.serves(T); }))
+      Out += (Out.empty() ? "" : ", ") + std::string(P.Name);
+  return Out;
+}
+
 llvm::Expected<std::string> defaultPolicyFor(Task T) {
   switch (T) {
   case Task::Inline:
@@ -80,13 +90,32 @@ bool needsFullTool(llvm::StringRef PolicyName) {
 }
 
 std::string shippedModelPath(const PolicyInfo &P) {
-  // Any function of this program gives getMainExecutable its address.
+  // share/ir2vec/policies beside the directory of the code that runs: the program's bin/ (the
+  // install tree, the build tree), or the Python module's directory in the build tree. The
+  // program can be Python (/usr/bin/python3), so the file holding this code is asked, not the
+  // main executable. Then the prefix the tool was configured to install into.
+  std::vector<std::string> Prefixes;
+  Dl_info Info;
   static int Anchor;
-  llvm::SmallString<256> Path(
-      llvm::sys::path::parent_path(llvm::sys::fs::getMainExecutable(nullptr, &Anchor)));
-  llvm::sys::path::remove_filename(Path); // bin/ -> the prefix
-  llvm::sys::path::append(Path, "share", "ir2vec", "policies", P.Shipped ? P.Shipped : "");
-  return std::string(Path);
+  if (::dladdr(reinterpret_cast<void *>(&shippedModelPath), &Info) && Info.dli_fname) {
+    llvm::SmallString<256> Code(Info.dli_fname);
+    llvm::sys::fs::make_absolute(Code);
+    Prefixes.push_back(llvm::sys::path::parent_path(llvm::sys::path::parent_path(Code)).str());
+  }
+  Prefixes.push_back(llvm::sys::path::parent_path(
+                         llvm::sys::path::parent_path(llvm::sys::fs::getMainExecutable(nullptr, &Anchor)))
+                         .str());
+  Prefixes.push_back(WB_INSTALL_PREFIX);
+  std::string First;
+  for (const std::string &Prefix : Prefixes) {
+    llvm::SmallString<256> Path(Prefix);
+    llvm::sys::path::append(Path, "share", "ir2vec", "policies", P.Shipped ? P.Shipped : "");
+    if (First.empty())
+      First = std::string(Path);
+    if (llvm::sys::fs::exists(Path))
+      return std::string(Path);
+  }
+  return First;
 }
 
 std::string policyTableMarkdown() {

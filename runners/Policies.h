@@ -47,6 +47,8 @@ bool needsFullTool(llvm::StringRef PolicyName);
 std::string policyTableMarkdown();
 /// "default, no-evict, random, linear, mlp, replay".
 std::string policyNames();
+/// The names of the policies that serve at least one of Tasks (for a subcommand's help).
+std::string policyNames(llvm::ArrayRef<Task> Tasks);
 
 struct PolicyOptions {
   std::string Name; // "" = the task's default (defaultPolicyFor)

@@ -180,6 +180,8 @@ llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Named) {
   if (Named.empty())
     return usageError("an output name is empty");
   auto Fail = [&](const llvm::Twine &Why) { return fileError(Named, "cannot write the output: " + Why); };
+  if (Named.ends_with("/"))
+    return Fail("the name ends with '/', which names a directory: give the output file's name");
   // The chain of symlinks is followed by hand: a symlink's target is what gets replaced, and a
   // descriptor's name (/dev/stdout is a link to /proc/self/fd/1) is written as it is.
   std::string Cur = T.Named;

@@ -112,7 +112,7 @@ os.remove(os.path.join(build, "obj/beta/c2.o"))
 for args, needle in ((["-o", W("bad1"), "/nonexistent/x.o"], b"/nonexistent/x.o"),
                      (["-o", W("bad2"), "--obj-base-dir", os.path.join(objdir, "alpha"), os.path.join(objdir, "beta/c.o")],
                       b"is not below the base directory"),
-                     (["-o", W("bad3"), "--obj-base-dir", objdir, os.path.join(objdir, "plain.o")], b"no object held embedded bitcode"),
+                     (["-o", W("bad3"), "--obj-base-dir", objdir, os.path.join(objdir, "plain.o")], b"no .llvmbc section"),
                      (["-o", W("bad4"), "--cmd-filter", "(", objdir], b"--cmd-filter")):
     r = harness.run([a.ir2vec, "corpus", "extract", "-q", *args])
     check(f"extract {' '.join(args[2:])}: exit 1, named, no description",

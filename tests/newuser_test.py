@@ -106,6 +106,32 @@ if check("a two-package corpus of 12 + 3 modules evaluates", r.returncode == 0, 
     check("--test-fraction 0.2 holds out the 3-module package, not the 12 (the large one comes first)",
           split["test_modules"] == 3 and split["test_keys"] == [small], split)
 
+# Found by trying the tool on lz4 as a new user: a corpus whose names all start with lib/ can
+# still be evaluated whole (--test-fraction 1), and split by a keys file that names its modules
+# as the corpus does.
+r = run(*EVAL[:-2], "--test-fraction", "1", "-o", W("all.json"), one_lib)
+check("--test-fraction 1: every module of a one-package corpus evaluated",
+      r.returncode == 0 and json.load(open(W("all.json")))["manifest"]["split"]["test_modules"] == 6, r.stderr)
+desc = json.load(open(os.path.join(one_lib, "corpus_description.json")))
+keys = W("keys.tsv")
+open(keys, "w").write("".join(f"{m}\t{'x' if i % 2 else 'y'}\n" for i, m in enumerate(desc["modules"])))
+for spelled in (one_lib, one_lib + "/", os.path.join(one_lib, "corpus_description.json")):
+    r = run(*EVAL, "--split-keys", keys, "-o", W("keyed.json"), spelled)
+    check(f"--split-keys with the modules' names in their corpus, the corpus given as {os.path.basename(spelled) or 'DIR/'}",
+          r.returncode == 0 and json.load(open(W("keyed.json")))["manifest"]["split"]["test_modules"] == 3, r.stderr)
+mode = {d: oct(os.stat(os.path.join(one_lib, d)).st_mode & 0o777) for d in ("lib",)}
+check("corpus extract's subdirectories follow the umask as its files do (0755 under 022)",
+      mode["lib"] == oct(0o777 & ~0o022), mode)
+shared = W("liblib.so")
+harness.run(["clang-22", "-Oz", "-Xclang", "-fembed-bitcode=all", "-fPIC", "-shared",
+             *(os.path.join(W("one-src"), "lib", f"m{i}.c") for i in range(2)), "-o", shared], check=True)
+r = run("corpus", "extract", "-q", "--obj-base-dir", tmp, "-o", W("so-corpus"), shared)
+check("corpus extract of a shared library (the modules of its objects concatenated): refused, no corpus",
+      r.returncode == 1 and b"linked file" in r.stderr and not os.path.exists(W("so-corpus")), r.stderr)
+r = run("embeddings", shared)
+check("a shared library with embedded bitcode as a module: says to extract its objects",
+      r.returncode == 1 and b"linked file" in r.stderr and b"OBJECTS" in r.stderr, r.stderr)
+
 # ---- 17. nothing decided: said ---------------------------------------------------------------
 o0 = W("o0-src")
 build(o0, [f"alpha/a{i}" for i in range(2)] + [f"beta/b{i}" for i in range(2)], ["-O0", "-Xclang", "-fembed-bitcode=all"])
@@ -170,6 +196,9 @@ for path, want in ((W("f.c"), b"a C/C++ source file, not LLVM IR: compile it to 
 r = run("embeddings", "--level", "function", mod)
 check("a usage error (--level function) carries the tool's prefix 'ir2vec: error:'",
       r.returncode == 1 and r.stderr.startswith(b"ir2vec: error: --level"), r.stderr)
+r = run("embeddings", "--format", "hdf5", "-o", W("outdir") + "/", mod)
+check("-o NAME/ for a file output: says the name is a directory's",
+      r.returncode == 1 and b"ends with '/'" in r.stderr, r.stderr)
 r = run("embeddings", "-o", W("nodir", "out.txt"), mod)
 check("an output in a directory that does not exist: 'does not exist', not 'is not a directory'",
       r.returncode == 1 and b"does not exist" in r.stderr and b"is not a directory" not in r.stderr, r.stderr)

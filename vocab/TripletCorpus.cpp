@@ -245,6 +245,10 @@ std::string coverageSummary(const TripletCorpus &C) {
                   std::to_string(NumEntities) + " entities occur";
   if (!Never.empty())
     S += "; never:" + Never;
+  // LLVM's triplets relate no compare to its predicate: without the extension every predicate
+  // is listed above, whatever the code.
+  if (!C.Extended)
+    S += " (predicates occur in triplets only with --extended-relations)";
   return S;
 }
 

@@ -70,6 +70,20 @@ def test_default_answer_gives_the_compilers_text(opts, tmp_path, name):
         [o["inlining_default"].item() for o in seen]
 
 
+def test_the_shipped_size_policy_by_name(opts, tmp_path):
+    """mlgo.run(cmd, "size"): the shipped model is found beside the module (the build tree
+    here), as the CLI finds it; its decisions equal the CLI's on the same module."""
+    bc = bitcode(opts, tmp_path, "calls.c")
+    r = ir2vec.mlgo.run(opt(bc, tmp_path / "py.bc"), "size")
+    assert r.outcome == "exited" and r.exit_status == 0 and r.observations > 0, r.summary
+    cli = tmp_path / "cli.log"
+    subprocess.run([opts["ir2vec"], "mlgo", "run", "--policy", "size", "--log", str(cli), "--",
+                    *opt(bc, tmp_path / "cli.bc")], check=True)
+    want = [o.features["inlining_decision"].item() for o in ir2vec.mlgo.read_log(str(cli)).observations]
+    assert [o.features["inlining_decision"].item() for o in r.log.observations] == want
+    assert text_size(tmp_path, tmp_path / "py.bc") == text_size(tmp_path, tmp_path / "cli.bc")
+
+
 def test_log_file_reads_back(opts, tmp_path):
     bc = bitcode(opts, tmp_path, "mlgo_six.c")
     log = tmp_path / "s.log"

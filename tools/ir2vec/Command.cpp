@@ -78,6 +78,13 @@ int finish(const support::Reporter &R, const ExitTable &Table,
   return Table.Failure;
 }
 
+CLI::App *addGroup(CLI::App &Parent, const std::string &Name, const std::string &Description) {
+  CLI::App *G = Parent.add_subcommand(Name, Description);
+  G->require_subcommand(1);
+  G->footer("Each subcommand's --help lists its options and exit statuses.");
+  return G;
+}
+
 CLI::App *addCommand(CLI::App &Parent, Commands &Cmds, const std::string &Name,
                      const std::string &Description, ExitTable Exits) {
   CLI::App *Sub = Parent.add_subcommand(Name, Description);

@@ -75,6 +75,9 @@ struct Command {
 };
 using Commands = std::vector<Command>;
 
+/// Adds a group of subcommands (`vocab`, `mlgo`, ...): one of them is required, and its help
+/// points to theirs for exit statuses.
+CLI::App *addGroup(CLI::App &Parent, const std::string &Name, const std::string &Description);
 /// Adds a subcommand with its exit table in its --help.
 CLI::App *addCommand(CLI::App &Parent, Commands &Cmds, const std::string &Name,
                      const std::string &Description, ExitTable Exits);

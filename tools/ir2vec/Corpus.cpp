@@ -34,8 +34,7 @@ llvm::Expected<support::Outcome> runExtract(ExtractOptions &O, const support::Re
 } // namespace
 
 void addCorpusCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
-  CLI::App *Corpus = App.add_subcommand("corpus", "Make corpora from real builds");
-  Corpus->require_subcommand(1);
+  CLI::App *Corpus = addGroup(App, "corpus", "Make corpora from real builds");
 
   auto X = std::make_shared<ExtractOptions>();
   ExitTable Exits = batchExits();

@@ -158,11 +158,13 @@ void addToolchainOptions(CLI::App &Sub, mlgo::Toolchain &T) {
 
 void addSplitOptions(CLI::App &Sub, mlgo::SplitOptions &S) {
   Sub.add_option("--test-fraction", S.TestFraction,
-                 "Fraction of the modules held out for testing, whole packages at a time");
+                 "Fraction of the modules held out for testing, whole packages at a time (1: "
+                 "every module, to evaluate a policy on all of a corpus it never saw)");
   Sub.add_option("--split-seed", S.Seed, "Seed of the split by package");
   Sub.add_option("--split-keys", S.KeysFile,
-                 "Lines 'MODULE<TAB>KEY' giving each module's package (default: the first path "
-                 "component below the corpus root)")
+                 "Lines 'MODULE<TAB>KEY' giving each module's package, MODULE its name in its "
+                 "corpus or its path (default: the first component of the module's name, "
+                 "docs/corpus.md)")
       ->type_name("FILE");
 }
 
@@ -314,9 +316,8 @@ llvm::Expected<support::Outcome> printTable(const std::string &Table) {
 
 void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler,
                      RunContext &Ctx) {
-  CLI::App *M = App.add_subcommand("mlgo", "MLGO runtime: drive opt/llc/clang 22 in interactive "
-                                           "mode, collect datasets, read and write logs");
-  M->require_subcommand(1);
+  CLI::App *M = addGroup(App, "mlgo", "MLGO runtime: drive opt/llc/clang 22 in interactive "
+                                      "mode, collect datasets, read and write logs");
   auto Run = std::make_shared<RunOptions>();
   Run->Command = Compiler;
   addRunCommand(*M, Cmds, Run, fullHooks());
@@ -580,8 +581,7 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
                   Checked([&] { return runPredict(Pr->first, Pr->second); }));
   });
 
-  CLI::App *Log = M->add_subcommand("log", "Training logs: dump, rewrite, export to HDF5");
-  Log->require_subcommand(1);
+  CLI::App *Log = addGroup(*M, "log", "Training logs: dump, rewrite, export to HDF5");
   auto L = std::make_shared<LogOptions>();
   CLI::App *Dump = addCommand(*Log, Cmds, "dump", "Print a log's records as text", simpleExits());
   CLI::App *Rewrite =

@@ -71,12 +71,22 @@ std::optional<std::string> PolicyCLI::embeddings() const {
 }
 
 void addPolicyOptions(CLI::App &Sub, PolicyCLI &O, const std::vector<std::string> &Tasks) {
+  // The help names only what the subcommand's tasks can use.
+  std::vector<runners::Task> Served;
+  for (const std::string &T : Tasks)
+    if (llvm::Expected<runners::Task> X = features::parseTask(T))
+      Served.push_back(*X);
+    else
+      llvm::consumeError(X.takeError());
+  const bool OnlyInline = Served.size() == 1 && Served[0] == runners::Task::Inline;
   Sub.add_option("--task", O.Task, "The advisor: " + llvm::join(Tasks, ", "))
       ->check(CLI::IsMember(Tasks));
   Sub.add_option("--policy", O.Policy.Name,
-                 "One of " + runners::policyNames() +
-                     " (docs/mlgo.md, Policies; default: the task's own decision, default for "
-                     "inline and no-evict for evict)")
+                 "One of " + runners::policyNames(Served) +
+                     (OnlyInline ? " (docs/mlgo.md, Policies; default: the compiler's own "
+                                   "decision)"
+                                 : " (docs/mlgo.md, Policies; default: the task's own decision, "
+                                   "default for inline and no-evict for evict)"))
       ->type_name("NAME");
   Sub.add_option("--model", O.Policy.ModelPath,
                  "Model file for linear/mlp (HDF5, docs/formats/mlgo-model.md)")
@@ -91,10 +101,15 @@ void addPolicyOptions(CLI::App &Sub, PolicyCLI &O, const std::vector<std::string
                "of failing");
   O.EmbeddingsFlag =
       Sub.add_option("--embeddings", O.Embeddings,
-                     "Add embedding features (inliner: the compiler's callee/caller "
-                     "embeddings and the workbench's module_embedding; eviction: the "
-                     "workbench's function_embedding) with VOCAB (LLVM JSON or the "
-                     "workbench's HDF5; default: the default vocabulary, built into the tool)")
+                     std::string(OnlyInline
+                                     ? "Add embedding features (the compiler's callee/caller "
+                                       "embeddings and the workbench's module_embedding)"
+                                     : "Add embedding features (inliner: the compiler's "
+                                       "callee/caller embeddings and the workbench's "
+                                       "module_embedding; eviction: the workbench's "
+                                       "function_embedding)") +
+                         " with VOCAB (LLVM JSON or the workbench's HDF5; default: the default "
+                         "vocabulary, built into the tool)")
           ->expected(0, 1)
           // Given without a value it means the default vocabulary ("" below); a captured
           // default ("[]") would make CLI11 2.1 count it as absent.

@@ -99,8 +99,7 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O) {
 } // namespace
 
 void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
-  CLI::App *Vocab = App.add_subcommand("vocab", "Train, evaluate and export vocabularies");
-  Vocab->require_subcommand(1);
+  CLI::App *Vocab = addGroup(App, "vocab", "Train, evaluate and export vocabularies");
 
   auto T = std::make_shared<TrainOptions>();
   ExitTable TrainExits = simpleExits();
