@@ -238,7 +238,7 @@ Extracted extractOne(const ObjectInput &In, const std::optional<llvm::Regex> &Fi
     return Fail(support::fileError(llvm::sys::path::parent_path(Stem), EC.message()));
   for (auto [Ext, Bytes] : {std::pair{".bc", *BC}, std::pair{".cmd", *Cmd}})
     if (llvm::Error E = support::writeFileAtomically(
-            Stem + Ext, [&](llvm::raw_ostream &OS) { OS << Bytes; }))
+            Stem + Ext, [&](llvm::raw_ostream &OS) { OS << Bytes; }, support::Within::Directory))
       return Fail(std::move(E));
   return X;
 }
@@ -304,6 +304,19 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
     return Objects.takeError();
   if (Objects->empty())
     return support::makeError("no objects to extract");
+  // Nothing written may replace an object read (an object named like another's module, in the
+  // output directory): every name is checked before any work.
+  {
+    std::vector<std::string> Outputs{support::pathIn(C.OutputDir, "corpus_description.json")},
+        Inputs;
+    for (const ObjectInput &O : *Objects) {
+      Inputs.push_back(O.Path);
+      for (const char *Ext : {".bc", ".cmd"})
+        Outputs.push_back(support::pathIn(C.OutputDir, O.Name) + Ext);
+    }
+    if (llvm::Error E = support::checkOutputsAgainstInputs(Outputs, Inputs, support::Within::Directory))
+      return E;
+  }
   // A directory made here goes again, with what was extracted into it, unless the run ends
   // with a corpus description.
   llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(C.OutputDir);
@@ -345,9 +358,12 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
                                      : std::string("--cmd-filter matched no module"));
   const std::string Desc = Out->file("corpus_description.json");
   llvm::json::Object D{{"has_thinlto", false}, {"modules", std::move(Modules)}};
-  if (llvm::Error W = support::writeFileAtomically(Desc, [&](llvm::raw_ostream &OS) {
-        OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(D))) << "\n";
-      }))
+  if (llvm::Error W = support::writeFileAtomically(
+          Desc,
+          [&](llvm::raw_ostream &OS) {
+            OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(D))) << "\n";
+          },
+          support::Within::Directory))
     return W;
   Out->keep();
   C.Report({Diagnostic::Note,

@@ -1,6 +1,7 @@
 #include "ir2vec/EmbeddingBatch.h"
 
 #include "corpus/ModuleReader.h"
+#include "support/Inputs.h"
 #include "support/JSON.h"
 #include "support/Files.h"
 
@@ -120,8 +121,10 @@ std::string fingerprint(const EmbeddingJob &J) {
   Add(F.VocabSHA256);
   Add(J.FunctionName ? "function:" + *J.FunctionName : "all functions");
   Add(std::to_string(J.Compress));
-  for (const std::string &P : J.Inputs)
+  for (const std::string &P : J.Inputs) {
     Add(P);
+    Add(support::fileStamp(P)); // a module rewritten since: its rows are stale
+  }
   return llvm::toHex(H.final(), /*LowerCase=*/true);
 }
 
@@ -296,6 +299,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   if (!W) {
     Done = Checkpoint{};
     llvm::sys::fs::remove(StatePath); // a stale state must not describe the new partial file
+    Out.uselessUntilCheckpoint();
     auto C = EmbeddingFileWriter::create(Out.path(), J.Header, J.Compress);
     if (!C)
       return C.takeError();
@@ -312,7 +316,10 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
     Now.Rows = W->rows();
     Now.Sums = W->checksums();
     SinceCheckpoint = BytesSinceCheckpoint = 0;
-    return writeState(StatePath, Print, Now);
+    if (llvm::Error E = writeState(StatePath, Print, Now))
+      return E;
+    Out.checkpointed();
+    return llvm::Error::success();
   };
 
   llvm::Error E = embedModules(
@@ -334,8 +341,13 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
           return SaveCheckpoint();
         return llvm::Error::success();
       });
-  if (E)
-    return E; // the partial file and state stay for --resume
+  if (E) {
+    // The partial file and state stay for --resume, once there is a checkpoint to resume
+    // from; before the first, the partial file is of no use.
+    if (!llvm::sys::fs::exists(StatePath))
+      Out.discard();
+    return E;
+  }
   P.clear();
   Run.Rows = W->rows();
   if (llvm::Error X = W->close())

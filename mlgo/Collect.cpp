@@ -3,6 +3,7 @@
 #include "corpus/OrderedPipeline.h"
 #include "features/Augment.h"
 #include "mlgo/Parts.h"
+#include "support/Inputs.h"
 #include "support/Files.h"
 #include "support/Process.h"
 #include "support/Progress.h"
@@ -74,8 +75,8 @@ std::string fingerprint(const std::vector<std::string> &Inputs, const CollectCon
     auto SHA = support::sha256OfFile(*C.Embeddings);
     Text += (SHA ? *SHA : llvm::toString(SHA.takeError())) + "\n";
   }
-  for (const std::string &M : Inputs)
-    Text += M + "\n";
+  for (const std::string &M : Inputs) // a module rewritten since: its part is stale
+    Text += M + " " + support::fileStamp(M) + "\n";
   return support::sha256Hex(Text);
 }
 

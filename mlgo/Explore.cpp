@@ -8,6 +8,7 @@
 #include "features/Dataset.h"
 #include "learn/Random.h"
 #include "runners/Policies.h"
+#include "support/Inputs.h"
 #include "support/Files.h"
 #include "support/Process.h"
 #include "support/Progress.h"
@@ -285,8 +286,8 @@ std::string fingerprint(const std::vector<std::string> &Train, const ExploreConf
   for (const std::string &V : C.Vocabularies)
     Text += "vocab " + V + "\n";
   Text += S.toJSONText() + "\n";
-  for (const std::string &M : Train)
-    Text += M + "\n";
+  for (const std::string &M : Train) // a module rewritten since: its part is stale
+    Text += M + " " + support::fileStamp(M) + "\n";
   return support::sha256Hex(Text);
 }
 

@@ -243,12 +243,11 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
     return Dir.takeError();
   // After the compiler's output and the host's own temporaries are known: what the guardian
   // removes should the host be killed.
-  const std::string OutputFile = compilerOutputPath(C.Command);
+  // The compiler's -o as it was before: only what the compiler wrote there is removed.
+  const support::FileMark OutputMark = support::FileMark::take(compilerOutputPath(C.Command));
   {
-    std::vector<std::string> Files = C.HostTemporaries;
-    if (!OutputFile.empty())
-      Files.push_back(OutputFile);
-    llvm::Expected<support::Guardian> G = support::Guardian::start({(*Dir)->Dir.path()}, Files);
+    llvm::Expected<support::Guardian> G =
+        support::Guardian::start({(*Dir)->Dir.path()}, C.HostTemporaries, {OutputMark});
     if (!G)
       return G.takeError();
     Guard.emplace(std::move(*G));
@@ -282,10 +281,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   std::optional<size_t> DefaultAt;
   // After the host killed the compiler or failed itself, what the compiler wrote is not its
   // output: a build system would take a truncated file for one (make's .DELETE_ON_ERROR).
-  auto RemoveOutput = [&] {
-    if (!OutputFile.empty() && llvm::sys::fs::is_regular_file(OutputFile))
-      llvm::sys::fs::remove(OutputFile);
-  };
+  auto RemoveOutput = [&] { OutputMark.removeIfWritten(); };
   auto Fail = [&](SessionResult::Kind K, std::string Msg) {
     Ch->killGroup();
     R.Status = Ch->reap();

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <pthread.h>
 #include <shared_mutex>
@@ -170,7 +171,7 @@ llvm::Expected<std::string> privateDirectory(llvm::StringRef Prefix) {
 
 // ---- the output rules --------------------------------------------------------------------
 
-llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Named) {
+llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Named, Within W) {
   OutputTarget T;
   T.Named = Named.str();
   if (Named == "-") {
@@ -187,6 +188,13 @@ llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Named) {
   std::string Cur = T.Named;
   bool Resolved = false;
   for (int Hop = 0; Hop < 40 && !Resolved; ++Hop) {
+    if (W == Within::Directory) { // the entry itself, whatever it is
+      struct stat St;
+      if (::lstat(Cur.c_str(), &St) == 0 && S_ISDIR(St.st_mode))
+        return Fail("it is a directory");
+      Resolved = true;
+      break;
+    }
     if (std::optional<int> Fd = ownDescriptor(Cur)) {
       const int Flags = ::fcntl(*Fd, F_GETFL);
       if (Flags < 0 || (Flags & O_ACCMODE) == O_RDONLY)
@@ -236,59 +244,87 @@ llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Named) {
   llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Cur));
   if (Dir.empty())
     Dir = ".";
-  if (!llvm::sys::fs::exists(Dir))
+  if (!llvm::sys::fs::exists(Dir)) {
+    if (W == Within::Directory)
+      return T; // made by the writer, inside its output directory
     return Fail("the directory " + Dir + " does not exist");
+  }
   if (!llvm::sys::fs::is_directory(Dir))
     return Fail(Dir + " is not a directory");
   if (::access(Dir.c_str(), W_OK | X_OK) != 0)
     return Fail(Dir + ": " + errnoMessage(errno));
+  // Replacing takes only the directory's permission; a file its owner made read-only is
+  // refused, as opening it for writing would be (root writes it, as with `>`).
+  if (W == Within::Named && ::access(Cur.c_str(), F_OK) == 0 && ::access(Cur.c_str(), W_OK) != 0)
+    return Fail(errnoMessage(errno));
   return T;
 }
 
 llvm::Error checkOutputPath(llvm::StringRef Path) { return resolveOutput(Path).takeError(); }
 
+namespace {
+
+/// A file's name made absolute through its directory's real path (the file itself need not
+/// exist): two spellings of a file that is still to be written compare equal.
+std::string canonicalName(llvm::StringRef Path) {
+  llvm::SmallString<256> Abs(Path);
+  llvm::sys::fs::make_absolute(Abs);
+  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  llvm::SmallString<256> Real;
+  if (llvm::sys::fs::real_path(llvm::sys::path::parent_path(Abs), Real))
+    return std::string(Abs);
+  llvm::sys::path::append(Real, llvm::sys::path::filename(Abs));
+  return std::string(Real);
+}
+
+} // namespace
+
 llvm::Error checkOutputsAgainstInputs(llvm::ArrayRef<std::string> Outputs,
-                                      llvm::ArrayRef<std::string> Inputs) {
-  struct Out {
-    OutputTarget T;
-    std::string Absolute;
-    std::optional<llvm::sys::fs::UniqueID> ID;
-  };
-  std::vector<Out> Files;
+                                      llvm::ArrayRef<std::string> Inputs, Within W) {
+  // Outputs by name and, when they exist, by file (device and inode: links); a corpus extract
+  // checks tens of thousands, hence the maps.
+  std::map<std::string, std::string> ByName;                   // canonical name -> as given
+  std::map<llvm::sys::fs::UniqueID, std::string> ByFile;       // existing file -> as given
   for (const std::string &O : Outputs) {
     if (O.empty())
       continue;
-    llvm::Expected<OutputTarget> T = resolveOutput(O);
+    llvm::Expected<OutputTarget> T = resolveOutput(O, W);
     if (!T)
       return T.takeError();
     if (!T->replaced())
       continue;
-    Out X{*T, T->Path, std::nullopt};
-    llvm::SmallString<256> Abs(T->Path);
-    llvm::sys::fs::make_absolute(Abs);
-    llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-    X.Absolute = std::string(Abs);
+    auto Twice = [&](const std::string &Other) {
+      return usageError(Other == O ? O + " is given twice as an output"
+                                   : O + " and " + Other + " are the same file, given twice as an output");
+    };
+    auto [It, New] = ByName.emplace(canonicalName(T->Path), O);
+    if (!New)
+      return Twice(It->second);
     llvm::sys::fs::UniqueID ID;
-    if (!llvm::sys::fs::getUniqueID(T->Path, ID))
-      X.ID = ID;
-    for (const Out &Y : Files)
-      if (X.Absolute == Y.Absolute || (X.ID && Y.ID && *X.ID == *Y.ID))
-        return usageError(Y.T.Named == O ? O + " is given twice as an output"
-                                         : O + " and " + Y.T.Named +
-                                               " are the same file, given twice as an output");
-    Files.push_back(std::move(X));
+    const bool Exists = W == Within::Directory
+                            ? !llvm::sys::fs::getUniqueID(T->Path, ID) &&
+                                  !llvm::sys::fs::is_symlink_file(T->Path)
+                            : !llvm::sys::fs::getUniqueID(T->Path, ID);
+    if (Exists)
+      if (auto [F, NewFile] = ByFile.emplace(ID, O); !NewFile)
+        return Twice(F->second);
   }
-  if (llvm::none_of(Files, [](const Out &X) { return X.ID.has_value(); }))
-    return llvm::Error::success(); // no output exists yet: no input can be one
   for (const std::string &In : Inputs) {
-    llvm::sys::fs::UniqueID ID;
-    if (In.empty() || In == "-" || llvm::sys::fs::getUniqueID(In, ID))
+    if (In.empty() || In == "-")
       continue;
-    for (const Out &X : Files)
-      if (X.ID && *X.ID == ID)
-        return usageError(X.T.Named + ": the output is also an input" +
-                          (In == X.T.Named ? std::string() : " (" + In + ")") +
-                          "; refusing to replace it");
+    // An input that exists is compared by file; one that does not (a file the compiler of
+    // `mlgo run` is to write) by name.
+    llvm::sys::fs::UniqueID ID;
+    const std::string *Hit = nullptr;
+    if (!llvm::sys::fs::getUniqueID(In, ID)) {
+      if (auto F = ByFile.find(ID); F != ByFile.end())
+        Hit = &F->second;
+    } else if (auto N = ByName.find(canonicalName(In)); N != ByName.end()) {
+      Hit = &N->second;
+    }
+    if (Hit)
+      return usageError(*Hit + ": the output is also an input" +
+                        (In == *Hit ? std::string() : " (" + In + ")") + "; refusing to replace it");
   }
   return llvm::Error::success();
 }
@@ -345,6 +381,20 @@ llvm::Expected<OutputState> OutputState::acquire(llvm::StringRef Output) {
       const std::string Pid = std::to_string(::getpid()) + "\n";
       if (::ftruncate(Fd, 0) == 0)
         (void)!::pwrite(Fd, Pid.data(), Pid.size(), 0);
+      // The state files beside the output are the run's own: one that is a symlink (or a
+      // device, a FIFO) would lead the run's writes, and --resume's truncation, elsewhere.
+      for (auto [Suffix, Dir] : {std::pair{".partial", false}, std::pair{".resume", false},
+                                 std::pair{".parts", true}}) {
+        const std::string Name = T->Path + Suffix;
+        struct stat St;
+        if (::lstat(Name.c_str(), &St) == 0 && (Dir ? !S_ISDIR(St.st_mode) : !S_ISREG(St.st_mode))) {
+          ::unlink(S.LockPath.c_str()); // still held: removed as at the end of a run
+          ::close(Fd);
+          return fileError(Output, Name + " is not a " + (Dir ? "directory" : "regular file") +
+                                       " (a symbolic link?): the files beside the output are "
+                                       "the run's own state; remove it");
+        }
+      }
       S.LockFd = Fd;
       OutputStep L(outputLock());
       if (llvm::Error E = registerTemporary(Output, S.LockPath)) {
@@ -381,8 +431,8 @@ OutputState::~OutputState() {
 
 // ---- PendingFile ---------------------------------------------------------------------------
 
-llvm::Expected<PendingFile> PendingFile::create(llvm::StringRef Final, Use U) {
-  llvm::Expected<OutputTarget> T = resolveOutput(Final);
+llvm::Expected<PendingFile> PendingFile::create(llvm::StringRef Final, Use U, Within W) {
+  llvm::Expected<OutputTarget> T = resolveOutput(Final, W);
   if (!T)
     return T.takeError();
   PendingFile P;
@@ -426,7 +476,8 @@ PendingFile PendingFile::resumable(const OutputState &State) {
 
 PendingFile::PendingFile(PendingFile &&O) noexcept
     : Final(std::move(O.Final)), Temp(std::move(O.Temp)), Target(std::move(O.Target)),
-      File(std::move(O.File)), StreamFd(O.StreamFd) {
+      File(std::move(O.File)), StreamFd(O.StreamFd), RemovedOnSignal(O.RemovedOnSignal) {
+  O.RemovedOnSignal = false;
   O.Temp.clear();
   O.File.reset();
   O.StreamFd = -1;
@@ -440,6 +491,19 @@ PendingFile::~PendingFile() {
     ::close(StreamFd);
 }
 
+void PendingFile::uselessUntilCheckpoint() {
+  OutputStep L(outputLock());
+  if (!RemovedOnSignal && !Temp.empty() && !llvm::sys::RemoveFileOnSignal(Temp))
+    RemovedOnSignal = true;
+}
+
+void PendingFile::checkpointed() {
+  OutputStep L(outputLock());
+  if (RemovedOnSignal)
+    llvm::sys::DontRemoveFileOnSignal(Temp);
+  RemovedOnSignal = false;
+}
+
 int PendingFile::fd() const { return StreamFd >= 0 ? StreamFd : File ? File->FD : -1; }
 
 void PendingFile::discard() {
@@ -450,12 +514,27 @@ void PendingFile::discard() {
   } else if (!Temp.empty()) {
     llvm::sys::fs::remove(Temp);
   }
+  if (RemovedOnSignal)
+    llvm::sys::DontRemoveFileOnSignal(Temp);
+  RemovedOnSignal = false;
   if (StreamFd >= 0) { // what was written into a device or FIFO cannot be taken back
     ::close(StreamFd);
     StreamFd = -1;
   }
   Temp.clear();
 }
+
+namespace {
+
+/// A file that replaces another keeps its permissions (a 0600 file stays private), as when a
+/// program rewrites it in place; a new file has the umask's.
+void keepModeOf(const std::string &Temp, const std::string &Target) {
+  struct stat St;
+  if (::stat(Target.c_str(), &St) == 0 && S_ISREG(St.st_mode))
+    ::chmod(Temp.c_str(), St.st_mode & 07777);
+}
+
+} // namespace
 
 llvm::Error PendingFile::commit() {
   if (StreamFd >= 0) {
@@ -473,6 +552,7 @@ llvm::Error PendingFile::commit() {
   }
   OutputStep L(outputLock());
   llvm::Error E = llvm::Error::success();
+  keepModeOf(Temp, Target.Path);
   if (File) {
     E = File->keep(Target.Path);
     File.reset();
@@ -485,20 +565,23 @@ llvm::Error PendingFile::commit() {
     Temp.clear();
     return fileError(Final, "cannot move output into place: " + llvm::toString(std::move(E)));
   }
+  if (RemovedOnSignal)
+    llvm::sys::DontRemoveFileOnSignal(Temp);
+  RemovedOnSignal = false;
   Temp.clear();
   return llvm::Error::success();
 }
 
 // ---- AtomicOutput --------------------------------------------------------------------------
 
-llvm::Expected<AtomicOutput> AtomicOutput::create(llvm::StringRef Path) {
+llvm::Expected<AtomicOutput> AtomicOutput::create(llvm::StringRef Path, Within W) {
   AtomicOutput Out;
   Out.Path = Path.str();
   if (Path == "-") {
     Out.OS = &llvm::outs();
     return Out;
   }
-  auto F = PendingFile::create(Path);
+  auto F = PendingFile::create(Path, PendingFile::Use::Descriptor, W);
   if (!F)
     return F.takeError();
   Out.File.emplace(std::move(*F));
@@ -601,8 +684,8 @@ void removeStaleTemporaries(llvm::StringRef Path) {
 }
 
 llvm::Error writeFileAtomically(llvm::StringRef Path,
-                                const std::function<void(llvm::raw_ostream &)> &Body) {
-  auto Out = AtomicOutput::create(Path);
+                                const std::function<void(llvm::raw_ostream &)> &Body, Within W) {
+  auto Out = AtomicOutput::create(Path, W);
   if (!Out)
     return Out.takeError();
   Body(Out->os());
@@ -629,8 +712,8 @@ OutputGroup::~OutputGroup() {
   }
 }
 
-llvm::Expected<std::string> OutputGroup::add(llvm::StringRef Final) {
-  llvm::Expected<OutputTarget> T = resolveOutput(Final);
+llvm::Expected<std::string> OutputGroup::add(llvm::StringRef Final, Within W) {
+  llvm::Expected<OutputTarget> T = resolveOutput(Final, W);
   if (!T)
     return T.takeError();
   if (T->K == OutputTarget::StandardOutput)
@@ -661,6 +744,7 @@ llvm::Error OutputGroup::commit() {
     for (const Entry &E : Files) {
       if (!E.Target.replaced())
         continue;
+      keepModeOf(E.Temp, E.Target.Path);
       if (std::error_code EC = llvm::sys::fs::rename(E.Temp, E.Target.Path))
         return fileError(E.Target.Named, "cannot move output into place: " + EC.message());
       llvm::sys::DontRemoveFileOnSignal(E.Temp);
@@ -739,7 +823,7 @@ llvm::Error writeFilesTogether(OutputDirectory &Dir,
                                llvm::ArrayRef<std::pair<std::string, FileBody>> Files) {
   OutputGroup Group;
   for (const auto &[Name, Body] : Files) {
-    llvm::Expected<std::string> Temp = Group.add(Dir.file(Name));
+    llvm::Expected<std::string> Temp = Group.add(Dir.file(Name), Within::Directory);
     if (!Temp)
       return Temp.takeError();
     if (llvm::Error E = writeFileAtomically(*Temp, Body))

@@ -12,6 +12,9 @@
 //    terminal) and a descriptor named as a file (/dev/stdout, /dev/fd/N) is written to as it
 //    is, never replaced. Writers that need a seekable file (HDF5) write a private temporary
 //    file, whose bytes commit() then copies into the output.
+//  * a file inside an output directory (OpenKE files, an extracted corpus) was not named by
+//    the user: the directory entry itself is replaced, whatever it is (Within::Directory), as
+//    tar and cp -r replace it. A symlink left there cannot lead a write to its target.
 // PendingFile is the one way the workbench writes a file under a requested name; text writers
 // use AtomicOutput (a stream over a PendingFile); libraries that open files themselves (HDF5)
 // write to PendingFile::path().
@@ -46,18 +49,24 @@ struct OutputTarget {
   bool replaced() const { return K == File; }
 };
 
+/// How an output was named: by the user (the rules above), or as a file inside an output
+/// directory (the entry itself is replaced).
+enum class Within { Named, Directory };
+
 /// Resolves Named by the output rules and checks, before any work, that it can be written: not
 /// a directory, the target's directory exists and takes new entries. "-" passes.
-llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Named);
+llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Named, Within W = Within::Named);
 /// The same check, for callers that write later.
 llvm::Error checkOutputPath(llvm::StringRef Path);
 
 /// Refuses, before any work, outputs that would destroy an input or each other: an output
 /// that is the same file as one of Inputs (through symlinks and hard links: the same device
-/// and inode), or the same file as another output. Inputs that do not exist, "-", and outputs
-/// that are not regular files are not compared. Usage errors naming both.
+/// and inode; an input that does not exist yet, such as a compiler's -o, by its name through
+/// its directory's real path), or the same file as another output. "-" and outputs that are
+/// not regular files are not compared. Usage errors naming both.
 llvm::Error checkOutputsAgainstInputs(llvm::ArrayRef<std::string> Outputs,
-                                      llvm::ArrayRef<std::string> Inputs);
+                                      llvm::ArrayRef<std::string> Inputs,
+                                      Within W = Within::Named);
 
 /// The regular files directly in Dir (inputs read from a directory, for the check above).
 std::vector<std::string> filesIn(llvm::StringRef Dir);
@@ -96,7 +105,8 @@ public:
   /// now; removed when the object goes without commit(), and on SIGINT/SIGTERM/SIGHUP
   /// (abandonPendingOutputs). An output that is not a regular file is opened now (Descriptor)
   /// or gets a private temporary file copied into it on commit() (Path).
-  static llvm::Expected<PendingFile> create(llvm::StringRef Final, Use U = Use::Descriptor);
+  static llvm::Expected<PendingFile> create(llvm::StringRef Final, Use U = Use::Descriptor,
+                                            Within W = Within::Named);
   /// For runs that can be resumed (Use::Path): the fixed name "TARGET.partial" of State. It is
   /// not created here, and it survives failures and signals (the run continues it); discard()
   /// removes it.
@@ -115,6 +125,10 @@ public:
   llvm::Error commit();
   /// Removes the temporary file now.
   void discard();
+  /// For a resumable file: until the run's first checkpoint it resumes nothing, so a signal
+  /// removes it like a temporary file; checkpointed() keeps it from then on.
+  void uselessUntilCheckpoint();
+  void checkpointed();
 
 private:
   PendingFile() = default;
@@ -122,13 +136,14 @@ private:
   OutputTarget Target;
   std::optional<llvm::sys::fs::TempFile> File; // create() only
   int StreamFd = -1;                           // an output written as it is
+  bool RemovedOnSignal = false;                // resumable, before its first checkpoint
 };
 
 /// A text or binary output that appears under its name only when complete (a PendingFile);
 /// "-" writes to standard output directly, and so does any output that is not a regular file.
 class AtomicOutput {
 public:
-  static llvm::Expected<AtomicOutput> create(llvm::StringRef Path);
+  static llvm::Expected<AtomicOutput> create(llvm::StringRef Path, Within W = Within::Named);
   AtomicOutput(AtomicOutput &&) noexcept;
   AtomicOutput &operator=(AtomicOutput &&) = delete;
   ~AtomicOutput();
@@ -162,7 +177,7 @@ public:
   OutputGroup &operator=(const OutputGroup &) = delete;
   ~OutputGroup();
   /// Checks Final (resolveOutput) and returns where to write it.
-  llvm::Expected<std::string> add(llvm::StringRef Final);
+  llvm::Expected<std::string> add(llvm::StringRef Final, Within W = Within::Named);
   llvm::Error commit();
 
 private:
@@ -196,7 +211,8 @@ void removeStaleTemporaries(llvm::StringRef Path);
 
 /// Writes Body into Path through an AtomicOutput.
 llvm::Error writeFileAtomically(llvm::StringRef Path,
-                                const std::function<void(llvm::raw_ostream &)> &Body);
+                                const std::function<void(llvm::raw_ostream &)> &Body,
+                                Within W = Within::Named);
 /// The same for a Body that can fail: its error is returned and nothing appears at Path.
 llvm::Error writeFileAtomicallyChecked(llvm::StringRef Path,
                                        const std::function<llvm::Error(llvm::raw_ostream &)> &Body);

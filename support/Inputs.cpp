@@ -8,6 +8,7 @@
 #include "support/Files.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -226,6 +227,9 @@ llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::str
     if (E)
       return E;
   }
+  // Standard input can be read once: a second '-' would be an empty module.
+  if (llvm::count(Out.Paths, "-") > 1)
+    return usageError("standard input ('-') is named more than once among the inputs");
   if (Names)
     *Names = std::move(Out.Names);
   return std::move(Out.Paths);
@@ -303,6 +307,15 @@ std::string readErrorMessage(std::error_code EC) {
   if (EC == std::errc::is_a_directory)
     return "it is a directory";
   return EC.message();
+}
+
+std::string fileStamp(llvm::StringRef Path) {
+  struct stat St;
+  if (Path == "-" || ::stat(Path.str().c_str(), &St) != 0)
+    return "";
+  return llvm::formatv("{0}:{1}:{2}:{3}.{4}", uint64_t(St.st_dev), uint64_t(St.st_ino),
+                       int64_t(St.st_size), int64_t(St.st_mtim.tv_sec), int64_t(St.st_mtim.tv_nsec))
+      .str();
 }
 
 } // namespace wb::support

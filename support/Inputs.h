@@ -78,6 +78,11 @@ inline constexpr uint64_t MaxStreamedInput = uint64_t(1) << 30;
 /// The bytes of an input file ("-": standard input), as MemoryBuffer::getFileOrSTDIN gives
 /// them, but a stream longer than MaxStreamedInput fails with errc::file_too_large and a
 /// directory with errc::is_a_directory. Messages: readErrorMessage.
+/// What identifies an input's content for resuming a run, cheaply: its device, inode, size
+/// and modification time ("" for one that cannot be read, "-"). A module rewritten since the
+/// interrupted run changes it (so does a touch: the run starts over, which is safe).
+std::string fileStamp(llvm::StringRef Path);
+
 llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInput(llvm::StringRef Path,
                                                               bool IsText = false);
 /// What readInput's error means, for "FILE: cannot read ...: <this>".

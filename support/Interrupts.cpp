@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <fcntl.h>
 #include <mutex>
 #include <poll.h>
 #include <pthread.h>
@@ -36,6 +37,22 @@ struct StartDispositions {
   }
 };
 const StartDispositions AtStart;
+
+// A program started with standard input, output or error closed (`2>&-`) would get those
+// numbers for the first files it opens, and diagnostics written to "stderr" would land in an
+// output file (an HDF5 file made unreadable by a warning). They are opened on /dev/null
+// before anything else runs, in the direction that makes use fail as it would have: reads of
+// a closed stdin and writes to a closed stdout fail with EBADF, still reported as such.
+__attribute__((constructor(101))) void keepStandardDescriptors() {
+  for (int Fd = 0; Fd <= 2; ++Fd)
+    if (::fcntl(Fd, F_GETFD) < 0 && errno == EBADF) {
+      const int Opened = ::open("/dev/null", Fd == 0 ? O_WRONLY : O_RDONLY);
+      if (Opened >= 0 && Opened != Fd) {
+        ::dup2(Opened, Fd);
+        ::close(Opened);
+      }
+    }
+}
 
 /// The interrupt signals the watcher takes: those not ignored at start.
 sigset_t interruptSet() {

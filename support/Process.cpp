@@ -80,7 +80,9 @@ __attribute__((no_sanitize("address", "undefined"))) int spawnedChild(void *P) {
     }
   }
   // Bound to the host's death; a host that died before this line is not our parent any more.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // SIGTERM, so that the compiler removes its own temporaries (clang's .o.tmp); the guardian
+  // follows with SIGKILL for one that ignores it.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() != A.Host)
     ::_exit(127);
   ::setpgid(0, 0);
@@ -287,8 +289,17 @@ void removeBelow(int Parent, const char *Name, int Depth) {
   ::unlinkat(Parent, Name, AT_REMOVEDIR);
 }
 
+/// SIGTERM to the group, SIGKILL once it is gone or after 2 s.
+void endGroup(pid_t Group) {
+  ::kill(-Group, SIGTERM);
+  for (int Wait = 0; Wait < 100 && ::kill(-Group, 0) == 0; ++Wait)
+    pauseBriefly();
+  ::kill(-Group, SIGKILL);
+}
+
 [[noreturn]] void guard(int In, const std::vector<std::string> &Trees,
-                        const std::vector<std::string> &Files) {
+                        const std::vector<std::string> &Files,
+                        const std::vector<FileMark> &Outputs) {
   // Out of the host's process group (a kill of it, a Ctrl-C, must not reach us), every signal
   // blocked, no descriptor but the pipe (a descriptor held here would keep a pipe of the host's
   // open: its readers would never see the end).
@@ -326,9 +337,11 @@ void removeBelow(int Parent, const char *Name, int Depth) {
   if (Done)
     ::_exit(0);
   if (Group > 0)
-    ::kill(-Group, SIGKILL);
+    endGroup(Group);
   for (const std::string &F : Files)
     ::unlink(F.c_str());
+  for (const FileMark &M : Outputs)
+    M.removeIfWritten();
   for (const std::string &T : Trees)
     for (int Try = 0; Try < 5 && ::access(T.c_str(), F_OK) == 0; ++Try) {
       if (Try)
@@ -340,11 +353,36 @@ void removeBelow(int Parent, const char *Name, int Depth) {
 
 } // namespace
 
+FileMark FileMark::take(std::string Path) {
+  FileMark M;
+  M.Path = std::move(Path);
+  M.Existed = ::lstat(M.Path.c_str(), &M.Before) == 0;
+  return M;
+}
+
+bool FileMark::writtenSince() const {
+  struct stat Now;
+  if (Path.empty() || ::lstat(Path.c_str(), &Now) != 0 || !S_ISREG(Now.st_mode))
+    return false;
+  if (!Existed)
+    return true;
+  return Now.st_dev != Before.st_dev || Now.st_ino != Before.st_ino ||
+         Now.st_size != Before.st_size || Now.st_ctim.tv_sec != Before.st_ctim.tv_sec ||
+         Now.st_ctim.tv_nsec != Before.st_ctim.tv_nsec;
+}
+
+void FileMark::removeIfWritten() const {
+  if (writtenSince())
+    ::unlink(Path.c_str());
+}
+
 llvm::Expected<Guardian> Guardian::start(std::vector<std::string> Trees,
-                                         std::vector<std::string> Files) {
+                                         std::vector<std::string> Files,
+                                         std::vector<FileMark> Outputs) {
   Guardian G;
   G.Trees = std::move(Trees);
   G.Files = std::move(Files);
+  G.Outputs = std::move(Outputs);
   int P[2];
   if (::pipe2(P, O_CLOEXEC) != 0)
     return makeError(llvm::Twine("cannot start the session's guardian: pipe: ") + strerror(errno));
@@ -356,14 +394,15 @@ llvm::Expected<Guardian> Guardian::start(std::vector<std::string> Trees,
     return makeError(llvm::Twine("cannot start the session's guardian: fork: ") + strerror(E));
   }
   if (G.Pid == 0)
-    guard(P[0], G.Trees, G.Files);
+    guard(P[0], G.Trees, G.Files, G.Outputs);
   ::close(P[0]);
   G.Fd = P[1];
   return G;
 }
 
 Guardian::Guardian(Guardian &&O) noexcept
-    : Pid(O.Pid), Fd(O.Fd), Trees(std::move(O.Trees)), Files(std::move(O.Files)) {
+    : Pid(O.Pid), Fd(O.Fd), Trees(std::move(O.Trees)), Files(std::move(O.Files)),
+      Outputs(std::move(O.Outputs)) {
   O.Pid = -1;
   O.Fd = -1;
 }

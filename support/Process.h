@@ -13,6 +13,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <vector>
 
@@ -79,15 +80,33 @@ private:
 /// Cleans up after a host that dies without doing it (SIGKILL: no handler, no destructor): a
 /// process forked per session, in its own process group (a kill of the host's group or a
 /// Ctrl-C does not reach it), holding the read end of a pipe whose only writer is the host.
-/// When the pipe ends without the host's goodbye, the host is gone: the guardian kills the
-/// compiler's process group, removes Files (the compiler's -o, the host's temporary logs) and
+/// When the pipe ends without the host's goodbye, the host is gone: the guardian sends the
+/// compiler's process group SIGTERM (clang then removes its own temporaries), SIGKILL after a
+/// grace period, removes Files (the compiler's -o, the host's temporary logs) and
 /// Trees (the session's private directory, with whatever the compiler made in it), and exits.
 /// After a clean session it exits at once; the host waits for it (a few microseconds).
 /// Forked from a process with threads, it calls only async-signal-safe functions.
+/// What a path was before another process (a compiler) ran, so that cleaning up after it
+/// removes only what it wrote: a regular file (never a device, a FIFO or a symlink, seen by
+/// lstat) that did not exist before or is another file now (inode, size, change time). A
+/// user's `-o /dev/null`, or an old output the compiler never touched, is left alone.
+/// Its check calls only lstat: the guardian uses it after fork.
+struct FileMark {
+  std::string Path;
+  bool Existed = false;
+  struct stat Before {};
+  static FileMark take(std::string Path);
+  bool writtenSince() const;
+  /// Removes Path when writtenSince().
+  void removeIfWritten() const;
+};
+
 class Guardian {
 public:
+  /// Trees are removed whole, Files always, Outputs only when written (FileMark).
   static llvm::Expected<Guardian> start(std::vector<std::string> Trees,
-                                        std::vector<std::string> Files);
+                                        std::vector<std::string> Files,
+                                        std::vector<FileMark> Outputs = {});
   Guardian(Guardian &&O) noexcept;
   Guardian &operator=(Guardian &&) = delete;
   /// The session ended as it should: the guardian leaves without touching anything.
@@ -104,6 +123,7 @@ private:
   int Fd = -1;
   // Kept alive for the child, which reads them after the fork (copy-on-write memory).
   std::vector<std::string> Trees, Files;
+  std::vector<FileMark> Outputs;
 };
 
 } // namespace wb::support

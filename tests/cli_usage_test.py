@@ -10,7 +10,8 @@
     --task evict` runs the task's default policy; `mlgo collect --task` offers only inline;
   * one message per failure; an HDF5 run ends with a summary line on a terminal only;
   * a corpus description is recognised by its content; an output directory needs an existing
-    parent, like an output file.
+    parent, like an output file;
+  * seconds (--timeout, --module-time-limit) are finite and not negative; '-' is read once.
 
   cli_usage_test.py --ir2vec BIN --llvm-bindir DIR --data DIR
 """
@@ -198,6 +199,18 @@ for args in (["triplets", "-q", "--format", "openke", "-o", W("no", "such", "dir
 r = run([ir2vec, "vocab", "split", kg, "-o", W("split")])
 check("vocab split: a new output directory under an existing parent is created",
       r.returncode == 0 and os.path.exists(W("split", "train2id.txt")), r.stderr)
+
+# Seconds are finite and not negative, said in one short line; standard input is read once.
+for args in (["mlgo", "run", "--timeout", "-1", "--", "true"], ["mlgo", "run", "--timeout", "nan", "--", "true"],
+             ["embeddings", "--module-time-limit", "-5", calls], ["embeddings", "--module-time-limit", "inf", calls]):
+    r = run([ir2vec, *args])
+    msg = r.stderr.decode()
+    check(f"{' '.join(args[:3])}: a usage error saying it is not a number of seconds, one short line",
+          r.returncode in (1, 64) and "is not a number of seconds" in msg and max(map(len, msg.splitlines())) < 120,
+          (r.returncode, msg[-300:]))
+r = run([ir2vec, "embeddings", "-", "-"], stdin=open(calls, "rb").read())
+check("embeddings - -: refused (standard input named twice), no output",
+      r.returncode == 1 and b"more than once" in r.stderr and r.stdout == b"", (r.returncode, r.stderr[-200:]))
 
 status = res.summary()
 if status == 0:

@@ -14,7 +14,9 @@ making subdirectories, one of them read-only, with files in the host's private d
 mkdirs-hang (the same, then hangs).
 Every mode first creates its "-o FILE" (empty), as LLVM's tools open their output before
 working, and reports on stderr when it was started with SIGHUP ignored ("sighup-ignored").
-Replies are checked: each must be exactly 8 bytes; a wrong size exits 3."""
+Replies are checked: each must be exactly 8 bytes; a wrong size exits 3.
+Environment: FAKE_NO_OUT=1 leaves "-o FILE" untouched; FAKE_TERM_NOTE=PATH writes PATH and
+exits 143 on SIGTERM (what a compiler that removes its temporaries on SIGTERM does)."""
 import json, os, signal, struct, subprocess, sys, time
 
 mode = sys.argv[1]
@@ -41,7 +43,12 @@ if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
     print("sighup-ignored", file=sys.stderr, flush=True)
 if mode == "hang-ignore-term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-if "-o" in sys.argv[:-1]:
+elif os.environ.get("FAKE_TERM_NOTE"):
+    def noted(*_):
+        open(os.environ["FAKE_TERM_NOTE"], "w").write("SIGTERM\n")
+        os._exit(143)
+    signal.signal(signal.SIGTERM, noted)
+if "-o" in sys.argv[:-1] and not os.environ.get("FAKE_NO_OUT"):
     open(sys.argv[sys.argv.index("-o") + 1], "wb").close()
 if mode.startswith("mkdirs"):
     private = os.path.dirname(base)

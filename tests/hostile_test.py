@@ -14,7 +14,7 @@ note lists the failures of the build before).
 
   hostile_test.py --ir2vec BIN
 """
-import argparse, json, os, shutil, signal, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, signal, stat, subprocess, sys, tempfile, time
 
 import h5py
 import numpy as np
@@ -477,6 +477,66 @@ for mode, extra, want in (("mkdirs", [], 0), ("mkdirs-hang", ["--timeout", "1"],
     check(f"a compiler that makes subdirectories (one read-only) in the private directory, {mode}: exit {want}, "
           "the whole tree is removed", r.returncode == want and os.listdir(kill_tmp) == [],
           (r.returncode, os.listdir(kill_tmp), r.stderr[-200:]))
+
+# The guardian after SIGKILL of the host, as a hostile user's second try found: it removes only
+# what the compiler wrote. A -o that is a device, a FIFO or a symlink stays what it was; an old
+# -o the compiler never touched stays; the compiler gets SIGTERM first (clang removes its
+# temporary object then), and one that ignores SIGTERM still dies.
+def kill_host_mid_session(i, mode, out_args, env_extra, wait=5):
+    marker = f"-guardian-{os.getpid()}-{i}"
+    proc = subprocess.Popen([a.ir2vec, "mlgo", "run", "--"] + fake + [mode, "3", marker] + out_args,
+                            env=dict(kenv, **env_extra), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 20
+    while time.time() < deadline and not os.listdir(kill_tmp):
+        time.sleep(0.02)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return leftovers_of(marker, kill_tmp, wait=wait)
+
+
+gd = W("guardian")
+os.mkdir(gd)
+dev = os.path.join(gd, "dev")
+os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+left = kill_host_mid_session(0, "hang", ["-o", dev], {})
+st = os.lstat(dev)
+check("host killed by SIGKILL, the compiler's -o a character device (mknod c 1 3): still the device",
+      stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3) and left == ([], []), (stat.filemode(st.st_mode), left))
+fifo = os.path.join(gd, "fifo")
+os.mkfifo(fifo)
+drain = subprocess.Popen(["sh", "-c", f"while :; do cat '{fifo}' > /dev/null; done"], start_new_session=True)
+left = kill_host_mid_session(1, "hang", ["-o", fifo], {})
+os.killpg(drain.pid, signal.SIGKILL)
+drain.wait()
+check("host killed by SIGKILL, the compiler's -o a FIFO: still the FIFO",
+      stat.S_ISFIFO(os.lstat(fifo).st_mode) and left == ([], []), left)
+target = os.path.join(gd, "target.o")
+open(target, "w").write("x")
+link = os.path.join(gd, "link.o")
+os.symlink("target.o", link)
+left = kill_host_mid_session(2, "hang", ["-o", link], {})
+check("host killed by SIGKILL, the compiler's -o a symlink: the link and its target stay",
+      os.path.islink(link) and os.path.exists(target) and left == ([], []), left)
+precious = os.path.join(gd, "precious.o")
+open(precious, "w").write("an old build's object\n")
+left = kill_host_mid_session(3, "hang", ["-o", precious], {"FAKE_NO_OUT": "1"})
+check("host killed by SIGKILL, the compiler's -o an old file it never touched: kept as it was",
+      open(precious).read() == "an old build's object\n" and left == ([], []), left)
+r = harness.run([a.ir2vec, "mlgo", "run", "--timeout", "1", "--"] + fake + ["hang", "3", "-o", precious],
+                env=dict(kenv, FAKE_NO_OUT="1"), timeout=60)
+check("mlgo run --timeout 1 whose compiler never touched its old -o: exit 124, the old file kept",
+      r.returncode == 124 and open(precious).read() == "an old build's object\n", (r.returncode, r.stderr[-200:]))
+note = os.path.join(gd, "term-note")
+new_out = os.path.join(gd, "new.o")
+left = kill_host_mid_session(4, "hang", ["-o", new_out], {"FAKE_TERM_NOTE": note})
+check("host killed by SIGKILL: the compiler gets SIGTERM first (it could remove its temporaries), the -o it "
+      "created is removed", os.path.exists(note) and not os.path.exists(new_out) and left == ([], []),
+      (os.path.exists(note), os.path.exists(new_out), left))
+left = kill_host_mid_session(5, "hang-ignore-term", ["-o", new_out], {}, wait=6)
+check("host killed by SIGKILL, its compiler ignoring SIGTERM: killed after the grace period, -o removed",
+      left == ([], []) and not os.path.exists(new_out), left)
 
 status = res.summary()
 if status == 0:

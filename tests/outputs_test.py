@@ -15,7 +15,12 @@ counts).
     publishes a whole file;
   * no OUT.partial.copy after SIGINT/SIGTERM during --resume;
   * an output directory the run created is removed when the run fails (a full disk, no object
-    with bitcode); `-o DIR/` with a trailing slash works.
+    with bitcode); `-o DIR/` with a trailing slash works;
+  * what a second hostile try found: standard output and error closed (a warning must not
+    land in an output file); a symlink inside an output directory (the entry is replaced, not
+    its target); an object whose module would overwrite another input; OUT.partial a symlink;
+    `mlgo run --log X` where X is the compiler's -o not yet written; modes kept, read-only
+    files refused; --resume after an input changed; SIGTERM before the first checkpoint.
 
 No test names a system path as an output. outputs_test.py --ir2vec BIN --llvm-bindir DIR
 """
@@ -384,6 +389,176 @@ for name, args in (("triplets --format openke", lambda o: ["triplets", "--format
     r = run(*args(d + "/"))
     check(f"{name} -o DIR/ (a trailing slash, as the docs write it): exit 0, DIR created",
           r.returncode == 0 and os.path.isdir(d) and listing(d), (r.returncode, r.stderr[-300:]))
+
+# ---- a hostile user's second try (issue 22): what the first fixes left open ---------------------
+here = os.path.dirname(os.path.abspath(__file__))
+olddebug = os.path.join(here, "data", "olddebug.ll")  # its debug-info warning goes to stderr
+
+
+def closing(*fds):
+    return lambda: [os.close(fd) for fd in fds]
+
+
+# Standard output and error closed: a warning must not land in the first file the tool opens.
+want_txt = run("embeddings", olddebug, check=True).stdout
+out = W("closed-2.txt")
+r = subprocess.run([tool, "embeddings", "-o", out, olddebug], preexec_fn=closing(2))
+check("embeddings -o FILE with standard error closed (2>&-): exit 0, the file holds the embeddings only",
+      r.returncode == 0 and open(out, "rb").read() == want_txt, (r.returncode, open(out, "rb").read()[:120]))
+ref_h5 = W("closed-ref.h5")
+run("embeddings", "--format", "hdf5", "-q", "-o", ref_h5, olddebug, check=True)
+for what, fds in (("2>&-", (2,)), (">&- 2>&-", (1, 2))):
+    out = W(f"closed-{len(fds)}.h5")
+    r = subprocess.run([tool, "embeddings", "--format", "hdf5", "-o", out, olddebug], preexec_fn=closing(*fds))
+    try:
+        diff = h5compare.same_files(out, ref_h5) if r.returncode == 0 else "exit"
+    except OSError as e:
+        diff = f"h5py cannot read it: {e}"
+    check(f"embeddings --format hdf5 with {what}: exit 0, the file equals a run with them open", diff is None,
+          (r.returncode, diff))
+r = subprocess.run([tool, "embeddings", olddebug], preexec_fn=closing(1), capture_output=False,
+                   stderr=subprocess.PIPE)
+check("embeddings to a closed standard output (>&-): exit 1 with a write error, as before",
+      r.returncode == 1 and b"write error" in r.stderr, (r.returncode, r.stderr[-200:]))
+
+# A symlink left inside an output directory: the entry is replaced, never what it points to.
+sd = W("symlink-in-dir")
+os.mkdir(sd)
+victim = os.path.join(sd, "m.ll")
+shutil.copy(module, victim)
+before = sha(victim)
+kg = os.path.join(sd, "kg")
+os.mkdir(kg)
+os.symlink("../m.ll", os.path.join(kg, "train2id.txt"))
+r = run("triplets", "-q", "--format", "openke", "-o", kg, victim)
+check("triplets --format openke -o DIR whose train2id.txt is a symlink to the input: exit 0, the input intact, "
+      "the entry now the triplets",
+      r.returncode == 0 and sha(victim) == before and not os.path.islink(os.path.join(kg, "train2id.txt"))
+      and open(os.path.join(kg, "train2id.txt")).readline().strip().isdigit(), (r.returncode, r.stderr[-300:]))
+kg2 = os.path.join(sd, "kg2")
+os.mkdir(kg2)
+os.symlink("../kg/train2id.txt", os.path.join(kg2, "train2id.txt"))
+before_kg = sha(os.path.join(kg, "train2id.txt"))
+r = run("vocab", "split", kg, "-o", kg2)
+check("vocab split KG -o KG2 whose train2id.txt links to KG's: exit 0, KG intact",
+      r.returncode == 0 and sha(os.path.join(kg, "train2id.txt")) == before_kg
+      and not os.path.islink(os.path.join(kg2, "train2id.txt")), (r.returncode, r.stderr[-300:]))
+src_c = os.path.join(sd, "a.c")
+open(src_c, "w").write("int f(int x) { return x * 3; }\n")
+objs = []
+for n in ("a.o", "b.o"):
+    objs.append(os.path.join(sd, n))
+    harness.run(["clang-22", "-O1", "-Xclang", "-fembed-bitcode=all", "-c", src_c, "-o", objs[-1]], check=True)
+ex = os.path.join(sd, "ex")
+os.mkdir(ex)
+os.symlink("../a.o", os.path.join(ex, "a.o.bc"))
+before = sha(objs[0])
+r = run("corpus", "extract", "-q", "--obj-base-dir", sd, "-o", ex, *objs)
+check("corpus extract -o DIR whose a.o.bc links to the object a.o: exit 0, the object intact",
+      r.returncode == 0 and sha(objs[0]) == before and not os.path.islink(os.path.join(ex, "a.o.bc")),
+      (r.returncode, r.stderr[-300:]))
+dq = os.path.join(sd, "d")
+os.mkdir(dq)
+shutil.copy(objs[0], os.path.join(dq, "q"))
+shutil.copy(objs[0], os.path.join(dq, "q.bc"))
+before = sha(os.path.join(dq, "q.bc"))
+r = run("corpus", "extract", "--obj-base-dir", dq, "-o", dq, os.path.join(dq, "q"), os.path.join(dq, "q.bc"))
+check("corpus extract whose module q would be written over the input object q.bc: refused before any work, "
+      "the object intact", r.returncode in (1, 64) and b"is also an input" in r.stderr
+      and sha(os.path.join(dq, "q.bc")) == before and sorted(os.listdir(dq)) == ["q", "q.bc"],
+      (r.returncode, r.stderr[-300:], os.listdir(dq)))
+
+# OUT.partial (the run's own state) a symlink to an input: refused, the input intact, no lock left.
+pd = W("partial-link")
+os.mkdir(pd)
+shutil.copy(module, os.path.join(pd, "m.ll"))
+before = sha(os.path.join(pd, "m.ll"))
+os.symlink("m.ll", os.path.join(pd, "out.h5.partial"))
+r = run("embeddings", "--format", "hdf5", "-o", os.path.join(pd, "out.h5"), os.path.join(pd, "m.ll"))
+check("embeddings --format hdf5 -o OUT where OUT.partial is a symlink to the input: exit 1 naming it, the input "
+      "intact, no OUT.lock left", r.returncode == 1 and b"out.h5.partial" in r.stderr
+      and sha(os.path.join(pd, "m.ll")) == before and sorted(os.listdir(pd)) == ["m.ll", "out.h5.partial"],
+      (r.returncode, r.stderr[-300:], os.listdir(pd)))
+
+# mlgo run --log X where X is the compiler's -o, not yet existing (compared by name).
+ld = W("log-is-out")
+os.mkdir(ld)
+for spelling in (["-o", os.path.join(ld, "new.bc")], ["-o=" + os.path.join(ld, "new.bc")]):
+    r = run("mlgo", "run", "--log", os.path.join(ld, ".", "new.bc"), "--", B("opt"), "-passes=default<Oz>",
+            modules[0], *spelling)
+    check(f"mlgo run --log X -- opt ... {spelling[0][:3]} X (X does not exist yet): refused before the compiler "
+          "runs, nothing written", r.returncode in (1, 64) and b"is also an input" in r.stderr and os.listdir(ld) == [],
+          (r.returncode, r.stderr[-300:], os.listdir(ld)))
+
+# A replaced file keeps its permissions; a read-only one is refused to a user who cannot write it.
+md = W("modes")
+os.mkdir(md)
+os.chmod(tmp, 0o711)
+os.chmod(md, 0o777)
+priv = os.path.join(md, "private.txt")
+open(priv, "w").write("old\n")
+os.chmod(priv, 0o600)
+r = run("embeddings", "-o", priv, module)
+check("embeddings -o FILE (mode 0600): replaced, still 0600",
+      r.returncode == 0 and stat.S_IMODE(os.stat(priv).st_mode) == 0o600, (r.returncode, oct(os.stat(priv).st_mode)))
+ro = os.path.join(md, "readonly.txt")
+open(ro, "w").write("keep me\n")
+os.chmod(ro, 0o444)
+r = subprocess.run([tool, "embeddings", "-o", ro, module], capture_output=True, user=65534, group=65534)
+check("as another user, embeddings -o FILE that is read-only (0444, root's) in a writable directory: exit 1, the "
+      "file intact", r.returncode == 1 and open(ro).read() == "keep me\n" and b"Permission denied" in r.stderr,
+      (r.returncode, r.stderr[-300:]))
+os.chmod(tmp, 0o700)
+
+# --resume after an input changed: the changed module is embedded again, not taken from the
+# interrupted run (the output equals a fresh run over the inputs as they are).
+rc = W("resume-changed")
+os.mkdir(rc)
+names = []
+for i in range(200):
+    names.append(os.path.join(rc, f"w{i:03}.ll"))
+    shutil.copy(wide, names[-1])
+rlist = os.path.join(rc, "list")
+open(rlist, "w").write("".join(n + "\n" for n in names))
+out = os.path.join(rc, "out.h5")
+victim = subprocess.Popen([tool, "embeddings", "--format", "hdf5", "--level", "inst", "-q", "-j", "1", "-o", out,
+                           "@" + rlist])
+deadline = time.time() + 60
+while time.time() < deadline and not os.path.exists(out + ".resume") and victim.poll() is None:
+    time.sleep(0.005)
+victim.kill()
+victim.wait()
+had_checkpoint = os.path.exists(out + ".resume")
+time.sleep(0.05)  # a new modification time, whatever the file system's clock granularity
+shutil.copy(module, names[0])
+r = run("embeddings", "--format", "hdf5", "--level", "inst", "-j", "1", "-o", out, "--resume", "@" + rlist)
+fresh = os.path.join(rc, "fresh.h5")
+run("embeddings", "--format", "hdf5", "--level", "inst", "-q", "-j", "1", "-o", fresh, "@" + rlist, check=True)
+diff = h5compare.same_files(out, fresh) if r.returncode == 0 else "exit"
+check("embeddings --resume after the first module was rewritten: starts over (says why), the output equals a "
+      "fresh run", had_checkpoint and diff is None and b"starting over" in r.stderr,
+      (had_checkpoint, r.returncode, diff, r.stderr[-300:]))
+
+# SIGTERM before the first checkpoint: the partial file resumes nothing and goes.
+bad, tried = [], 0
+for i in range(5):
+    out = os.path.join(rc, f"early-{i}.h5")
+    p_ = subprocess.Popen([tool, "embeddings", "--format", "hdf5", "--level", "inst", "-q", "-j", "1", "-o", out,
+                           "@" + rlist])
+    deadline = time.time() + 30
+    while time.time() < deadline and not os.path.exists(out + ".partial") and p_.poll() is None:
+        time.sleep(0.001)
+    early = not os.path.exists(out + ".resume")
+    p_.send_signal(signal.SIGTERM)
+    p_.wait(timeout=60)
+    if not early or os.path.exists(out + ".resume"):
+        continue  # a checkpoint came first: another case
+    tried += 1
+    left = [n for n in os.listdir(rc) if n.startswith(f"early-{i}.h5")]
+    if left:
+        bad.append((i, left))
+check(f"SIGTERM before the first checkpoint: nothing left beside the output ({tried} runs)", tried >= 3 and not bad,
+      (tried, bad))
 
 status = res.summary()
 if status == 0:

@@ -8,6 +8,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -156,12 +157,23 @@ unsigned jobsOrHardware(unsigned Jobs) {
   return Jobs ? Jobs : llvm::hardware_concurrency().compute_thread_count();
 }
 
+CLI::Validator seconds() {
+  return CLI::Validator(
+      [](std::string &V) -> std::string {
+        double X = 0;
+        if (!CLI::detail::lexical_cast(V, X) || !std::isfinite(X) || X < 0)
+          return "'" + V + "' is not a number of seconds (0 or more)";
+        return "";
+      },
+      "SECONDS");
+}
+
 CLI::Option *addModuleTimeLimit(CLI::App &Sub, double &Seconds) {
   return Sub
       .add_option("--module-time-limit", Seconds,
                   "Seconds one module may take before it is stopped and recorded as failed "
                   "(LLVM's reader loops for ever on some malformed bitcode; 0: no limit)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seconds())
       ->type_name("SECONDS");
 }
 

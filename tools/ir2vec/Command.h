@@ -114,6 +114,9 @@ unsigned jobsOrHardware(unsigned Jobs);
 /// The batch settings of a run: workers, progress on a terminal unless quiet, and per-module
 /// messages through R.
 /// --module-time-limit of the commands that read a corpus in this process.
+/// Seconds as a limit: a finite number, 0 or more (CLI11's NonNegativeNumber prints a range
+/// up to DBL_MAX and lets "nan" through).
+CLI::Validator seconds();
 CLI::Option *addModuleTimeLimit(CLI::App &Sub, double &Seconds);
 corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds,
                         support::Distribution Dist = {});

@@ -397,6 +397,7 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   Explore->add_option("--timeout", X->Config.Tools.TimeoutSeconds,
                       "Kill a compiler after S seconds (0: no limit); the rollout is recorded "
                       "as failed")
+      ->check(seconds())
       ->type_name("S");
   Explore->add_flag("--held-out", X->Config.HeldOut,
                     "Explore the held-out side instead (labels for measuring agreement only; "
@@ -560,6 +561,7 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   FineTune->add_option("--timeout", FT->Config.Tools.TimeoutSeconds,
                        "Kill a compiler after S seconds (0: no limit); counted with the "
                        "heuristic's size")
+      ->check(seconds())
       ->type_name("S");
   addJobs(*FineTune, FT->Jobs, "Compilations in parallel");
   addQuiet(*FineTune, FT->Quiet, "No notes or progress line");

@@ -116,6 +116,7 @@ void addPolicyOptions(CLI::App &Sub, PolicyCLI &O, const std::vector<std::string
           ->default_str("")
           ->type_name("[VOCAB]");
   Sub.add_option("--timeout", O.Timeout, "Kill a compiler after S seconds (0: no limit)")
+      ->check(seconds())
       ->type_name("S");
   Sub.add_flag("-q,--quiet", O.Quiet, "No warnings or progress");
 }
