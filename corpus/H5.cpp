@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <unistd.h>
 
 namespace wb::corpus::h5 {
 
@@ -38,6 +39,16 @@ std::string systemCause() {
 } // namespace
 
 llvm::Error h5Error(const std::string &File, const H5::Exception &E) {
+  // A file that could not be opened: say why in the user's terms rather than HDF5's.
+  if (llvm::StringRef(E.getDetailMsg()).contains("H5Fopen failed")) {
+    if (::access(File.c_str(), R_OK) != 0)
+      return support::fileError(File, "cannot open: " + std::string(std::strerror(errno)));
+    htri_t IsHDF5 = -1;
+    H5E_BEGIN_TRY { IsHDF5 = H5Fis_hdf5(File.c_str()); }
+    H5E_END_TRY;
+    if (IsHDF5 == 0)
+      return support::fileError(File, "not an HDF5 file (it has no HDF5 signature)");
+  }
   const std::string Cause = systemCause();
   return support::fileError(File, "HDF5 error in " + E.getFuncName() + ": " + E.getDetailMsg() +
                                       (Cause.empty() ? "" : " (" + Cause + ")"));

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <filesystem>
 #include <map>
@@ -353,6 +354,9 @@ llvm::Expected<OutputState> OutputState::acquire(llvm::StringRef Output) {
       return D.takeError();
     S.PrivateDir = *D;
     S.Base = pathIn(*D, "output");
+    S.LockFd = ::open(D->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (S.LockFd >= 0)
+      ::flock(S.LockFd, LOCK_EX | LOCK_NB); // in use: not a SIGKILLed run's leftover
     return S;
   }
   S.Base = T->Path;
@@ -417,16 +421,17 @@ OutputState::OutputState(OutputState &&O) noexcept
 
 OutputState::~OutputState() {
   OutputStep L(outputLock());
-  if (LockFd >= 0) {
+  if (!LockPath.empty()) {
     // Removed while still held: a run waiting on this file finds the path gone and retries.
     ::unlink(LockPath.c_str());
     llvm::sys::DontRemoveFileOnSignal(LockPath);
-    ::close(LockFd);
   }
   if (!PrivateDir.empty()) {
     removeTree(PrivateDir);
     untrack(&Directories::Trees, PrivateDir);
   }
+  if (LockFd >= 0)
+    ::close(LockFd);
 }
 
 // ---- PendingFile ---------------------------------------------------------------------------
@@ -461,6 +466,10 @@ llvm::Expected<PendingFile> PendingFile::create(llvm::StringRef Final, Use U, Wi
   }();
   if (!F)
     return fileError(Final, "cannot create output file: " + llvm::toString(F.takeError()));
+  // In use: not a SIGKILLed run's leftover. (A file HDF5 writes is locked by HDF5 itself, with
+  // flock on its own descriptor: a lock held here would make its H5Fcreate fail.)
+  if (U == Use::Descriptor)
+    ::flock(F->FD, LOCK_EX | LOCK_NB);
   P.Temp = F->TmpName;
   P.File.emplace(std::move(*F));
   return P;
@@ -683,6 +692,59 @@ void removeStaleTemporaries(llvm::StringRef Path) {
     llvm::sys::fs::remove(F);
 }
 
+namespace {
+
+/// Removes the entries of Dir named Prefix... that this user owns, untouched for a minute
+/// (a live run's files are locked from the moment they exist; the minute covers the instant
+/// before, and outputs renamed into a group's temporary name), and whose flock can be taken.
+void sweep(llvm::StringRef Dir, llvm::StringRef Prefix) {
+  std::error_code EC;
+  std::vector<std::string> Names;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::path::filename(It->path()).starts_with(Prefix))
+      Names.push_back(It->path());
+  const time_t Now = ::time(nullptr);
+  for (const std::string &N : Names) {
+    struct stat St, Held;
+    if (::lstat(N.c_str(), &St) != 0 || St.st_uid != ::getuid() ||
+        !(S_ISREG(St.st_mode) || S_ISDIR(St.st_mode)) || Now - St.st_mtime < 60)
+      continue;
+    const int Fd = ::open(N.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (Fd < 0)
+      continue;
+    if (::flock(Fd, LOCK_EX | LOCK_NB) == 0 && ::fstat(Fd, &Held) == 0 &&
+        Held.st_ino == St.st_ino && Held.st_dev == St.st_dev) {
+      OutputStep L(outputLock());
+      if (S_ISDIR(St.st_mode))
+        removeTree(N);
+      else
+        ::unlink(N.c_str());
+    }
+    ::close(Fd);
+  }
+}
+
+} // namespace
+
+void sweepStaleTemporaries(llvm::ArrayRef<std::string> Outputs) {
+  for (const std::string &O : Outputs) {
+    llvm::Expected<OutputTarget> T = resolveOutput(O);
+    if (!T) {
+      llvm::consumeError(T.takeError()); // reported by the run itself
+      continue;
+    }
+    if (!T->replaced())
+      continue;
+    llvm::SmallString<256> Dir(llvm::sys::path::parent_path(T->Path));
+    if (Dir.empty())
+      Dir = ".";
+    sweep(Dir, (llvm::sys::path::filename(T->Path) + ".tmp-").str());
+  }
+  llvm::SmallString<256> Tmp;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Tmp);
+  sweep(Tmp, "ir2vec-");
+}
+
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<void(llvm::raw_ostream &)> &Body, Within W) {
   auto Out = AtomicOutput::create(Path, W);
@@ -841,6 +903,9 @@ llvm::Expected<TempDir> TempDir::create(llvm::StringRef Prefix) {
     return Path.takeError();
   TempDir D;
   D.Dir = std::move(*Path);
+  D.LockFd = ::open(D.Dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (D.LockFd >= 0)
+    ::flock(D.LockFd, LOCK_EX | LOCK_NB); // in use: not a SIGKILLed run's leftover
   return D;
 }
 
@@ -850,6 +915,8 @@ TempDir::~TempDir() {
   OutputStep L(outputLock());
   removeTree(Dir);
   untrack(&Directories::Trees, Dir);
+  if (LockFd >= 0)
+    ::close(LockFd);
 }
 
 void removeTree(llvm::StringRef Path) {

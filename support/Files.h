@@ -209,6 +209,13 @@ llvm::Error finishStandardOutput();
 /// the files named Path.tmp-* beside it. Only for outputs whose OutputState this run holds.
 void removeStaleTemporaries(llvm::StringRef Path);
 
+/// What runs killed by SIGKILL (no handler runs) left: the temporary files beside each of
+/// Outputs (OUT.tmp-*) and the private directories and files under $TMPDIR (ir2vec-*). A live
+/// run holds a flock on each of its own (PendingFile, TempDir), so only files this user owns,
+/// whose lock can be taken and that are older than a minute are removed. Called once per run,
+/// at the drivers' boundary (listing a directory per output file would be quadratic).
+void sweepStaleTemporaries(llvm::ArrayRef<std::string> Outputs);
+
 /// Writes Body into Path through an AtomicOutput.
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<void(llvm::raw_ostream &)> &Body,
@@ -253,7 +260,10 @@ llvm::Error writeFilesTogether(OutputDirectory &Dir,
 class TempDir {
 public:
   static llvm::Expected<TempDir> create(llvm::StringRef Prefix);
-  TempDir(TempDir &&O) noexcept : Dir(std::move(O.Dir)) { O.Dir.clear(); }
+  TempDir(TempDir &&O) noexcept : Dir(std::move(O.Dir)), LockFd(O.LockFd) {
+    O.Dir.clear();
+    O.LockFd = -1;
+  }
   TempDir &operator=(TempDir &&) = delete;
   ~TempDir();
   const std::string &path() const { return Dir; }
@@ -262,6 +272,7 @@ public:
 private:
   TempDir() = default;
   std::string Dir;
+  int LockFd = -1; // a flock on the directory while it is in use (sweepStaleTemporaries)
 };
 /// Removes Path and everything below it, never following symlinks; errors are ignored.
 void removeTree(llvm::StringRef Path);

@@ -212,6 +212,15 @@ r = run([ir2vec, "embeddings", "-", "-"], stdin=open(calls, "rb").read())
 check("embeddings - -: refused (standard input named twice), no output",
       r.returncode == 1 and b"more than once" in r.stderr and r.stdout == b"", (r.returncode, r.stderr[-200:]))
 
+# A file that is not HDF5 where HDF5 is expected: said in those words, not as HDF5's H5Fopen.
+junk = W("junk.h5")
+open(junk, "w").write("not hdf5\n")
+for args in (["mlgo", "run", "--policy", "linear", "--model", junk, "--", "true"],
+             ["from-counts", "-o", W("fc.h5"), junk]):
+    r = run([ir2vec, *args])
+    check(f"{' '.join(args[:2])} given a file that is not HDF5: 'not an HDF5 file', naming it",
+          r.returncode != 0 and b"junk.h5: not an HDF5 file" in r.stderr, r.stderr[-300:])
+
 status = res.summary()
 if status == 0:
     shutil.rmtree(tmp)

@@ -20,7 +20,8 @@ counts).
     land in an output file); a symlink inside an output directory (the entry is replaced, not
     its target); an object whose module would overwrite another input; OUT.partial a symlink;
     `mlgo run --log X` where X is the compiler's -o not yet written; modes kept, read-only
-    files refused; --resume after an input changed; SIGTERM before the first checkpoint.
+    files refused; --resume after an input changed; SIGTERM before the first checkpoint;
+    what runs killed by SIGKILL left is removed by the next run, what a live run holds is not.
 
 No test names a system path as an output. outputs_test.py --ir2vec BIN --llvm-bindir DIR
 """
@@ -559,6 +560,64 @@ for i in range(5):
         bad.append((i, left))
 check(f"SIGTERM before the first checkpoint: nothing left beside the output ({tried} runs)", tried >= 3 and not bad,
       (tried, bad))
+
+# What a run killed by SIGKILL left (no handler runs): the next run removes it, unless a live
+# run holds it (its flock). The leftovers are aged by a minute, as the sweep asks.
+def age(path):
+    t = time.time() - 120
+    os.utime(path, (t, t), follow_symlinks=False)
+
+
+sk = W("sigkill")
+os.mkdir(sk)
+sk_tmp = os.path.join(sk, "tmpdir")
+os.mkdir(sk_tmp)
+skenv = dict(os.environ, TMPDIR=sk_tmp)
+out = os.path.join(sk, "out.txt")
+victim = subprocess.Popen([tool, "embeddings", "--level", "inst", "-j", "1", "-q", "-o", out, "@" + rlist], env=skenv)
+deadline = time.time() + 30
+while time.time() < deadline and not [n for n in os.listdir(sk) if n.startswith("out.txt.tmp-")]:
+    time.sleep(0.005)
+time.sleep(0.2)
+victim.kill()
+victim.wait()
+left_tmp = [n for n in os.listdir(sk) if n.startswith("out.txt.tmp-")]
+coll = subprocess.Popen([tool, "mlgo", "collect", "-q", "-j", "1", "-o", os.path.join(sk, "c.h5"), *modules * 20],
+                        env=skenv)
+deadline = time.time() + 30
+while time.time() < deadline and not [n for n in os.listdir(sk_tmp) if n.startswith("ir2vec-collect")]:
+    time.sleep(0.005)
+time.sleep(0.2)
+coll.kill()
+coll.wait()
+left_dirs = [n for n in os.listdir(sk_tmp) if n.startswith("ir2vec-collect")]
+for n in left_tmp:
+    age(os.path.join(sk, n))
+for n in left_dirs:
+    age(os.path.join(sk_tmp, n))
+r = run("embeddings", "-q", "-o", out, module, env=skenv)
+check("after SIGKILL of a text run and of mlgo collect, the next run removes OUT.tmp-* and $TMPDIR/ir2vec-collect-*",
+      left_tmp and left_dirs and r.returncode == 0 and not [n for n in os.listdir(sk) if ".tmp-" in n]
+      and not [n for n in os.listdir(sk_tmp) if n.startswith("ir2vec-collect")],
+      (left_tmp, left_dirs, r.returncode, os.listdir(sk), os.listdir(sk_tmp)))
+# A live run's temporary file (aged too) is never taken for a leftover.
+live_ref = os.path.join(sk, "live-ref.txt")
+run("embeddings", "--level", "inst", "-j", "1", "-q", "-o", live_ref, "@" + rlist, check=True)
+live_out = os.path.join(sk, "live.txt")
+first = subprocess.Popen([tool, "embeddings", "--level", "inst", "-j", "1", "-q", "-o", live_out, "@" + rlist],
+                         env=skenv)
+deadline = time.time() + 30
+while time.time() < deadline and not [n for n in os.listdir(sk) if n.startswith("live.txt.tmp-")]:
+    time.sleep(0.005)
+live_tmp = [n for n in os.listdir(sk) if n.startswith("live.txt.tmp-")]
+for n in live_tmp:
+    age(os.path.join(sk, n))
+r = run("embeddings", "-q", "-o", live_out, module, env=skenv)
+kept = all(os.path.exists(os.path.join(sk, n)) for n in live_tmp) if first.poll() is None else None
+first.wait(timeout=300)
+check("a second run on the same text output while the first writes (its temporary file aged): the first's file is "
+      "kept, the first ends with the whole output", live_tmp and kept is not False and r.returncode == 0
+      and first.returncode == 0 and sha(live_out) == sha(live_ref), (live_tmp, kept, r.returncode, first.returncode))
 
 status = res.summary()
 if status == 0:

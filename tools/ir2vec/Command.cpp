@@ -209,11 +209,13 @@ llvm::Expected<std::vector<std::string>> commandInputs(const std::vector<std::st
 llvm::Error checkOutputs(const std::vector<std::string> &Outputs,
                          const std::vector<std::string> &Inputs,
                          const std::vector<std::string> &More) {
-  if (More.empty())
-    return support::checkOutputsAgainstInputs(Outputs, Inputs);
   std::vector<std::string> All = Inputs;
   All.insert(All.end(), More.begin(), More.end());
-  return support::checkOutputsAgainstInputs(Outputs, All);
+  if (llvm::Error E = support::checkOutputsAgainstInputs(Outputs, All))
+    return E;
+  // Once per run, before this run makes any: what runs killed by SIGKILL left.
+  support::sweepStaleTemporaries(Outputs);
+  return llvm::Error::success();
 }
 
 void setSpreads(Commands &Cmds, CLI::App *App, int &RootJobs) {
