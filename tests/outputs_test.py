@@ -574,23 +574,25 @@ sk_tmp = os.path.join(sk, "tmpdir")
 os.mkdir(sk_tmp)
 skenv = dict(os.environ, TMPDIR=sk_tmp)
 out = os.path.join(sk, "out.txt")
-victim = subprocess.Popen([tool, "embeddings", "--level", "inst", "-j", "1", "-q", "-o", out, "@" + rlist], env=skenv)
-deadline = time.time() + 30
-while time.time() < deadline and not [n for n in os.listdir(sk) if n.startswith("out.txt.tmp-")]:
-    time.sleep(0.005)
-time.sleep(0.2)
-victim.kill()
-victim.wait()
-left_tmp = [n for n in os.listdir(sk) if n.startswith("out.txt.tmp-")]
-coll = subprocess.Popen([tool, "mlgo", "collect", "-q", "-j", "1", "-o", os.path.join(sk, "c.h5"), *modules * 20],
-                        env=skenv)
-deadline = time.time() + 30
-while time.time() < deadline and not [n for n in os.listdir(sk_tmp) if n.startswith("ir2vec-collect")]:
-    time.sleep(0.005)
-time.sleep(0.2)
-coll.kill()
-coll.wait()
-left_dirs = [n for n in os.listdir(sk_tmp) if n.startswith("ir2vec-collect")]
+def entries(d, prefix):
+    return [n for n in os.listdir(d) if n.startswith(prefix)]
+
+
+def kill_once_made(args, d, prefix):
+    """Starts the tool, SIGKILLs it once an entry named prefix... exists in d; those entries."""
+    proc = subprocess.Popen([tool, *args], env=skenv)
+    deadline = time.time() + 30
+    while time.time() < deadline and not entries(d, prefix):
+        time.sleep(0.005)
+    time.sleep(0.2)
+    proc.kill()
+    proc.wait()
+    return entries(d, prefix)
+
+
+left_tmp = kill_once_made(["embeddings", "--level", "inst", "-j", "1", "-q", "-o", out, "@" + rlist], sk, "out.txt.tmp-")
+left_dirs = kill_once_made(["mlgo", "collect", "-q", "-j", "1", "-o", os.path.join(sk, "c.h5"), *modules * 20],
+                           sk_tmp, "ir2vec-collect")
 for n in left_tmp:
     age(os.path.join(sk, n))
 for n in left_dirs:
