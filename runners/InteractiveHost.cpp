@@ -175,14 +175,16 @@ llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::stri
   if (!R->ChannelOpened && !LLVMTool && (R->clean() || Failed))
     R->Warnings.push_back(Compiler + " never opened the channel: only LLVM 22's opt, llc and "
                                      "clang speak MLGO's protocol (the host gave it LLVM's flags)");
-  else if (R->clean() && !R->ChannelOpened)
+  // A compiler that failed (a usage error, a missing file) said why itself; whether a pipeline
+  // had an inliner is only worth saying after one that succeeded.
+  else if (R->clean() && R->Status.shellStatus() == 0 && !R->ChannelOpened)
     R->Warnings.push_back(
         std::string("the compiler never opened the channel: no ") +
         (C.T == Task::Inline ? "inliner" : "register allocator") + " with an ML advisor ran in "
         "this pipeline (at -O0 none runs; with -flto the link step inlines inside the linker, "
         "which the host's -mllvm flags do not reach; opt needs a pipeline with the pass)" +
         (Log || Transcript ? "; no log written" : ""));
-  else if (R->clean() && R->Observations == 0)
+  else if (R->clean() && R->Status.shellStatus() == 0 && R->Observations == 0)
     R->Warnings.push_back(
         C.T == Task::Inline
             ? "the compiler asked no inlining question: IR built at -O0 is optnone (build it "
@@ -415,7 +417,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
       return R;
     }
     if (C.CancelFd >= 0 && PF[2].revents) {
-      Fail(SessionResult::Cancelled, "cancelled");
+      Fail(SessionResult::Cancelled, "interrupted: the compiler was stopped");
       return R;
     }
     if (PF[0].revents) {

@@ -838,7 +838,10 @@ llvm::Expected<OutputDirectory> OutputDirectory::prepare(llvm::StringRef Dir) {
   D.Dir = Name.str();
   if (llvm::sys::fs::is_directory(Name))
     return D;
-  if (llvm::sys::fs::exists(Name) || llvm::sys::fs::is_symlink_file(Name))
+  if (!llvm::sys::fs::exists(Name) && llvm::sys::fs::is_symlink_file(Name))
+    return fileError(Dir, "cannot use as output directory: it is a symbolic link to a directory "
+                          "that does not exist (create it, or remove the link)");
+  if (llvm::sys::fs::exists(Name))
     return fileError(Dir, "cannot use as output directory: it exists and is not a directory");
   llvm::StringRef Parent = llvm::sys::path::parent_path(Name);
   if (!Parent.empty() && !llvm::sys::fs::is_directory(Parent))

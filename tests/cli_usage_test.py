@@ -21,8 +21,11 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 import harness
 from harness import run
@@ -93,7 +96,7 @@ for name, opt, default in [("vocab train", "--epochs", "1000"), ("vocab train", 
     line = next((l for o, (l, _) in options(helps[name]).items() if opt in o.split(",")), "")
     check(f"{name} {opt} shows its default {default}", f"={default}" in line, line)
 for name in ["embeddings", "from-counts"]:
-    line, desc = options(helps[name])["--ir2vec-vocab-path,--vocab"]
+    line, desc = options(helps[name])["--vocab,--ir2vec-vocab-path"]
     check(f"{name} --vocab says JSON or HDF5 and the built-in default",
           all(w in desc for w in ("JSON", "HDF5", "default vocabulary", "built into")), desc)
 for args, what in [(["entities", "--vocab", W("nosuch.json")], "--vocab"),
@@ -220,6 +223,27 @@ for args in (["mlgo", "run", "--policy", "linear", "--model", junk, "--", "true"
     r = run([ir2vec, *args])
     check(f"{' '.join(args[:2])} given a file that is not HDF5: 'not an HDF5 file', naming it",
           r.returncode != 0 and b"junk.h5: not an HDF5 file" in r.stderr, r.stderr[-300:])
+
+# Messages a hostile try found unclear.
+r = run([ir2vec, "embeddings", calls, "--vocab"])
+check("--vocab without a value: the error names --vocab (the name users type)",
+      r.returncode != 0 and b"--vocab" in r.stderr and b"--ir2vec-vocab-path" not in r.stderr, r.stderr[-200:])
+os.symlink("nowhere", W("dangling"))
+r = run([ir2vec, "triplets", "--format", "openke", "-o", W("dangling"), calls])
+check("an output directory that is a dangling symlink: said so", r.returncode == 1
+      and b"symbolic link to a directory that does not exist" in r.stderr, r.stderr[-200:])
+r = run([ir2vec, "mlgo", "run", "--", os.path.join(a.llvm_bindir, "opt"), "-passes=default<Oz>", calls, "-onew.bc"])
+check("mlgo run whose opt fails on its own command line: opt's exit status and error, no word about pipelines "
+      "without an inliner", r.returncode == 1 and b"Unknown command line argument" in r.stderr
+      and b"no inliner" not in r.stderr, r.stderr[-400:])
+
+fake = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_compiler.py")]
+proc = subprocess.Popen([ir2vec, "mlgo", "run", "--"] + fake + ["hang", "3"], stderr=subprocess.PIPE)
+time.sleep(0.6)
+proc.send_signal(signal.SIGTERM)
+_, err = proc.communicate(timeout=60)
+check("mlgo run stopped by SIGTERM says 'interrupted', as every other command does (exit 130)",
+      proc.returncode == 130 and b"interrupted" in err, (proc.returncode, err[-200:]))
 
 status = res.summary()
 if status == 0:

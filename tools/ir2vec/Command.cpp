@@ -140,7 +140,7 @@ CLI::Option *addMode(CLI::App &Sub, std::string &Mode) {
 }
 
 void addVocabularyOptions(CLI::App &Sub, VocabularyOptions &V) {
-  Sub.add_option("--ir2vec-vocab-path,--vocab", V.Path,
+  Sub.add_option("--vocab,--ir2vec-vocab-path", V.Path,
                  "Vocabulary: LLVM's IR2Vec JSON or the workbench's HDF5 (recognised by "
                  "content); default: the workbench's default vocabulary, built into the tool")
       ->type_name("FILE");
