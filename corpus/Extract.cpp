@@ -168,6 +168,7 @@ bool isDatabase(llvm::StringRef Path) {
 struct Extracted {
   std::string Bitcode, Command, Error;
   bool FilteredOut = false;
+  bool NoBitcode = false; // failed for want of the embedded sections, not for another reason
 };
 
 Extracted extractOne(const ObjectInput &In, const std::optional<llvm::Regex> &Filter,
@@ -201,7 +202,8 @@ Extracted extractOne(const ObjectInput &In, const std::optional<llvm::Regex> &Fi
                                                   llvm::toString(Data.takeError())));
     (IsBC ? BC : Cmd) = *Data;
   }
-  if (!BC || !Cmd)
+  X.NoBitcode = !BC || !Cmd;
+  if (X.NoBitcode)
     return Fail(support::fileError(
         In.Path, std::string("no ") + (!BC ? ".llvmbc" : ".llvmcmd") +
                      " section: the object was not built with -Xclang -fembed-bitcode=all "
@@ -326,7 +328,7 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
 
   support::Progress Bar("objects", Objects->size(), C.ShowProgress);
   llvm::json::Array Modules;
-  size_t Done = 0, Failed = 0, Filtered = 0;
+  size_t Done = 0, Failed = 0, Filtered = 0, NoBitcode = 0;
   OrderedPipeline<Extracted> Pipe(C.Jobs, 4 * C.Jobs);
   llvm::Error E = Pipe.run(
       0, Objects->size(), [] { return NoState(); },
@@ -337,6 +339,7 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
         ++Done;
         if (!X.Error.empty()) {
           ++Failed;
+          NoBitcode += X.NoBitcode;
           Bar.clear();
           C.Report({Diagnostic::Error, X.Error});
         } else if (X.FilteredOut) {
@@ -352,10 +355,11 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
     return E;
   const size_t Kept = Modules.size();
   if (Kept == 0)
-    return support::makeError(Failed ? "none of the " + std::to_string(Failed) +
-                                           " objects gave a module (each is reported above; "
-                                           "objects need -Xclang -fembed-bitcode=all)"
-                                     : std::string("--cmd-filter matched no module"));
+    return support::makeError(
+        Failed ? "none of the " + std::to_string(Failed) + " objects gave a module (each is "
+                 "reported above" +
+                     (NoBitcode == Failed ? "; objects need -Xclang -fembed-bitcode=all)" : ")")
+               : std::string("--cmd-filter matched no module"));
   const std::string Desc = Out->file("corpus_description.json");
   llvm::json::Object D{{"has_thinlto", false}, {"modules", std::move(Modules)}};
   if (llvm::Error W = support::writeFileAtomically(
@@ -369,7 +373,7 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
   C.Report({Diagnostic::Note,
             llvm::formatv("{0}: {1} modules ({2} filtered out by --cmd-filter, {3} objects "
                           "without embedded bitcode)",
-                          Desc, Kept, Filtered, Failed)
+                          Desc, Kept, Filtered, NoBitcode)
                 .str()});
   if (Failed)
     return support::Outcome::partial(std::to_string(Failed) + " of " +

@@ -458,6 +458,13 @@ r = run("corpus", "extract", "-q", "--obj-base-dir", sd, "-o", ex, *objs)
 check("corpus extract -o DIR whose a.o.bc links to the object a.o: exit 0, the object intact",
       r.returncode == 0 and sha(objs[0]) == before and not os.path.islink(os.path.join(ex, "a.o.bc")),
       (r.returncode, r.stderr[-300:]))
+full_ex = os.path.join(sd, "full-ex")
+r = subprocess.run([tool, "corpus", "extract", "-q", "--obj-base-dir", sd, "-o", full_ex, *objs], capture_output=True,
+                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64)))
+check("corpus extract on a full disk (RLIMIT_FSIZE): exit 1, the write error named, no word about "
+      "-fembed-bitcode (the objects have it), the directory it created gone",
+      r.returncode == 1 and b"too large" in r.stderr and b"fembed-bitcode" not in r.stderr
+      and not os.path.exists(full_ex), (r.returncode, r.stderr[-400:]))
 dq = os.path.join(sd, "d")
 os.mkdir(dq)
 shutil.copy(objs[0], os.path.join(dq, "q"))
