@@ -300,6 +300,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
     Done = Checkpoint{};
     llvm::sys::fs::remove(StatePath); // a stale state must not describe the new partial file
     Out.uselessUntilCheckpoint();
+    support::createAsTarget(Out.path(), State->target().Path);
     auto C = EmbeddingFileWriter::create(Out.path(), J.Header, J.Compress);
     if (!C)
       return C.takeError();

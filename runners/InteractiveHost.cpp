@@ -284,13 +284,20 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   // After the host killed the compiler or failed itself, what the compiler wrote is not its
   // output: a build system would take a truncated file for one (make's .DELETE_ON_ERROR).
   auto RemoveOutput = [&] { OutputMark.removeIfWritten(); };
+  // Whether the compiler holds its -o open, asked when its header arrives (LLVM's tools open
+  // their output before running passes): only then is a partial -o its own to remove.
+  bool WritingOutput = false;
   auto Fail = [&](SessionResult::Kind K, std::string Msg) {
+    // Only what the compiler itself was writing (another process may have written the same
+    // name meanwhile): asked before it is stopped.
+    const bool Writing = WritingOutput || OutputMark.openIn(Ch->pid());
     Ch->killGroup();
     R.Status = Ch->reap();
     Guard->released();
     R.Outcome = K;
     R.Error = std::move(Msg);
-    RemoveOutput();
+    if (Writing)
+      RemoveOutput();
   };
 
   // Parses and answers everything complete in the stream; returns an error message.
@@ -304,6 +311,10 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
       const features::LogEvent &E = **Ev;
       switch (E.K) {
       case features::LogEvent::Header: {
+        if (CompilerAlive && !WritingOutput && OutputMark.openIn(Ch->pid())) {
+          WritingOutput = true;
+          Guard->writing();
+        }
         const features::LogHeader &H = Parser.header();
         llvm::Expected<std::vector<std::string>> Unknown = features::checkHeader(C.T, H.Features, H.Advice);
         if (!Unknown)

@@ -138,13 +138,20 @@ llvm::Error copyInto(const std::string &From, const OutputTarget &T) {
   return llvm::Error::success();
 }
 
+/// The kinds of private directories under $TMPDIR (TempDir::create's prefixes; LLVM's
+/// createUniqueDirectory adds "-" and six hex digits), and the prefix of private files: the
+/// names sweepStaleTemporaries recognises as this tool's.
+constexpr llvm::StringLiteral PrivateDirectoryKinds[] = {
+    "ir2vec-mlgo", "ir2vec-eval", "ir2vec-explore", "ir2vec-collect", "ir2vec-finetune", "ir2vec-state"};
+constexpr llvm::StringLiteral PrivateFilePrefix = "ir2vec-output-";
+
 /// A unique path for a private temporary file (outputs that are not regular files, written by
 /// a library that needs a seekable file), with Extension kept for writers that choose the format
 /// by it.
 std::string privateTemporary(llvm::StringRef Extension) {
   llvm::SmallString<256> Dir;
   llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Dir);
-  llvm::sys::path::append(Dir, "ir2vec-output-%%%%%%%%" + Extension);
+  llvm::sys::path::append(Dir, PrivateFilePrefix + "%%%%%%%%" + Extension);
   llvm::SmallString<256> P;
   llvm::sys::fs::createUniquePath(Dir, P, /*MakeAbsolute=*/false);
   return std::string(P);
@@ -278,6 +285,28 @@ std::string canonicalName(llvm::StringRef Path) {
   return std::string(Real);
 }
 
+/// The output whose state Path is, when a live run holds that output (its OUT.lock is locked):
+/// Path is OUT.partial, OUT.resume, OUT.lock or inside OUT.parts/.
+std::optional<std::string> liveStateOwner(llvm::StringRef Path) {
+  llvm::StringRef Base;
+  for (llvm::StringRef Suffix : {".partial", ".resume", ".lock"})
+    if (Path.ends_with(Suffix))
+      Base = Path.drop_back(Suffix.size());
+  if (llvm::StringRef Parent = llvm::sys::path::parent_path(Path); Base.empty() && Parent.ends_with(".parts"))
+    Base = Parent.drop_back(6);
+  if (Base.empty())
+    return std::nullopt;
+  const std::string Lock = (Base + ".lock").str();
+  const int Fd = ::open(Lock.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (Fd < 0)
+    return std::nullopt;
+  const bool Held = ::flock(Fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(Fd);
+  if (!Held)
+    return std::nullopt;
+  return Base.str();
+}
+
 } // namespace
 
 llvm::Error checkOutputsAgainstInputs(llvm::ArrayRef<std::string> Outputs,
@@ -294,6 +323,9 @@ llvm::Error checkOutputsAgainstInputs(llvm::ArrayRef<std::string> Outputs,
       return T.takeError();
     if (!T->replaced())
       continue;
+    if (std::optional<std::string> Owner = liveStateOwner(T->Path))
+      return usageError(O + " is the state of a run writing " + *Owner +
+                        " now; refusing to replace it");
     auto Twice = [&](const std::string &Other) {
       return usageError(Other == O ? O + " is given twice as an output"
                                    : O + " and " + Other + " are the same file, given twice as an output");
@@ -421,8 +453,9 @@ OutputState::OutputState(OutputState &&O) noexcept
 
 OutputState::~OutputState() {
   OutputStep L(outputLock());
-  if (!LockPath.empty()) {
+  if (LockFd >= 0 && !LockPath.empty()) {
     // Removed while still held: a run waiting on this file finds the path gone and retries.
+    // (Never one this run did not lock: a refused run leaves the name as it found it.)
     ::unlink(LockPath.c_str());
     llvm::sys::DontRemoveFileOnSignal(LockPath);
   }
@@ -432,6 +465,29 @@ OutputState::~OutputState() {
   }
   if (LockFd >= 0)
     ::close(LockFd);
+}
+
+namespace {
+
+/// The mode for a file that will become Target: no wider than Target's when it exists (plus
+/// the owner's read and write, to finish it); otherwise the umask's.
+unsigned modeFor(const std::string &Target) {
+  struct stat St;
+  if (::stat(Target.c_str(), &St) == 0 && S_ISREG(St.st_mode))
+    return (St.st_mode & 0777) | S_IRUSR | S_IWUSR;
+  return 0666;
+}
+
+} // namespace
+
+void createAsTarget(const std::string &File, const std::string &Target) {
+  const unsigned Mode = modeFor(Target);
+  const int Fd = ::open(File.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, Mode);
+  if (Fd < 0)
+    return; // the writer's own open reports it
+  if (Mode != 0666)
+    ::fchmod(Fd, Mode); // an existing file too
+  ::close(Fd);
 }
 
 // ---- PendingFile ---------------------------------------------------------------------------
@@ -462,7 +518,7 @@ llvm::Expected<PendingFile> PendingFile::create(llvm::StringRef Final, Use U, Wi
   const std::string Model = T->replaced() ? T->Path + ".tmp-%%%%%%%%" : privateTemporary("");
   auto F = [&] {
     OutputStep L(outputLock());
-    return llvm::sys::fs::TempFile::create(Model);
+    return llvm::sys::fs::TempFile::create(Model, T->replaced() ? modeFor(T->Path) : 0666);
   }();
   if (!F)
     return fileError(Final, "cannot create output file: " + llvm::toString(F.takeError()));
@@ -694,14 +750,28 @@ void removeStaleTemporaries(llvm::StringRef Path) {
 
 namespace {
 
-/// Removes the entries of Dir named Prefix... that this user owns, untouched for a minute
-/// (a live run's files are locked from the moment they exist; the minute covers the instant
-/// before, and outputs renamed into a group's temporary name), and whose flock can be taken.
-void sweep(llvm::StringRef Dir, llvm::StringRef Prefix) {
+/// Whether Name is Prefix followed by exactly Digits lower-case hex digits (LLVM's unique names
+/// replace each '%' by one), then nothing or an extension: a name this tool made, never a
+/// user's file that merely starts alike.
+bool uniqueName(llvm::StringRef Name, llvm::StringRef Prefix, size_t Digits) {
+  if (!Name.consume_front(Prefix) || Name.size() < Digits)
+    return false;
+  for (char C : Name.take_front(Digits))
+    if (!llvm::isDigit(C) && !(C >= 'a' && C <= 'f'))
+      return false;
+  Name = Name.drop_front(Digits);
+  return Name.empty() || Name.front() == '.';
+}
+
+/// Removes the entries of Dir that Made says this tool made, that this user owns, untouched
+/// for a minute (a live run's files are locked from the moment they exist; the minute covers
+/// the instant before, and outputs renamed into a group's temporary name), and whose flock
+/// can be taken.
+void sweep(llvm::StringRef Dir, const std::function<bool(llvm::StringRef)> &Made) {
   std::error_code EC;
   std::vector<std::string> Names;
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
-    if (llvm::sys::path::filename(It->path()).starts_with(Prefix))
+    if (Made(llvm::sys::path::filename(It->path())))
       Names.push_back(It->path());
   const time_t Now = ::time(nullptr);
   for (const std::string &N : Names) {
@@ -738,11 +808,17 @@ void sweepStaleTemporaries(llvm::ArrayRef<std::string> Outputs) {
     llvm::SmallString<256> Dir(llvm::sys::path::parent_path(T->Path));
     if (Dir.empty())
       Dir = ".";
-    sweep(Dir, (llvm::sys::path::filename(T->Path) + ".tmp-").str());
+    const std::string Temp = (llvm::sys::path::filename(T->Path) + ".tmp-").str();
+    sweep(Dir, [&](llvm::StringRef N) { return uniqueName(N, Temp, 8); });
   }
   llvm::SmallString<256> Tmp;
   llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Tmp);
-  sweep(Tmp, "ir2vec-");
+  sweep(Tmp, [](llvm::StringRef N) {
+    return uniqueName(N, PrivateFilePrefix, 8) ||
+           llvm::any_of(PrivateDirectoryKinds, [&](llvm::StringRef K) {
+             return uniqueName(N, (K + "-").str(), 6);
+           });
+  });
 }
 
 llvm::Error writeFileAtomically(llvm::StringRef Path,
@@ -901,6 +977,9 @@ llvm::Error writeFilesTogether(OutputDirectory &Dir,
 }
 
 llvm::Expected<TempDir> TempDir::create(llvm::StringRef Prefix) {
+  if (!llvm::is_contained(PrivateDirectoryKinds, Prefix))
+    return makeError("internal error: " + Prefix + " is not a kind of private directory (the "
+                     "list sweepStaleTemporaries recognises)");
   llvm::Expected<std::string> Path = privateDirectory(Prefix);
   if (!Path)
     return Path.takeError();

@@ -216,6 +216,12 @@ void removeStaleTemporaries(llvm::StringRef Path);
 /// at the drivers' boundary (listing a directory per output file would be quadratic).
 void sweepStaleTemporaries(llvm::ArrayRef<std::string> Outputs);
 
+/// Creates File (or sets the mode of an existing one), a state file that will become Target,
+/// with no wider permissions than Target has when Target exists (plus the owner's read and
+/// write, to finish it), before a library writes it: a copy of a 0600 output is never readable
+/// by others, even after SIGKILL. (PendingFile's temporary files are created the same way.)
+void createAsTarget(const std::string &File, const std::string &Target);
+
 /// Writes Body into Path through an AtomicOutput.
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 const std::function<void(llvm::raw_ostream &)> &Body,

@@ -41,12 +41,14 @@ const StartDispositions AtStart;
 // A program started with standard input, output or error closed (`2>&-`) would get those
 // numbers for the first files it opens, and diagnostics written to "stderr" would land in an
 // output file (an HDF5 file made unreadable by a warning). They are opened on /dev/null
-// before anything else runs, in the direction that makes use fail as it would have: reads of
-// a closed stdin and writes to a closed stdout fail with EBADF, still reported as such.
+// before anything else runs. Standard input and output in the direction that makes their use
+// fail as it would have (EBADF: a closed stdout still gives a write error); standard error for
+// writing, so that diagnostics vanish as with 2>/dev/null instead of failing the run (and a
+// compiler the host starts inherits a usable one).
 __attribute__((constructor(101))) void keepStandardDescriptors() {
   for (int Fd = 0; Fd <= 2; ++Fd)
     if (::fcntl(Fd, F_GETFD) < 0 && errno == EBADF) {
-      const int Opened = ::open("/dev/null", Fd == 0 ? O_WRONLY : O_RDONLY);
+      const int Opened = ::open("/dev/null", Fd == 1 ? O_RDONLY : O_WRONLY);
       if (Opened >= 0 && Opened != Fd) {
         ::dup2(Opened, Fd);
         ::close(Opened);

@@ -5,6 +5,7 @@
 #include "llvm/Support/Program.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <csignal>
 #include <fcntl.h>
@@ -248,6 +249,32 @@ void pauseBriefly() {
   ::nanosleep(&T, nullptr);
 }
 
+/// Calls F(name) for each entry of the open directory Fd but "." and "..", from its current
+/// offset, until F returns false; getdents64, so nothing is allocated. Whether F was called.
+template <typename Fn> bool forEachEntry(int Fd, Fn F) {
+  struct Entry {
+    uint64_t Ino;
+    int64_t Off;
+    unsigned short Len;
+    unsigned char Type;
+    char Name[1];
+  };
+  alignas(8) char Buf[4096];
+  bool Any = false;
+  long N;
+  while ((N = ::syscall(SYS_getdents64, Fd, Buf, sizeof Buf)) > 0)
+    for (long At = 0; At < N;) {
+      const Entry *E = reinterpret_cast<const Entry *>(Buf + At);
+      At += E->Len;
+      if (E->Name[0] == '.' && (E->Name[1] == 0 || (E->Name[1] == '.' && E->Name[2] == 0)))
+        continue;
+      Any = true;
+      if (!F(E->Name))
+        return true;
+    }
+  return Any;
+}
+
 /// Removes Name (relative to the directory Parent) and, when it is a directory, everything
 /// below it, never following symlinks. Depth bounds the recursion (a compiler could nest
 /// directories without end).
@@ -258,33 +285,15 @@ void removeBelow(int Parent, const char *Name, int Depth) {
   if (Fd < 0)
     return;
   ::fchmod(Fd, 0700); // a directory the compiler made unwritable still empties
-  if (Depth < 128) {
-    alignas(8) char Buf[4096];
+  if (Depth < 128)
     for (int Pass = 0; Pass < 64; ++Pass) { // entries removed while reading: read again
       ::lseek(Fd, 0, SEEK_SET);
-      bool Removed = false;
-      long N;
-      while ((N = ::syscall(SYS_getdents64, Fd, Buf, sizeof Buf)) > 0) {
-        for (long At = 0; At < N;) {
-          struct Entry {
-            uint64_t Ino;
-            int64_t Off;
-            unsigned short Len;
-            unsigned char Type;
-            char Name[1];
-          };
-          const Entry *E = reinterpret_cast<const Entry *>(Buf + At);
-          At += E->Len;
-          if (E->Name[0] == '.' && (E->Name[1] == 0 || (E->Name[1] == '.' && E->Name[2] == 0)))
-            continue;
-          removeBelow(Fd, E->Name, Depth + 1);
-          Removed = true;
-        }
-      }
-      if (!Removed)
+      if (!forEachEntry(Fd, [&](const char *Entry) {
+            removeBelow(Fd, Entry, Depth + 1);
+            return true;
+          }))
         break;
     }
-  }
   ::close(Fd);
   ::unlinkat(Parent, Name, AT_REMOVEDIR);
 }
@@ -314,7 +323,7 @@ void endGroup(pid_t Group) {
     for (int Fd = In + 1; Fd < 4096; ++Fd)
       ::close(Fd);
   pid_t Group = 0;
-  bool Done = false;
+  bool Done = false, Writing = false;
   unsigned char Rec[5];
   size_t Have = 0;
   while (true) {
@@ -330,18 +339,26 @@ void endGroup(pid_t Group) {
       std::memcpy(&Group, Rec + 1, sizeof Group);
     else if (Rec[0] == 'R')
       Group = 0;
+    else if (Rec[0] == 'W')
+      Writing = true;
     else if (Rec[0] == 'D')
       Done = true;
     Have = 0;
   }
   if (Done)
     ::_exit(0);
+  // Which outputs the compiler is writing: as the host saw it, or seen here before the
+  // compiler is stopped (it may be dying already of the host's death; no allocation here).
+  bool Held[8] = {};
+  for (size_t I = 0; I < Outputs.size() && I < 8; ++I)
+    Held[I] = Writing || (Group > 0 && Outputs[I].openIn(Group));
   if (Group > 0)
     endGroup(Group);
   for (const std::string &F : Files)
     ::unlink(F.c_str());
-  for (const FileMark &M : Outputs)
-    M.removeIfWritten();
+  for (size_t I = 0; I < Outputs.size() && I < 8; ++I)
+    if (Held[I])
+      Outputs[I].removeIfWritten();
   for (const std::string &T : Trees)
     for (int Try = 0; Try < 5 && ::access(T.c_str(), F_OK) == 0; ++Try) {
       if (Try)
@@ -369,6 +386,35 @@ bool FileMark::writtenSince() const {
   return Now.st_dev != Before.st_dev || Now.st_ino != Before.st_ino ||
          Now.st_size != Before.st_size || Now.st_ctim.tv_sec != Before.st_ctim.tv_sec ||
          Now.st_ctim.tv_nsec != Before.st_ctim.tv_nsec;
+}
+
+bool FileMark::openIn(pid_t Pid) const {
+  struct stat Now;
+  if (Pid <= 0 || Path.empty() || ::lstat(Path.c_str(), &Now) != 0 || !S_ISREG(Now.st_mode))
+    return false;
+  // "/proc/PID/fd" without the allocating formatters.
+  char Dir[32] = "/proc/";
+  char Digits[16];
+  int N = 0;
+  for (long V = Pid; V > 0 && N < 15; V /= 10)
+    Digits[N++] = char('0' + V % 10);
+  size_t At = 6;
+  while (N > 0)
+    Dir[At++] = Digits[--N];
+  for (const char *T = "/fd"; *T; ++T)
+    Dir[At++] = *T;
+  Dir[At] = 0;
+  const int D = ::open(Dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (D < 0)
+    return false;
+  bool Found = false;
+  forEachEntry(D, [&](const char *Name) {
+    struct stat S; // the descriptor's file (the link in /proc is followed)
+    Found = ::fstatat(D, Name, &S, 0) == 0 && S.st_dev == Now.st_dev && S.st_ino == Now.st_ino;
+    return !Found;
+  });
+  ::close(D);
+  return Found;
 }
 
 void FileMark::removeIfWritten() const {
@@ -429,5 +475,7 @@ void Guardian::send(char Op, pid_t Group) {
 void Guardian::watch(pid_t Group) { send('G', Group); }
 
 void Guardian::released() { send('R'); }
+
+void Guardian::writing() { send('W'); }
 
 } // namespace wb::support

@@ -88,9 +88,10 @@ private:
 /// Forked from a process with threads, it calls only async-signal-safe functions.
 /// What a path was before another process (a compiler) ran, so that cleaning up after it
 /// removes only what it wrote: a regular file (never a device, a FIFO or a symlink, seen by
-/// lstat) that did not exist before or is another file now (inode, size, change time). A
-/// user's `-o /dev/null`, or an old output the compiler never touched, is left alone.
-/// Its check calls only lstat: the guardian uses it after fork.
+/// lstat) that did not exist before or is another file now (inode, size, change time), and
+/// that the compiler held open when it was stopped. A user's `-o /dev/null`, an old output
+/// the compiler never touched, or one another process wrote meanwhile is left alone.
+/// Only system calls: the guardian uses it after fork.
 struct FileMark {
   std::string Path;
   bool Existed = false;
@@ -99,6 +100,10 @@ struct FileMark {
   bool writtenSince() const;
   /// Removes Path when writtenSince().
   void removeIfWritten() const;
+  /// Whether process Pid has Path open now (its /proc/PID/fd): that the file it names was
+  /// written by that process, not by another one meanwhile. Asked before killing a compiler,
+  /// whose partial output is then removed only if it was the writer.
+  bool openIn(pid_t Pid) const;
 };
 
 class Guardian {
@@ -115,6 +120,9 @@ public:
   void watch(pid_t Group);
   /// The compiler was reaped: its group id may be reused, so it is not to be killed any more.
   void released();
+  /// The compiler holds its output open: it is the writer, whose partial output goes should
+  /// the host die (FileMark::openIn, asked by the host while both live).
+  void writing();
 
 private:
   Guardian() = default;

@@ -12,8 +12,8 @@ observations without reading one answer, then hangs: the advice fills the pipe),
 second after the header), hang-ignore-term (ignores SIGTERM, then hangs), mkdirs (ok, after
 making subdirectories, one of them read-only, with files in the host's private directory),
 mkdirs-hang (the same, then hangs).
-Every mode first creates its "-o FILE" (empty), as LLVM's tools open their output before
-working, and reports on stderr when it was started with SIGHUP ignored ("sighup-ignored").
+Every mode first creates its "-o FILE" (empty) and holds it open, as LLVM's tools open their
+output before working, and reports on stderr when it was started with SIGHUP ignored ("sighup-ignored").
 Replies are checked: each must be exactly 8 bytes; a wrong size exits 3.
 Environment: FAKE_NO_OUT=1 leaves "-o FILE" untouched; FAKE_TERM_NOTE=PATH writes PATH and
 exits 143 on SIGTERM (what a compiler that removes its temporaries on SIGTERM does)."""
@@ -49,7 +49,9 @@ elif os.environ.get("FAKE_TERM_NOTE"):
         os._exit(143)
     signal.signal(signal.SIGTERM, noted)
 if "-o" in sys.argv[:-1] and not os.environ.get("FAKE_NO_OUT"):
-    open(sys.argv[sys.argv.index("-o") + 1], "wb").close()
+    # Held open while working, as LLVM's tools hold their output (the host removes a partial
+    # output only when the compiler it stops has it open).
+    output = open(sys.argv[sys.argv.index("-o") + 1], "wb")
 if mode.startswith("mkdirs"):
     private = os.path.dirname(base)
     os.makedirs(os.path.join(private, "made", "by", "the", "compiler"))

@@ -538,6 +538,26 @@ left = kill_host_mid_session(5, "hang-ignore-term", ["-o", new_out], {}, wait=6)
 check("host killed by SIGKILL, its compiler ignoring SIGTERM: killed after the grace period, -o removed",
       left == ([], []) and not os.path.exists(new_out), left)
 
+# Another process writes the compiler's -o name during the session (a second build of the same
+# target): the host stopping its own compiler, which never opened it, leaves that file alone.
+for i, how in enumerate(("timeout", "SIGKILL")):
+    other = os.path.join(gd, f"other-{i}.o")
+    extra = ["--timeout", "2"] if how == "timeout" else []
+    marker = f"-other-writer-{os.getpid()}-{i}"
+    proc = subprocess.Popen([a.ir2vec, "mlgo", "run", *extra, "--"] + fake + ["hang", "3", marker, "-o", other],
+                            env=dict(kenv, FAKE_NO_OUT="1"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    time.sleep(0.5)
+    open(other, "w").write("written by another build\n")
+    if how == "SIGKILL":
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    left = leftovers_of(marker, kill_tmp, wait=5)
+    check(f"the host ended by {how} while another process wrote the compiler's -o name: that file is kept",
+          os.path.exists(other) and open(other).read() == "written by another build\n" and left == ([], []),
+          (os.path.exists(other), left))
+
 status = res.summary()
 if status == 0:
     shutil.rmtree(tmp)

@@ -586,14 +586,16 @@ def entries(d, prefix):
 
 
 def kill_once_made(args, d, prefix):
-    """Starts the tool, SIGKILLs it once an entry named prefix... exists in d; those entries."""
-    proc = subprocess.Popen([tool, *args], env=skenv)
+    """Starts the tool, SIGKILLs its process group (`kill -9 -PGID`: the run and the workers it
+    forked, which hold its locks too) once an entry named prefix... exists in d; those entries."""
+    proc = subprocess.Popen([tool, *args], env=skenv, start_new_session=True)
     deadline = time.time() + 30
     while time.time() < deadline and not entries(d, prefix):
         time.sleep(0.005)
     time.sleep(0.2)
-    proc.kill()
+    os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    time.sleep(0.3)  # the forked workers' exit (their descriptors close when they die)
     return entries(d, prefix)
 
 
@@ -627,6 +629,72 @@ first.wait(timeout=300)
 check("a second run on the same text output while the first writes (its temporary file aged): the first's file is "
       "kept, the first ends with the whole output", live_tmp and kept is not False and r.returncode == 0
       and first.returncode == 0 and sha(live_out) == sha(live_ref), (live_tmp, kept, r.returncode, first.returncode))
+
+# A third try's findings. $TMPDIR entries that merely start like the tool's own stay.
+user_tmp = os.path.join(sk, "user-tmp")
+os.makedirs(os.path.join(user_tmp, "ir2vec-src", "sub"))
+open(os.path.join(user_tmp, "ir2vec-src", "main.cpp"), "w").write("code\n")
+open(os.path.join(user_tmp, "ir2vec-notes.txt"), "w").write("notes\n")
+os.mkdir(os.path.join(user_tmp, "ir2vec-collect-mine"))
+for n in os.listdir(user_tmp):
+    age(os.path.join(user_tmp, n))
+r = run("embeddings", "-q", "-o", os.path.join(sk, "ut.txt"), module, env=dict(os.environ, TMPDIR=user_tmp))
+check("a run leaves a user's $TMPDIR/ir2vec-src/, ir2vec-notes.txt and ir2vec-collect-mine/ alone (only names the "
+      "tool makes are swept)", r.returncode == 0 and sorted(os.listdir(user_tmp)) ==
+      ["ir2vec-collect-mine", "ir2vec-notes.txt", "ir2vec-src"], os.listdir(user_tmp))
+
+# An output named like a live run's state file is refused; the live run publishes its own output.
+st_out = os.path.join(sk, "live.h5")
+st_ref = os.path.join(sk, "live-ref.h5")
+run("embeddings", "--format", "hdf5", "--level", "inst", "-j", "1", "-q", "-o", st_ref, "@" + rlist, check=True)
+first = subprocess.Popen([tool, "embeddings", "--format", "hdf5", "--level", "inst", "-j", "1", "-q", "-o", st_out,
+                          "@" + rlist])
+deadline = time.time() + 30
+while time.time() < deadline and not os.path.exists(st_out + ".lock"):
+    time.sleep(0.005)
+r = run("embeddings", "--counts", "--format", "hdf5", "-q", "-o", st_out + ".partial", module)
+first.wait(timeout=300)
+check("embeddings -o OUT.partial while another run writes OUT: refused naming that run's output, which is published "
+      "whole", r.returncode in (1, 64) and b"is the state of a run writing" in r.stderr and first.returncode == 0
+      and h5compare.same_files(st_out, st_ref) is None, (r.returncode, r.stderr[-300:], first.returncode))
+
+# Temporary and state files are no more readable than the output they replace.
+priv_txt = os.path.join(sk, "private.txt")
+open(priv_txt, "w").write("old\n")
+os.chmod(priv_txt, 0o600)
+priv_h5 = os.path.join(sk, "private.h5")
+shutil.copy(st_ref, priv_h5)
+os.chmod(priv_h5, 0o600)
+modes = {}
+for target, args, pattern in ((priv_txt, ["embeddings", "--level", "inst", "-j", "1", "-q"], "private.txt.tmp-"),
+                              (priv_h5, ["embeddings", "--format", "hdf5", "--level", "inst", "-j", "1", "-q"],
+                               "private.h5.partial")):
+    proc = subprocess.Popen([tool, *args, "-o", target, "@" + rlist])
+    deadline = time.time() + 30
+    while time.time() < deadline and not entries(sk, pattern) and proc.poll() is None:
+        time.sleep(0.002)
+    modes[pattern] = [stat.S_IMODE(os.stat(os.path.join(sk, n)).st_mode) for n in entries(sk, pattern)]
+    proc.kill()
+    proc.wait()
+    for n in entries(sk, os.path.basename(target) + "."):
+        if os.path.isfile(os.path.join(sk, n)):
+            os.remove(os.path.join(sk, n))
+check("while replacing a 0600 output, its temporary file (text) and OUT.partial (HDF5) are 0600 too",
+      all(m and all(x & 0o077 == 0 for x in m) for m in modes.values()), {k: list(map(oct, v)) for k, v in modes.items()})
+
+# Standard error closed: the host's warnings vanish, its status stays the compiler's.
+nocall = os.path.join(sk, "nocall.ll")
+open(nocall, "w").write("define i32 @f(i32 %x) {\n  ret i32 %x\n}\n")
+r = subprocess.run([tool, "mlgo", "run", "--", B("opt"), "-passes=default<Oz>", nocall, "-o",
+                    os.path.join(sk, "nocall.bc")], preexec_fn=closing(2))
+check("mlgo run 2>&- with a warning to give (no inlining question): exit 0, the compiler's status",
+      r.returncode == 0, r.returncode)
+
+# A refused run leaves OUT.lock as it found it.
+os.symlink("elsewhere", os.path.join(sk, "locked.h5.lock"))
+r = run("embeddings", "--format", "hdf5", "-o", os.path.join(sk, "locked.h5"), module)
+check("OUT.lock a symlink: refused, the link left in place", r.returncode == 1
+      and os.path.islink(os.path.join(sk, "locked.h5.lock")), (r.returncode, r.stderr[-200:]))
 
 status = res.summary()
 if status == 0:
