@@ -58,6 +58,8 @@ llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
   CorpusSplit S;
   S.Options = O;
   S.Modules = Modules;
+  // A module's name in its corpus ("" when its inputs gave none).
+  auto NameOf = [&](size_t I) { return O.Names.empty() ? std::string() : O.Names[I]; };
   if (!O.KeysFile.empty()) {
     auto Keys = readKeys(O.KeysFile);
     if (!Keys)
@@ -65,7 +67,7 @@ llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
     for (size_t I = 0; I < Modules.size(); ++I) {
       // A module is keyed by its name in its corpus (as the description writes it) or by its
       // path as the inputs expand to it.
-      const std::string Name = O.Names.empty() ? std::string() : O.Names[I];
+      const std::string Name = NameOf(I);
       auto It = Name.empty() ? Keys->end() : Keys->find(Name);
       if (It == Keys->end())
         It = Keys->find(Modules[I]);
@@ -78,7 +80,6 @@ llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
       S.Keys.push_back(It->second);
     }
   } else {
-    auto NameOf = [&](size_t I) { return O.Names.empty() ? std::string() : O.Names[I]; };
     std::vector<std::string> Unnamed; // named by their paths below their deepest common directory
     for (size_t I = 0; I < Modules.size(); ++I)
       if (NameOf(I).empty())

@@ -243,13 +243,12 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   llvm::Expected<std::unique_ptr<Channel>> Dir = Channel::create();
   if (!Dir)
     return Dir.takeError();
-  // After the compiler's output and the host's own temporaries are known: what the guardian
-  // removes should the host be killed.
-  // The compiler's -o as it was before: only what the compiler wrote there is removed.
+  // The compiler's -o as it was before (only what the compiler wrote there is ever removed),
+  // then the guardian, which cleans up should the host be killed.
   const support::FileMark OutputMark = support::FileMark::take(compilerOutputPath(C.Command));
   {
     llvm::Expected<support::Guardian> G =
-        support::Guardian::start({(*Dir)->Dir.path()}, C.HostTemporaries, {OutputMark});
+        support::Guardian::start({(*Dir)->Dir.path()}, C.HostTemporaries, OutputMark);
     if (!G)
       return G.takeError();
     Guard.emplace(std::move(*G));

@@ -145,6 +145,15 @@ constexpr llvm::StringLiteral PrivateDirectoryKinds[] = {
     "ir2vec-mlgo", "ir2vec-eval", "ir2vec-explore", "ir2vec-collect", "ir2vec-finetune", "ir2vec-state"};
 constexpr llvm::StringLiteral PrivateFilePrefix = "ir2vec-output-";
 
+/// The state a resumable run keeps beside its output OUT (OutputState::file), and its lock:
+/// the run's own files, which no other output may name while it runs.
+struct StateFile {
+  llvm::StringLiteral Suffix;
+  bool Directory;
+};
+constexpr StateFile StateFiles[] = {{".partial", false}, {".resume", false}, {".parts", true}};
+constexpr llvm::StringLiteral LockSuffix = ".lock";
+
 /// A unique path for a private temporary file (outputs that are not regular files, written by
 /// a library that needs a seekable file), with Extension kept for writers that choose the format
 /// by it.
@@ -155,6 +164,15 @@ std::string privateTemporary(llvm::StringRef Extension) {
   llvm::SmallString<256> P;
   llvm::sys::fs::createUniquePath(Dir, P, /*MakeAbsolute=*/false);
   return std::string(P);
+}
+
+/// A descriptor of the private directory Dir holding a flock on it while the run uses it, so
+/// that sweepStaleTemporaries never takes it for a SIGKILLed run's leftover; -1 if it cannot.
+int holdInUse(const std::string &Dir) {
+  const int Fd = ::open(Dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (Fd >= 0)
+    ::flock(Fd, LOCK_EX | LOCK_NB);
+  return Fd;
 }
 
 /// Registers a temporary output for removal on an interrupt, under the output lock.
@@ -286,17 +304,20 @@ std::string canonicalName(llvm::StringRef Path) {
 }
 
 /// The output whose state Path is, when a live run holds that output (its OUT.lock is locked):
-/// Path is OUT.partial, OUT.resume, OUT.lock or inside OUT.parts/.
+/// Path is one of its StateFiles, its lock, or inside its state directory.
 std::optional<std::string> liveStateOwner(llvm::StringRef Path) {
   llvm::StringRef Base;
-  for (llvm::StringRef Suffix : {".partial", ".resume", ".lock"})
-    if (Path.ends_with(Suffix))
-      Base = Path.drop_back(Suffix.size());
-  if (llvm::StringRef Parent = llvm::sys::path::parent_path(Path); Base.empty() && Parent.ends_with(".parts"))
-    Base = Parent.drop_back(6);
+  const llvm::StringRef Parent = llvm::sys::path::parent_path(Path);
+  for (const StateFile &F : StateFiles)
+    if (Path.ends_with(F.Suffix))
+      Base = Path.drop_back(F.Suffix.size());
+    else if (F.Directory && Parent.ends_with(F.Suffix))
+      Base = Parent.drop_back(F.Suffix.size());
+  if (Path.ends_with(LockSuffix))
+    Base = Path.drop_back(LockSuffix.size());
   if (Base.empty())
     return std::nullopt;
-  const std::string Lock = (Base + ".lock").str();
+  const std::string Lock = (Base + LockSuffix).str();
   const int Fd = ::open(Lock.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (Fd < 0)
     return std::nullopt;
@@ -334,10 +355,9 @@ llvm::Error checkOutputsAgainstInputs(llvm::ArrayRef<std::string> Outputs,
     if (!New)
       return Twice(It->second);
     llvm::sys::fs::UniqueID ID;
-    const bool Exists = W == Within::Directory
-                            ? !llvm::sys::fs::getUniqueID(T->Path, ID) &&
-                                  !llvm::sys::fs::is_symlink_file(T->Path)
-                            : !llvm::sys::fs::getUniqueID(T->Path, ID);
+    // An entry inside an output directory that is a symlink is replaced, not what it names.
+    const bool Exists = !llvm::sys::fs::getUniqueID(T->Path, ID) &&
+                        !(W == Within::Directory && llvm::sys::fs::is_symlink_file(T->Path));
     if (Exists)
       if (auto [F, NewFile] = ByFile.emplace(ID, O); !NewFile)
         return Twice(F->second);
@@ -386,13 +406,11 @@ llvm::Expected<OutputState> OutputState::acquire(llvm::StringRef Output) {
       return D.takeError();
     S.PrivateDir = *D;
     S.Base = pathIn(*D, "output");
-    S.LockFd = ::open(D->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (S.LockFd >= 0)
-      ::flock(S.LockFd, LOCK_EX | LOCK_NB); // in use: not a SIGKILLed run's leftover
+    S.LockFd = holdInUse(*D);
     return S;
   }
   S.Base = T->Path;
-  S.LockPath = T->Path + ".lock";
+  S.LockPath = (T->Path + LockSuffix).str();
   // flock on OUT.lock. The file is removed when the run ends, so a lock taken on a file another
   // run has just removed is not a lock: the path must still name the locked file.
   for (int Try = 0; Try < 100; ++Try) {
@@ -419,14 +437,14 @@ llvm::Expected<OutputState> OutputState::acquire(llvm::StringRef Output) {
         (void)!::pwrite(Fd, Pid.data(), Pid.size(), 0);
       // The state files beside the output are the run's own: one that is a symlink (or a
       // device, a FIFO) would lead the run's writes, and --resume's truncation, elsewhere.
-      for (auto [Suffix, Dir] : {std::pair{".partial", false}, std::pair{".resume", false},
-                                 std::pair{".parts", true}}) {
-        const std::string Name = T->Path + Suffix;
+      for (const StateFile &F : StateFiles) {
+        const std::string Name = (T->Path + F.Suffix).str();
         struct stat St;
-        if (::lstat(Name.c_str(), &St) == 0 && (Dir ? !S_ISDIR(St.st_mode) : !S_ISREG(St.st_mode))) {
+        if (::lstat(Name.c_str(), &St) == 0 &&
+            (F.Directory ? !S_ISDIR(St.st_mode) : !S_ISREG(St.st_mode))) {
           ::unlink(S.LockPath.c_str()); // still held: removed as at the end of a run
           ::close(Fd);
-          return fileError(Output, Name + " is not a " + (Dir ? "directory" : "regular file") +
+          return fileError(Output, Name + " is not a " + (F.Directory ? "directory" : "regular file") +
                                        " (a symbolic link?): the files beside the output are "
                                        "the run's own state; remove it");
         }
@@ -469,13 +487,19 @@ OutputState::~OutputState() {
 
 namespace {
 
+/// The permissions of Target when it is a regular file: what a file replacing it keeps.
+std::optional<mode_t> modeOf(const std::string &Target) {
+  struct stat St;
+  if (::stat(Target.c_str(), &St) == 0 && S_ISREG(St.st_mode))
+    return St.st_mode & 07777;
+  return std::nullopt;
+}
+
 /// The mode for a file that will become Target: no wider than Target's when it exists (plus
 /// the owner's read and write, to finish it); otherwise the umask's.
 unsigned modeFor(const std::string &Target) {
-  struct stat St;
-  if (::stat(Target.c_str(), &St) == 0 && S_ISREG(St.st_mode))
-    return (St.st_mode & 0777) | S_IRUSR | S_IWUSR;
-  return 0666;
+  std::optional<mode_t> M = modeOf(Target);
+  return M ? (*M & 0777) | S_IRUSR | S_IWUSR : 0666;
 }
 
 } // namespace
@@ -564,6 +588,10 @@ void PendingFile::uselessUntilCheckpoint() {
 
 void PendingFile::checkpointed() {
   OutputStep L(outputLock());
+  keepOnSignal();
+}
+
+void PendingFile::keepOnSignal() {
   if (RemovedOnSignal)
     llvm::sys::DontRemoveFileOnSignal(Temp);
   RemovedOnSignal = false;
@@ -579,9 +607,7 @@ void PendingFile::discard() {
   } else if (!Temp.empty()) {
     llvm::sys::fs::remove(Temp);
   }
-  if (RemovedOnSignal)
-    llvm::sys::DontRemoveFileOnSignal(Temp);
-  RemovedOnSignal = false;
+  keepOnSignal();
   if (StreamFd >= 0) { // what was written into a device or FIFO cannot be taken back
     ::close(StreamFd);
     StreamFd = -1;
@@ -594,9 +620,8 @@ namespace {
 /// A file that replaces another keeps its permissions (a 0600 file stays private), as when a
 /// program rewrites it in place; a new file has the umask's.
 void keepModeOf(const std::string &Temp, const std::string &Target) {
-  struct stat St;
-  if (::stat(Target.c_str(), &St) == 0 && S_ISREG(St.st_mode))
-    ::chmod(Temp.c_str(), St.st_mode & 07777);
+  if (std::optional<mode_t> M = modeOf(Target))
+    ::chmod(Temp.c_str(), *M);
 }
 
 } // namespace
@@ -630,9 +655,7 @@ llvm::Error PendingFile::commit() {
     Temp.clear();
     return fileError(Final, "cannot move output into place: " + llvm::toString(std::move(E)));
   }
-  if (RemovedOnSignal)
-    llvm::sys::DontRemoveFileOnSignal(Temp);
-  RemovedOnSignal = false;
+  keepOnSignal();
   Temp.clear();
   return llvm::Error::success();
 }
@@ -985,9 +1008,7 @@ llvm::Expected<TempDir> TempDir::create(llvm::StringRef Prefix) {
     return Path.takeError();
   TempDir D;
   D.Dir = std::move(*Path);
-  D.LockFd = ::open(D.Dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (D.LockFd >= 0)
-    ::flock(D.LockFd, LOCK_EX | LOCK_NB); // in use: not a SIGKILLed run's leftover
+  D.LockFd = holdInUse(D.Dir);
   return D;
 }
 

@@ -132,6 +132,8 @@ public:
 
 private:
   PendingFile() = default;
+  /// Ends uselessUntilCheckpoint()'s registration (the output lock held).
+  void keepOnSignal();
   std::string Final, Temp;
   OutputTarget Target;
   std::optional<llvm::sys::fs::TempFile> File; // create() only

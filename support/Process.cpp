@@ -307,8 +307,7 @@ void endGroup(pid_t Group) {
 }
 
 [[noreturn]] void guard(int In, const std::vector<std::string> &Trees,
-                        const std::vector<std::string> &Files,
-                        const std::vector<FileMark> &Outputs) {
+                        const std::vector<std::string> &Files, const FileMark &Output) {
   // Out of the host's process group (a kill of it, a Ctrl-C, must not reach us), every signal
   // blocked, no descriptor but the pipe (a descriptor held here would keep a pipe of the host's
   // open: its readers would never see the end).
@@ -347,18 +346,15 @@ void endGroup(pid_t Group) {
   }
   if (Done)
     ::_exit(0);
-  // Which outputs the compiler is writing: as the host saw it, or seen here before the
-  // compiler is stopped (it may be dying already of the host's death; no allocation here).
-  bool Held[8] = {};
-  for (size_t I = 0; I < Outputs.size() && I < 8; ++I)
-    Held[I] = Writing || (Group > 0 && Outputs[I].openIn(Group));
+  // Whether the compiler is writing its output: as the host saw it, or seen here before the
+  // compiler is stopped (it may be dying already of the host's death).
+  Writing = Writing || (Group > 0 && Output.openIn(Group));
   if (Group > 0)
     endGroup(Group);
   for (const std::string &F : Files)
     ::unlink(F.c_str());
-  for (size_t I = 0; I < Outputs.size() && I < 8; ++I)
-    if (Held[I])
-      Outputs[I].removeIfWritten();
+  if (Writing)
+    Output.removeIfWritten();
   for (const std::string &T : Trees)
     for (int Try = 0; Try < 5 && ::access(T.c_str(), F_OK) == 0; ++Try) {
       if (Try)
@@ -423,12 +419,11 @@ void FileMark::removeIfWritten() const {
 }
 
 llvm::Expected<Guardian> Guardian::start(std::vector<std::string> Trees,
-                                         std::vector<std::string> Files,
-                                         std::vector<FileMark> Outputs) {
+                                         std::vector<std::string> Files, FileMark Output) {
   Guardian G;
   G.Trees = std::move(Trees);
   G.Files = std::move(Files);
-  G.Outputs = std::move(Outputs);
+  G.Output = std::move(Output);
   int P[2];
   if (::pipe2(P, O_CLOEXEC) != 0)
     return makeError(llvm::Twine("cannot start the session's guardian: pipe: ") + strerror(errno));
@@ -440,7 +435,7 @@ llvm::Expected<Guardian> Guardian::start(std::vector<std::string> Trees,
     return makeError(llvm::Twine("cannot start the session's guardian: fork: ") + strerror(E));
   }
   if (G.Pid == 0)
-    guard(P[0], G.Trees, G.Files, G.Outputs);
+    guard(P[0], G.Trees, G.Files, G.Output);
   ::close(P[0]);
   G.Fd = P[1];
   return G;
@@ -448,7 +443,7 @@ llvm::Expected<Guardian> Guardian::start(std::vector<std::string> Trees,
 
 Guardian::Guardian(Guardian &&O) noexcept
     : Pid(O.Pid), Fd(O.Fd), Trees(std::move(O.Trees)), Files(std::move(O.Files)),
-      Outputs(std::move(O.Outputs)) {
+      Output(std::move(O.Output)) {
   O.Pid = -1;
   O.Fd = -1;
 }

@@ -44,9 +44,10 @@ struct ExitStatus {
 
 class Child {
 public:
-  /// Argv[0] is looked up in PATH. StdoutFd/StderrFd: -1 = inherit. The child gets SIGKILL
+  /// Argv[0] is looked up in PATH. StdoutFd/StderrFd: -1 = inherit. The child gets SIGTERM
   /// when the thread that spawned it ends (PR_SET_PDEATHSIG; set before it runs, and it exits
-  /// at once if the host is already gone): a host killed by SIGKILL leaves no compiler behind.
+  /// at once if the host is already gone), the session's Guardian SIGKILL after a grace
+  /// period: a host killed by SIGKILL leaves no compiler behind.
   /// So spawn only from a thread that outlives the child (hosts reap what they spawn).
   static llvm::Expected<Child> spawn(const std::vector<std::string> &Argv, int StdoutFd = -1,
                                      int StderrFd = -1);
@@ -77,15 +78,6 @@ private:
   ExitStatus Status;
 };
 
-/// Cleans up after a host that dies without doing it (SIGKILL: no handler, no destructor): a
-/// process forked per session, in its own process group (a kill of the host's group or a
-/// Ctrl-C does not reach it), holding the read end of a pipe whose only writer is the host.
-/// When the pipe ends without the host's goodbye, the host is gone: the guardian sends the
-/// compiler's process group SIGTERM (clang then removes its own temporaries), SIGKILL after a
-/// grace period, removes Files (the compiler's -o, the host's temporary logs) and
-/// Trees (the session's private directory, with whatever the compiler made in it), and exits.
-/// After a clean session it exits at once; the host waits for it (a few microseconds).
-/// Forked from a process with threads, it calls only async-signal-safe functions.
 /// What a path was before another process (a compiler) ran, so that cleaning up after it
 /// removes only what it wrote: a regular file (never a device, a FIFO or a symlink, seen by
 /// lstat) that did not exist before or is another file now (inode, size, change time), and
@@ -106,12 +98,22 @@ struct FileMark {
   bool openIn(pid_t Pid) const;
 };
 
+/// Cleans up after a host that dies without doing it (SIGKILL: no handler, no destructor): a
+/// process forked per session, in its own process group (a kill of the host's group or a
+/// Ctrl-C does not reach it), holding the read end of a pipe whose only writer is the host.
+/// When the pipe ends without the host's goodbye, the host is gone: the guardian sends the
+/// compiler's process group SIGTERM (clang then removes its own temporaries), SIGKILL after a
+/// grace period, removes Files (the host's temporary logs), Trees (the session's private
+/// directory, with whatever the compiler made in it) and the compiler's Output if the compiler
+/// was writing it (FileMark), and exits. After a clean session it exits at once; the host
+/// waits for it (a few microseconds). Forked from a process with threads, it calls only
+/// async-signal-safe functions.
 class Guardian {
 public:
-  /// Trees are removed whole, Files always, Outputs only when written (FileMark).
+  /// Trees are removed whole, Files always, Output only when the compiler wrote it (its Path
+  /// empty: none).
   static llvm::Expected<Guardian> start(std::vector<std::string> Trees,
-                                        std::vector<std::string> Files,
-                                        std::vector<FileMark> Outputs = {});
+                                        std::vector<std::string> Files, FileMark Output = {});
   Guardian(Guardian &&O) noexcept;
   Guardian &operator=(Guardian &&) = delete;
   /// The session ended as it should: the guardian leaves without touching anything.
@@ -131,7 +133,7 @@ private:
   int Fd = -1;
   // Kept alive for the child, which reads them after the fork (copy-on-write memory).
   std::vector<std::string> Trees, Files;
-  std::vector<FileMark> Outputs;
+  FileMark Output;
 };
 
 } // namespace wb::support

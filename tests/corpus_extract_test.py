@@ -20,22 +20,15 @@ lines in collection, exploration and evaluation, against oracles outside the wor
 
   corpus_extract_test.py --ir2vec BIN --llvm-bindir DIR
 """
-import argparse, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
+import json, os, shutil, signal, struct, subprocess, time
 
 import h5py
 
 import harness
 import mlgo_oracle
 
-p = argparse.ArgumentParser()
-p.add_argument("--ir2vec", required=True)
-p.add_argument("--llvm-bindir", required=True)
-a = p.parse_args()
-B = lambda t: os.path.join(a.llvm_bindir, t)
-res = harness.Results()
-check = res.check
-tmp = tempfile.mkdtemp(prefix="corpus-extract-")
-W = lambda *n: os.path.join(tmp, *n)
+T = harness.ToolTest("corpus-extract-")
+a, res, check, tmp, W, B = T.args, T.res, T.check, T.tmp, T.W, T.B
 text_size = lambda obj: mlgo_oracle.text_size(B("llvm-size"), obj)
 
 SOURCES = {
@@ -250,7 +243,4 @@ check("collect --resume: the same bytes as an uninterrupted run, the finished mo
       r.returncode == 0 and open(part, "rb").read() == open(ref, "rb").read() and b"taken from" in r.stderr
       and not os.path.exists(part + ".parts"), r.stderr)
 
-status = res.summary()
-if status == 0:
-    shutil.rmtree(tmp)
-sys.exit(status)
+T.finish()

@@ -6,9 +6,16 @@ failure printed when it happens (with its detail), and one summary line at the e
     res.check("what is checked", ok, detail)
     r = harness.run([tool, ...])              # CompletedProcess with stdout/stderr as bytes
     sys.exit(res.summary())                   # "N passed, M failed"; 1 on a failure or no check
+
+Tests of the tool's command line start from a ToolTest (below): its arguments, checks and
+scratch directory.
 """
+import argparse
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 
 class Results:
@@ -42,3 +49,34 @@ def run(cmd, stdin=None, check=False, **kw):
         sys.exit("command failed (%d): %s\n%s" % (r.returncode, " ".join(map(str, cmd)),
                                                   r.stderr.decode(errors="replace")[-2000:]))
     return r
+
+
+class ToolTest:
+    """The frame of a test of the tool's command line: the arguments --ir2vec BIN and
+    --llvm-bindir DIR, counted checks (check, res), a scratch directory (tmp, W(names...)),
+    LLVM's tools (B(name)) and the tool (run(args...)). finish() prints the summary, removes
+    the scratch directory when every check passed (a failure keeps it to look into) and exits."""
+
+    def __init__(self, prefix):
+        p = argparse.ArgumentParser()
+        p.add_argument("--ir2vec", required=True)
+        p.add_argument("--llvm-bindir", required=True)
+        self.args = p.parse_args()
+        self.res = Results()
+        self.check = self.res.check
+        self.tmp = tempfile.mkdtemp(prefix=prefix)
+
+    def W(self, *names):
+        return os.path.join(self.tmp, *names)
+
+    def B(self, tool):
+        return os.path.join(self.args.llvm_bindir, tool)
+
+    def run(self, *args, **kw):
+        return run([self.args.ir2vec, *args], **kw)
+
+    def finish(self):
+        status = self.res.summary()
+        if status == 0:
+            shutil.rmtree(self.tmp)
+        sys.exit(status)

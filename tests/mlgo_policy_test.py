@@ -25,7 +25,7 @@ ablation), against oracles independent of the workbench.
 
   mlgo_policy_test.py --ir2vec BIN --llvm-bindir DIR
 """
-import argparse, hashlib, json, os, shutil, signal, struct, subprocess, sys, tempfile, time
+import hashlib, json, os, shutil, signal, struct, subprocess, time
 
 import h5py
 import numpy as np
@@ -34,15 +34,8 @@ import harness
 import mlgo_oracle
 import small_corpus
 
-p = argparse.ArgumentParser()
-p.add_argument("--ir2vec", required=True)
-p.add_argument("--llvm-bindir", required=True)
-a = p.parse_args()
-B = lambda t: os.path.join(a.llvm_bindir, t)
-res = harness.Results()
-check = res.check
-tmp = tempfile.mkdtemp(prefix="mlgo-policy-")
-W = lambda *n: os.path.join(tmp, *n)
+T = harness.ToolTest("mlgo-policy-")
+a, res, check, tmp, W, B = T.args, T.res, T.check, T.tmp, T.W, T.B
 
 # ---- a corpus of three packages ------------------------------------------------------------
 corpus = W("corpus")
@@ -524,7 +517,4 @@ r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--model", W("none
 check("--policy size with a missing model: exit 125 (the host failed), the file named", r.returncode == 125 and b"nonexistent.h5" in r.stderr,
       r.stderr)
 
-status = res.summary()
-if status == 0:
-    shutil.rmtree(tmp)
-sys.exit(status)
+T.finish()

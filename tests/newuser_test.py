@@ -19,23 +19,14 @@ must do instead. Every check failed on the build before the fixes (docs/robustne
 
   newuser_test.py --ir2vec BIN --llvm-bindir DIR
 """
-import argparse, hashlib, json, os, shutil, signal, subprocess, sys, tempfile
+import hashlib, json, os, signal, subprocess
 
 import harness
 
-p = argparse.ArgumentParser()
-p.add_argument("--ir2vec", required=True)
-p.add_argument("--llvm-bindir", required=True)
-a = p.parse_args()
-B = lambda t: os.path.join(a.llvm_bindir, t)
-res = harness.Results()
-check = res.check
-tmp = tempfile.mkdtemp(prefix="newuser-")
-W = lambda *n: os.path.join(tmp, *n)
+T = harness.ToolTest("newuser-")
+a, res, check, tmp, W, B = T.args, T.res, T.check, T.tmp, T.W, T.B
+run = T.run
 
-
-def run(*args, **kw):
-    return harness.run([a.ir2vec, *args], **kw)
 
 
 def write(path, text):
@@ -215,7 +206,4 @@ check("--stats says how many answers differ from the compiler's own decision (0 
       and r2.returncode == 0 and b"answered otherwise than the compiler's own decision" in r2.stderr,
       r1.stderr + r2.stderr)
 
-status = res.summary()
-if status == 0:
-    shutil.rmtree(tmp)
-sys.exit(status)
+T.finish()

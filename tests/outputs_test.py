@@ -25,26 +25,17 @@ counts).
 
 No test names a system path as an output. outputs_test.py --ir2vec BIN --llvm-bindir DIR
 """
-import argparse, hashlib, os, pty, resource, shutil, signal, stat, subprocess, sys, tempfile, threading, time
+import hashlib, os, pty, resource, shutil, signal, stat, subprocess, threading, time
 
 import harness
 import h5compare
 import small_corpus
 
-p = argparse.ArgumentParser()
-p.add_argument("--ir2vec", required=True)
-p.add_argument("--llvm-bindir", required=True)
-a = p.parse_args()
-B = lambda t: os.path.join(a.llvm_bindir, t)
-res = harness.Results()
-check = res.check
-tmp = tempfile.mkdtemp(prefix="outputs-")
-W = lambda *n: os.path.join(tmp, *n)
+T = harness.ToolTest("outputs-")
+a, res, check, tmp, W, B = T.args, T.res, T.check, T.tmp, T.W, T.B
+run = T.run
 tool = a.ir2vec
 
-
-def run(*args, **kw):
-    return harness.run([tool, *args], **kw)
 
 
 def sha(path):
@@ -696,7 +687,4 @@ r = run("embeddings", "--format", "hdf5", "-o", os.path.join(sk, "locked.h5"), m
 check("OUT.lock a symlink: refused, the link left in place", r.returncode == 1
       and os.path.islink(os.path.join(sk, "locked.h5.lock")), (r.returncode, r.stderr[-200:]))
 
-status = res.summary()
-if status == 0:
-    shutil.rmtree(tmp)
-sys.exit(status)
+T.finish()
