@@ -313,25 +313,6 @@ std::string augmenterVocabulary(const AblationArm &A) {
   return A.Vocabulary == "default" ? "" : A.Vocabulary;
 }
 
-/// The observation set of an exploration recorded with the arm's vocabulary.
-llvm::Expected<features::DatasetTable> observationsFor(const std::string &File,
-                                                       const AblationArm &A) {
-  const std::string Want = A.Vocabulary;
-  try {
-    H5::Exception::dontPrint();
-    H5::H5File F(File, H5F_ACC_RDONLY);
-    H5::Group O = F.openGroup("observations");
-    for (hsize_t I = 0; I < O.getNumObjs(); ++I) {
-      H5::Group G = O.openGroup(std::to_string(I));
-      if (corpus::h5::readStrAttr(G, "vocabulary") == Want)
-        return features::readDataset(File, "/observations/" + std::to_string(I));
-    }
-  } catch (const H5::Exception &E) {
-    return corpus::h5::h5Error(File, E);
-  }
-  return support::fileError(File, "no observations with vocabulary '" + Want + "'");
-}
-
 double agreement(const runners::ModelFile &M, const features::DatasetTable &Labels) {
   if (Labels.rows() == 0)
     return -1;
@@ -372,25 +353,12 @@ permutationImportance(const runners::ModelFile &M, const features::DatasetTable 
 bool sameExploration(const std::string &File, const ExploreConfig &C, const CorpusSplit &S) {
   if (!llvm::sys::fs::exists(File))
     return false;
-  try {
-    H5::Exception::dontPrint();
-    H5::H5File F(File, H5F_ACC_RDONLY);
-    namespace h5 = corpus::h5;
-    llvm::json::Array V;
-    for (const std::string &X : C.Vocabularies)
-      V.push_back(X);
-    std::string Vocabs;
-    llvm::raw_string_ostream(Vocabs) << llvm::json::Value(std::move(V));
-    return h5::readStrAttr(F, "schema") == ExplorationSchema &&
-           h5::readNumAttr<int64_t>(F, "budget", H5::PredType::NATIVE_INT64) == C.Budget &&
-           h5::readNumAttr<int64_t>(F, "seed", H5::PredType::NATIVE_INT64) == int64_t(C.Seed) &&
-           h5::readStrAttr(F, "flip_order") == support::nameOf<FlipOrder>(FlipOrderNames, C.Order) &&
-           h5::readStrAttr(F, "split") == S.toJSONText() && h5::readStrAttr(F, "vocabularies") == Vocabs &&
-           h5::readStrAttr(F, "side") == (C.HeldOut ? "test" : "train") &&
-           h5::readStrAttr(F, "toolchain") == C.Tools.fingerprint();
-  } catch (const H5::Exception &) {
+  llvm::Expected<ExplorationFile> X = readExplorationHeader(File);
+  if (!X) {
+    llvm::consumeError(X.takeError());
     return false;
   }
+  return X->Header.settings() == explorationHeader(C, S.toJSONText()).settings();
 }
 
 std::string percent(double X) { return llvm::formatv("{0:f2}%", 100 * X).str(); }
@@ -452,7 +420,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
                     Held = support::pathIn(Dir, "heldout.h5");
   double ExploreSeconds = 0;
   for (bool HeldOut : {false, true}) {
-    EC.HeldOut = HeldOut;
+    EC.Side = HeldOut ? ExploredSide::Test : ExploredSide::Train;
     const std::string &File = HeldOut ? Held : Train;
     if (sameExploration(File, EC, *S)) {
       C.Report({Diagnostic::Note, File + ": reusing the exploration made with these settings"});
@@ -472,20 +440,12 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   const auto T1 = Clock::now();
   const std::vector<EvalModule> Baselines = measureBaselines(S->modules(true), RC);
   // The training side's heuristic sizes are the exploration's first rollouts.
+  llvm::Expected<ExplorationFile> Explored = readExploration(Train);
+  if (!Explored)
+    return Explored.takeError();
   std::vector<EvalModule> TrainBase;
-  try {
-    H5::Exception::dontPrint();
-    H5::H5File F(Train, H5F_ACC_RDONLY);
-    H5::DataSet P = F.openDataSet("modules/path"), B = F.openDataSet("modules/baseline_text_size"),
-                Er = F.openDataSet("modules/error");
-    const uint64_t N = corpus::h5::extentOf(P);
-    std::vector<std::string> Paths = corpus::h5::readStrings(P, 0, N), Errs = corpus::h5::readStrings(Er, 0, N);
-    std::vector<int64_t> Sizes = corpus::h5::readNumbers<int64_t>(B, H5::PredType::NATIVE_INT64, 0, N, 1);
-    for (uint64_t I = 0; I < N; ++I)
-      TrainBase.push_back({Paths[I], Errs[I], Sizes[I], -1, 0, ""});
-  } catch (const H5::Exception &E) {
-    return corpus::h5::h5Error(Train, E);
-  }
+  for (const ModuleExploration &X : Explored->Modules)
+    TrainBase.push_back({X.Path, X.Error, X.BaselineSize, -1, 0, ""});
 
   auto TrainSHA = support::sha256OfFile(Train);
   if (!TrainSHA)
@@ -494,10 +454,10 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   size_t Compilations = Baselines.size(), Failed = 0;
   for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
     const AblationArm &A = Spec.Arms[AI];
-    auto Data = observationsFor(Train, A);
+    auto Data = readObservations(Train, A.Vocabulary);
     if (!Data)
       return Data.takeError();
-    auto Labels = observationsFor(Held, A);
+    auto Labels = readObservations(Held, A.Vocabulary);
     if (!Labels)
       return Labels.takeError();
     ArmResult &R = Results[AI];
@@ -556,7 +516,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   std::vector<std::pair<std::string, double>> Importance;
   {
     auto M = runners::readModelFile(Results.front().Files.front());
-    auto Labels = observationsFor(Held, Spec.Arms.front());
+    auto Labels = readObservations(Held, Spec.Arms.front().Vocabulary);
     if (M && Labels)
       Importance = permutationImportance(*M, *Labels, Spec.Seeds.front());
     else {
@@ -565,20 +525,12 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
     }
   }
 
-  // Exploration statistics from the file.
-  size_t Rollouts = 0, Smaller = 0, TrainModules = 0;
-  try {
-    H5::H5File F(Train, H5F_ACC_RDONLY);
-    H5::DataSet R = F.openDataSet("rollouts/module");
-    Rollouts = corpus::h5::extentOf(R);
-    H5::DataSet B = F.openDataSet("modules/baseline_text_size"), Bs = F.openDataSet("modules/best_text_size");
-    TrainModules = corpus::h5::extentOf(B);
-    auto Base = corpus::h5::readNumbers<int64_t>(B, H5::PredType::NATIVE_INT64, 0, TrainModules, 1);
-    auto Best = corpus::h5::readNumbers<int64_t>(Bs, H5::PredType::NATIVE_INT64, 0, TrainModules, 1);
-    for (size_t I = 0; I < TrainModules; ++I)
-      Smaller += Best[I] < Base[I];
-  } catch (const H5::Exception &E) {
-    return corpus::h5::h5Error(Train, E);
+  // Exploration statistics.
+  size_t Rollouts = 0, Smaller = 0;
+  const size_t TrainModules = Explored->Modules.size();
+  for (const ModuleExploration &X : Explored->Modules) {
+    Rollouts += X.Rollouts.size();
+    Smaller += X.BestSize < X.BaselineSize;
   }
   Compilations += Rollouts;
   const double Seconds = std::chrono::duration<double>(Clock::now() - Start).count();

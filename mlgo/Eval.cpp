@@ -1,6 +1,8 @@
 #include "mlgo/Eval.h"
 
 #include "corpus/H5.h"
+#include "mlgo/ExplorationFile.h"
+#include "runners/Models.h"
 #include "corpus/OrderedPipeline.h"
 #include "features/Augment.h"
 #include "learn/Random.h"
@@ -12,6 +14,9 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -34,6 +39,22 @@ std::pair<double, double> percentileInterval(unsigned Resamples, DrawFn Draw) {
 }
 
 } // namespace
+
+void Headroom::add(const EvalModule &M) {
+  if (M.Best < 0 || M.Baseline < 0 || M.Policy < 0 || !M.Error.empty())
+    return;
+  ++Modules;
+  BaselineTotal += M.Baseline;
+  PolicyTotal += M.Policy;
+  BestTotal += M.Best;
+}
+
+void Headroom::finish() {
+  Headroom = reductionOf(double(BaselineTotal), double(BestTotal));
+  Captured = BaselineTotal > BestTotal
+                 ? double(BaselineTotal - PolicyTotal) / double(BaselineTotal - BestTotal)
+                 : std::numeric_limits<double>::quiet_NaN();
+}
 
 EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
                       unsigned Resamples) {
@@ -60,10 +81,18 @@ EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
     P.PolicyTotal += M.Policy;
     P.Grown += M.Policy > M.Baseline;
     P.Shrunk += M.Policy < M.Baseline;
+    P.Room.add(M);
+    S.Room.add(M);
   }
-  for (PackageSummary &P : S.Packages)
+  for (size_t I = 0; I < S.Packages.size(); ++I) {
+    PackageSummary &P = S.Packages[I];
     P.Reduction = reductionOf(double(P.BaselineTotal), double(P.PolicyTotal));
+    P.Room.finish();
+    if (S.Worst < 0 || P.Reduction < S.Packages[size_t(S.Worst)].Reduction)
+      S.Worst = int(I);
+  }
   S.Reduction = reductionOf(double(S.BaselineTotal), double(S.PolicyTotal));
+  S.Room.finish();
   if (Ok.empty())
     return S;
   // Percentile bootstrap over modules: the unit the corpus is sampled in.
@@ -193,8 +222,107 @@ void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfi
   });
 }
 
+llvm::Expected<std::vector<std::string>> trainingPackagesOf(const std::string &ModelFile) {
+  llvm::Expected<runners::ModelFile> M = runners::readModelFile(ModelFile);
+  if (!M)
+    return M.takeError();
+  std::vector<std::string> Keys;
+  for (const auto &[K, V] : M->Provenance) {
+    if (K != "split")
+      continue;
+    llvm::Expected<llvm::json::Value> J = llvm::json::parse(V);
+    const llvm::json::Object *O = J ? J->getAsObject() : nullptr;
+    const llvm::json::Array *A = O ? O->getArray("train_keys") : nullptr;
+    if (!A) {
+      if (!J)
+        llvm::consumeError(J.takeError());
+      return support::fileError(ModelFile, "provenance 'split' is not a split's JSON with "
+                                           "train_keys");
+    }
+    for (const llvm::json::Value &E : *A)
+      if (auto S = E.getAsString())
+        Keys.push_back(S->str());
+  }
+  return Keys;
+}
+
+llvm::Error attachBest(std::vector<EvalModule> &Modules, const std::string &Exploration) {
+  llvm::Expected<ExplorationFile> X = readExploration(Exploration);
+  if (!X)
+    return X.takeError();
+  std::map<std::string, int64_t> Best;
+  for (const ModuleExploration &E : X->Modules)
+    if (E.Error.empty() && E.BestSize >= 0)
+      Best[E.Path] = E.BestSize;
+  size_t Found = 0;
+  for (EvalModule &M : Modules)
+    if (auto It = Best.find(M.Path); It != Best.end()) {
+      M.Best = It->second;
+      ++Found;
+    }
+  if (Found == 0 && !Modules.empty())
+    return support::fileError(Exploration, "explored none of the evaluated modules (an "
+                                           "exploration of this corpus with --all gives the "
+                                           "headroom of every module)");
+  return llvm::Error::success();
+}
+
+namespace {
+
+/// A ratio that may be undefined (no headroom) as JSON: null then.
+llvm::json::Value numberOrNull(double X) {
+  return std::isnan(X) ? llvm::json::Value(nullptr) : llvm::json::Value(X);
+}
+
+llvm::json::Object roomJSON(const Headroom &R) {
+  return llvm::json::Object{{"modules", int64_t(R.Modules)},
+                            {"baseline_text_size", R.BaselineTotal},
+                            {"best_text_size", R.BestTotal},
+                            {"headroom", R.Modules ? llvm::json::Value(R.Headroom) : nullptr},
+                            {"captured", R.Modules ? numberOrNull(R.Captured) : nullptr}};
+}
+
+} // namespace
+
+llvm::json::Array packagesJSON(const EvalSummary &Sum) {
+  llvm::json::Array Packages;
+  for (const PackageSummary &P : Sum.Packages)
+    Packages.push_back(llvm::json::Object{{"package", P.Key},
+                                          {"modules", int64_t(P.Modules)},
+                                          {"grown", int64_t(P.Grown)},
+                                          {"shrunk", int64_t(P.Shrunk)},
+                                          {"baseline_text_size", P.BaselineTotal},
+                                          {"policy_text_size", P.PolicyTotal},
+                                          {"reduction", P.Reduction},
+                                          {"headroom", roomJSON(P.Room)}});
+  return Packages;
+}
+
+llvm::json::Object summaryJSON(const EvalSummary &Sum) {
+  llvm::json::Object Worst;
+  if (Sum.Worst >= 0) {
+    const PackageSummary &W = Sum.Packages[size_t(Sum.Worst)];
+    Worst = llvm::json::Object{{"package", W.Key}, {"reduction", W.Reduction},
+                               {"modules", int64_t(W.Modules)}};
+  }
+  return llvm::json::Object{{"modules", int64_t(Sum.Modules)},
+                            {"failed", int64_t(Sum.Failed)},
+                            {"grown", int64_t(Sum.Grown)},
+                            {"shrunk", int64_t(Sum.Shrunk)},
+                            {"packages", int64_t(Sum.Packages.size())},
+                            {"baseline_text_size", Sum.BaselineTotal},
+                            {"policy_text_size", Sum.PolicyTotal},
+                            {"reduction", Sum.Reduction},
+                            {"ci95", llvm::json::Array{Sum.Low, Sum.High}},
+                            {"ci95_packages", llvm::json::Array{Sum.PackageLow, Sum.PackageHigh}},
+                            {"worst_package", Sum.Worst >= 0 ? llvm::json::Value(std::move(Worst))
+                                                             : llvm::json::Value(nullptr)},
+                            {"headroom", roomJSON(Sum.Room)}};
+}
+
 llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const EvalRunConfig &C,
-                                  const std::vector<EvalModule> &Modules, const EvalSummary &Sum) {
+                                  const std::vector<EvalModule> &Modules, const EvalSummary &Sum,
+                                  const std::vector<std::string> &Excluded) {
   llvm::json::Array Rows;
   for (const EvalModule &M : Modules) {
     auto SHA = support::sha256OfFile(M.Path);
@@ -204,18 +332,13 @@ llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const 
                                       {"baseline_text_size", M.Baseline},
                                       {"policy_text_size", M.Policy},
                                       {"decisions", int64_t(M.Decisions)},
+                                      {"best_text_size", M.Best},
                                       {"package", M.Package},
                                       {"error", M.Error}});
   }
-  llvm::json::Array Packages;
-  for (const PackageSummary &P : Sum.Packages)
-    Packages.push_back(llvm::json::Object{{"package", P.Key},
-                                          {"modules", int64_t(P.Modules)},
-                                          {"grown", int64_t(P.Grown)},
-                                          {"shrunk", int64_t(P.Shrunk)},
-                                          {"baseline_text_size", P.BaselineTotal},
-                                          {"policy_text_size", P.PolicyTotal},
-                                          {"reduction", P.Reduction}});
+  llvm::json::Array ExcludedJ;
+  for (const std::string &K : Excluded)
+    ExcludedJ.push_back(K);
   llvm::json::Object Policy{{"name", J.PolicyLabel}};
   if (!J.ModelPath.empty()) {
     auto SHA = support::sha256OfFile(J.ModelPath);
@@ -234,20 +357,14 @@ llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const 
            {"clang", C.Tools.Clang},
            {"text", ".text and .text.* section bytes of the object"},
            {"policy", std::move(Policy)},
-           {"split", S.toJSON()},
-           {"side", J.TestSide ? "test" : "train"},
+           {"protocol", support::nameOf<Protocol>(ProtocolNames, J.Proto)},
+           {"split", J.Proto == Protocol::Split ? llvm::json::Value(S.toJSON()) : nullptr},
+           {"side", J.Proto == Protocol::Split ? (J.TestSide ? "test" : "train") : "all"},
+           {"excluded_packages", std::move(ExcludedJ)},
+           {"exploration", J.Exploration},
            {"bootstrap", llvm::json::Object{{"resamples", 1000}, {"seed", int64_t(J.Seed)}}}}},
-      {"summary",
-       llvm::json::Object{{"modules", int64_t(Sum.Modules)},
-                          {"failed", int64_t(Sum.Failed)},
-                          {"grown", int64_t(Sum.Grown)},
-                          {"shrunk", int64_t(Sum.Shrunk)},
-                          {"baseline_text_size", Sum.BaselineTotal},
-                          {"policy_text_size", Sum.PolicyTotal},
-                          {"reduction", Sum.Reduction},
-                          {"ci95", llvm::json::Array{Sum.Low, Sum.High}},
-                          {"ci95_packages", llvm::json::Array{Sum.PackageLow, Sum.PackageHigh}}}},
-      {"packages", std::move(Packages)},
+      {"summary", summaryJSON(Sum)},
+      {"packages", packagesJSON(Sum)},
       {"modules", std::move(Rows)}};
 }
 
@@ -258,7 +375,12 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
     if (!Out.empty() && !C.Dist.serving())
       if (llvm::Error E = support::checkOutputPath(Out))
         return E;
-  auto S = splitCorpus(J.Inputs, J.Split);
+  // The transfer protocol judges every module, keyed by package, of the packages the model
+  // was not trained on; the split protocol one side of a split.
+  SplitOptions SO = J.Split;
+  if (J.Proto == Protocol::Transfer)
+    SO.TestFraction = 1;
+  auto S = splitCorpus(J.Inputs, SO);
   if (!S)
     return S.takeError();
   {
@@ -267,10 +389,39 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
     if (!P)
       return P.takeError();
   }
-  std::vector<EvalModule> Modules = measureBaselines(S->modules(J.TestSide), C);
+  std::vector<std::string> Excluded;
+  if (J.Proto == Protocol::Transfer) {
+    const std::string Model = J.Session.MakePolicy ? J.ModelPath : runners::modelFileOf(J.Session.Policy);
+    if (!Model.empty()) {
+      auto Seen = trainingPackagesOf(Model);
+      if (!Seen)
+        return Seen.takeError();
+      std::set<std::string> SeenSet(Seen->begin(), Seen->end());
+      for (size_t I = 0; I < S->Modules.size(); ++I)
+        if (SeenSet.count(S->Keys[I])) {
+          S->Test[I] = false;
+          if (Excluded.empty() || Excluded.back() != S->Keys[I])
+            Excluded.push_back(S->Keys[I]);
+        }
+      std::sort(Excluded.begin(), Excluded.end());
+      Excluded.erase(std::unique(Excluded.begin(), Excluded.end()), Excluded.end());
+      if (!llvm::is_contained(S->Test, true))
+        return support::makeError("the model " + Model + " was trained on every package of "
+                                  "this corpus (" + llvm::join(Excluded, ", ") +
+                                  "): nothing is left to judge it on");
+      if (!Excluded.empty())
+        C.Report({Diagnostic::Note, "left out the packages the model was trained on: " +
+                                        llvm::join(Excluded, ", ")});
+    }
+  }
+  const bool Side = J.Proto == Protocol::Transfer ? true : J.TestSide;
+  std::vector<EvalModule> Modules = measureBaselines(S->modules(Side), C);
   for (size_t I = 0, K = 0; I < S->Modules.size(); ++I)
-    if (S->Test[I] == J.TestSide)
+    if (S->Test[I] == Side)
       Modules[K++].Package = S->Keys[I];
+  if (!J.Exploration.empty() && !C.Dist.serving())
+    if (llvm::Error E = attachBest(Modules, J.Exploration))
+      return E;
   if (support::cancelled(C.Tools.CancelFd))
     return support::interruptedError("interrupted; no output written");
   measurePolicy(Modules, J.Session, J.Embeddings, C);
@@ -287,7 +438,7 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
     return Sum.Modules == 1 ? support::reportedFailure()
                             : support::makeError("none of the " + llvm::Twine(Sum.Modules) +
                                                  " modules could be evaluated");
-  llvm::json::Object Report = evaluationJSON(J, *S, C, Modules, Sum);
+  llvm::json::Object Report = evaluationJSON(J, *S, C, Modules, Sum, Excluded);
   // The JSON and HDF5 reports appear together or not at all.
   support::OutputGroup Group;
   if (!J.HDF5Output.empty()) {
@@ -306,13 +457,14 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
           h5::writeAttr(F, "ci95_packages_low", Sum.PackageLow);
           h5::writeAttr(F, "ci95_packages_high", Sum.PackageHigh);
           std::vector<std::string> Paths, Errors, Keys;
-          std::vector<double> Base, Pol;
+          std::vector<double> Base, Pol, Best;
           for (const EvalModule &M : Modules) {
             Paths.push_back(M.Path);
             Errors.push_back(M.Error);
             Keys.push_back(M.Package);
             Base.push_back(double(M.Baseline));
             Pol.push_back(double(M.Policy));
+            Best.push_back(double(M.Best));
           }
           H5::Group G = h5::createGroup(F, "modules");
           h5::writeStrings(G, "path", Paths);
@@ -320,6 +472,7 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
           h5::writeStrings(G, "package", Keys);
           h5::writeMatrix(G, "baseline_text_size", Base.data(), Base.size(), 1);
           h5::writeMatrix(G, "policy_text_size", Pol.data(), Pol.size(), 1);
+          h5::writeMatrix(G, "best_text_size", Best.data(), Best.size(), 1);
         }))
       return E;
   }
@@ -336,14 +489,26 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
     return E;
   if (llvm::Error E = Group.commit())
     return E;
+  std::string Worst;
+  if (Sum.Worst >= 0)
+    Worst = llvm::formatv("; worst package {0} {1:P2}", Sum.Packages[size_t(Sum.Worst)].Key,
+                          Sum.Packages[size_t(Sum.Worst)].Reduction)
+                .str();
+  if (Sum.Room.Modules)
+    Worst += llvm::formatv("; headroom {0:P2}, captured {1:P1}", Sum.Room.Headroom,
+                           Sum.Room.Captured)
+                 .str();
   C.Report({Diagnostic::Note,
             llvm::formatv("{0} on {1} {2} modules: .text {3} bytes vs -Oz {4}: reduction "
                           "{5:P2} (95% interval {6:P2} to {7:P2}; over {10} packages {11:P2} to "
-                          "{12:P2}); {8} grow, {9} shrink",
-                          J.PolicyLabel, Sum.Modules - Sum.Failed, J.TestSide ? "held-out" : "training",
+                          "{12:P2}); {8} grow, {9} shrink{13}",
+                          J.PolicyLabel, Sum.Modules - Sum.Failed,
+                          J.Proto == Protocol::Transfer ? "unseen"
+                          : J.TestSide                  ? "held-out"
+                                                        : "training",
                           Sum.PolicyTotal, Sum.BaselineTotal, Sum.Reduction, Sum.Low, Sum.High,
                           Sum.Grown, Sum.Shrunk, Sum.Packages.size(), Sum.PackageLow,
-                          Sum.PackageHigh)
+                          Sum.PackageHigh, Worst)
                 .str()});
   if (Sum.Failed)
     return support::Outcome::partial(std::to_string(Sum.Failed) + " of " +

@@ -2,7 +2,7 @@
 // 3 and 4): every module of one side of the split compiled with the heuristic and with the
 // policy, each to a native object whose .text is measured; the total reduction
 // 1 - sum(policy) / sum(-Oz), the modules that grow or shrink, and a 95% bootstrap interval
-// over modules. Written as JSON (schema ir2vec.mlgo-eval/1) and HDF5 with a manifest of
+// over modules. Written as JSON (schema ir2vec.mlgo-eval/2) and HDF5 with a manifest of
 // versions, command lines and hashes (docs/formats/mlgo-eval.md), so anyone can rerun it.
 #pragma once
 
@@ -12,6 +12,7 @@
 #include "support/Diagnostics.h"
 #include "support/Ranks.h"
 #include "support/Error.h"
+#include "support/Names.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -20,13 +21,38 @@
 
 namespace wb::mlgo {
 
-inline constexpr const char *EvalSchema = "ir2vec.mlgo-eval/1";
+inline constexpr const char *EvalSchema = "ir2vec.mlgo-eval/2";
+
+/// How a corpus is divided between what a policy learnt from and what it is judged on.
+enum class Protocol {
+  /// Every package the policy's model was not trained on (its file's recorded split says
+  /// which it was), each scored and summed; the worst package beside the total.
+  Transfer,
+  /// One side of a split by package (--test-fraction, --split-seed).
+  Split,
+};
+inline constexpr support::Named<Protocol> ProtocolNames[] = {{Protocol::Transfer, "transfer"},
+                                                             {Protocol::Split, "split"}};
 
 struct EvalModule {
   std::string Path, Error;
   int64_t Baseline = -1, Policy = -1; // .text bytes; -1 when not measured
   size_t Decisions = 0;
   std::string Package; // the module's key in the split ("" when not known)
+  /// The smallest .text an exploration found for the module (the headroom's measure), -1 when
+  /// not known.
+  int64_t Best = -1;
+};
+
+/// What there was to gain and how much of it a policy took, over the modules whose best .text
+/// is known: Headroom = 1 - sum(best) / sum(baseline); Captured = sum(baseline - policy) /
+/// sum(baseline - best) (above 1 when the policy beats the exploration; NaN without headroom).
+struct Headroom {
+  size_t Modules = 0;
+  int64_t BaselineTotal = 0, PolicyTotal = 0, BestTotal = 0;
+  double Headroom = 0, Captured = 0;
+  void add(const EvalModule &M);
+  void finish();
 };
 
 /// The sums of one package (split key).
@@ -35,6 +61,7 @@ struct PackageSummary {
   size_t Modules = 0, Grown = 0, Shrunk = 0;
   int64_t BaselineTotal = 0, PolicyTotal = 0;
   double Reduction = 0;
+  struct Headroom Room;
 };
 
 struct EvalSummary {
@@ -47,6 +74,10 @@ struct EvalSummary {
   /// Reduction when the modules come from one package.
   double PackageLow = 0, PackageHigh = 0;
   std::vector<PackageSummary> Packages; // in order of first appearance
+  /// The package with the smallest reduction (index into Packages; -1 when none), the figure
+  /// a transfer claim has to show beside the total.
+  int Worst = -1;
+  struct Headroom Room;
 };
 
 /// Sums, per-package sums and both bootstrap intervals (Resamples resamplings of the measured
@@ -74,8 +105,12 @@ void measurePolicy(std::vector<EvalModule> &Measured, const runners::SessionConf
 
 struct EvalJob {
   std::vector<std::string> Inputs;
+  Protocol Proto = Protocol::Transfer;
   SplitOptions Split;
-  bool TestSide = true;              // evaluate the held-out side (or the training side)
+  bool TestSide = true;              // Split: evaluate the held-out side (or the training side)
+  /// An exploration of these modules (any side): each module's smallest .text found, for the
+  /// headroom; "" = none.
+  std::string Exploration;
   runners::SessionConfig Session;    // the policy (Policy and Bind; Command unused)
   std::optional<std::string> Embeddings; // embedding features with this vocabulary
   std::string PolicyLabel;           // how the report names it
@@ -87,8 +122,20 @@ struct EvalJob {
 /// `ir2vec mlgo eval`.
 llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunConfig &C);
 
+/// The packages a model file was trained on (train_keys of the split its provenance records);
+/// empty when it records none.
+llvm::Expected<std::vector<std::string>> trainingPackagesOf(const std::string &ModelFile);
+
+/// Sets each module's Best from an exploration (matched by path; failed modules stay -1).
+llvm::Error attachBest(std::vector<EvalModule> &Modules, const std::string &Exploration);
+
+/// The summary as JSON: sums, both intervals, the worst package, the headroom, per package.
+llvm::json::Object summaryJSON(const EvalSummary &Sum);
+llvm::json::Array packagesJSON(const EvalSummary &Sum);
+
 /// The report as JSON (the manifest, the summary and every module).
 llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const EvalRunConfig &C,
-                                  const std::vector<EvalModule> &Modules, const EvalSummary &Sum);
+                                  const std::vector<EvalModule> &Modules, const EvalSummary &Sum,
+                                  const std::vector<std::string> &Excluded);
 
 } // namespace wb::mlgo

@@ -2,7 +2,6 @@
 
 #include "mlgo/Parts.h"
 
-#include "corpus/H5.h"
 #include "corpus/OrderedPipeline.h"
 #include "features/Augment.h"
 #include "features/Dataset.h"
@@ -281,7 +280,8 @@ std::string fingerprint(const std::vector<std::string> &Train, const ExploreConf
                         const CorpusSplit &S) {
   std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4}\n{5}\n", WB_VERSION, C.Budget,
                                    C.Seed, support::nameOf<FlipOrder>(FlipOrderNames, C.Order),
-                                   C.Tools.fingerprint(), C.HeldOut ? "test" : "train")
+                                   C.Tools.fingerprint(),
+                                   support::nameOf<ExploredSide>(ExploredSideNames, C.Side))
                          .str();
   for (const std::string &V : C.Vocabularies)
     Text += "vocab " + V + "\n";
@@ -291,117 +291,24 @@ std::string fingerprint(const std::vector<std::string> &Train, const ExploreConf
   return support::sha256Hex(Text);
 }
 
-// ---- the HDF5 file --------------------------------------------------------------------------
-
-void writeExploration(H5::H5File &F, const std::vector<ModuleExploration> &Xs,
-                      const std::vector<std::string> &Keys, const ExploreConfig &C,
-                      const CorpusSplit &S) {
-  namespace h5 = corpus::h5;
-  h5::writeAttr(F, "schema", std::string(ExplorationSchema));
-  h5::writeAttr(F, "task", std::string("inline"));
-  h5::writeAttr(F, "budget", int64_t(C.Budget));
-  h5::writeAttr(F, "seed", int64_t(C.Seed));
-  h5::writeAttr(F, "flip_order", support::nameOf<FlipOrder>(FlipOrderNames, C.Order).str());
-  h5::writeAttr(F, "split", S.toJSONText());
-  h5::writeAttr(F, "side", std::string(C.HeldOut ? "test" : "train"));
-  h5::writeAttr(F, "opt", C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " "));
-  h5::writeAttr(F, "llc", C.Tools.Llc + " " + llvm::join(C.Tools.LlcArgs, " ") + " -filetype=obj");
-  h5::writeAttr(F, "compile", support::nameOf<CompileMode>(CompileModeNames, C.Tools.Mode).str());
-  h5::writeAttr(F, "toolchain", C.Tools.fingerprint());
-  h5::writeAttr(F, "llvm_version", std::string(WB_LLVM_VERSION));
-  h5::writeAttr(F, "tool_version", std::string(WB_VERSION));
-  llvm::json::Array Vocabs;
-  for (const std::string &V : C.Vocabularies)
-    Vocabs.push_back(V);
-  std::string VocabText;
-  llvm::raw_string_ostream(VocabText) << llvm::json::Value(std::move(Vocabs));
-  h5::writeAttr(F, "vocabularies", VocabText);
-
-  std::vector<std::string> Paths, Commands, Errors;
-  std::vector<int64_t> Base, Best, BestRollout, FirstRollout;
-  std::vector<int64_t> RModule, RSize, RFlip, RFirst, RCount;
-  std::vector<std::string> RError;
-  std::vector<int8_t> Decisions;
-  for (size_t M = 0; M < Xs.size(); ++M) {
-    const ModuleExploration &X = Xs[M];
-    Paths.push_back(X.Path);
-    Commands.push_back(C.Tools.describe(X.Path));
-    Errors.push_back(X.Error);
-    Base.push_back(X.BaselineSize);
-    Best.push_back(X.BestSize);
-    FirstRollout.push_back(int64_t(RModule.size()));
-    BestRollout.push_back(X.Rollouts.empty() ? -1 : int64_t(RModule.size() + X.Best));
-    for (const Rollout &R : X.Rollouts) {
-      RModule.push_back(int64_t(M));
-      RSize.push_back(R.TextSize);
-      RFlip.push_back(R.Flip);
-      RError.push_back(R.Error);
-      RFirst.push_back(int64_t(Decisions.size()));
-      RCount.push_back(int64_t(R.Decisions.size()));
-      for (int64_t D : R.Decisions)
-        Decisions.push_back(int8_t(D));
-    }
-  }
-  auto Ints = [](H5::Group &G, const char *Name, const std::vector<int64_t> &V) {
-    H5::DSetCreatPropList P;
-    h5::noTimes(P.getId());
-    hsize_t N[1] = {V.size()};
-    H5::DataSet DS = G.createDataSet(Name, H5::PredType::STD_I64LE, H5::DataSpace(1, N), P);
-    if (!V.empty())
-      DS.write(V.data(), H5::PredType::NATIVE_INT64);
-  };
-  H5::Group MG = h5::createGroup(F, "modules");
-  h5::writeStrings(MG, "path", Paths);
-  h5::writeStrings(MG, "command", Commands);
-  h5::writeStrings(MG, "key", Keys);
-  h5::writeStrings(MG, "error", Errors);
-  Ints(MG, "baseline_text_size", Base);
-  Ints(MG, "best_text_size", Best);
-  Ints(MG, "best_rollout", BestRollout);
-  Ints(MG, "first_rollout", FirstRollout);
-  H5::Group RG = h5::createGroup(F, "rollouts");
-  Ints(RG, "module", RModule);
-  Ints(RG, "text_size", RSize);
-  Ints(RG, "flip", RFlip);
-  h5::writeStrings(RG, "error", RError);
-  Ints(RG, "first_decision", RFirst);
-  Ints(RG, "decision_count", RCount);
-  {
-    H5::DSetCreatPropList P;
-    h5::noTimes(P.getId());
-    hsize_t N[1] = {Decisions.size()};
-    H5::DataSet DS = RG.createDataSet("decisions", H5::PredType::STD_I8LE, H5::DataSpace(1, N), P);
-    if (!Decisions.empty())
-      DS.write(Decisions.data(), H5::PredType::NATIVE_INT8);
-  }
-  // The best trajectories' observations: one dataset per observation set.
-  H5::Group OG = h5::createGroup(F, "observations");
-  for (size_t V = 0; V <= C.Vocabularies.size(); ++V) {
-    features::DatasetBuilder DS(Task::Inline, "exploration-best");
-    for (const ModuleExploration &X : Xs) {
-      features::DatasetModule M;
-      M.Path = X.Path;
-      M.Error = X.Error;
-      M.TextSize = X.BestSize;
-      M.BaselineTextSize = X.BaselineSize;
-      if (!X.Error.empty() || V >= X.Observations.size()) {
-        DS.addFailed(M);
-        continue;
-      }
-      M.Reward = features::sizeReward(X.BestSize, X.BaselineSize);
-      if (llvm::Error E = DS.add(M, X.Observations[V]))
-        throw H5::Exception("exploration", llvm::toString(std::move(E)));
-    }
-    H5::Group G = h5::createGroup(OG, std::to_string(V));
-    h5::writeAttr(G, "vocabulary",
-                  V == 0 ? std::string("none") : C.Vocabularies[V - 1].empty()
-                                                     ? std::string("default")
-                                                     : C.Vocabularies[V - 1]);
-    DS.writeTo(G);
-  }
-}
-
 } // namespace
+
+ExplorationHeader explorationHeader(const ExploreConfig &C, const std::string &Split) {
+  ExplorationHeader H;
+  H.Budget = C.Budget;
+  H.Seed = int64_t(C.Seed);
+  H.FlipOrder = support::nameOf<FlipOrder>(FlipOrderNames, C.Order).str();
+  H.Split = Split;
+  H.Side = support::nameOf<ExploredSide>(ExploredSideNames, C.Side).str();
+  H.Opt = C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " ");
+  H.Llc = C.Tools.Llc + " " + llvm::join(C.Tools.LlcArgs, " ") + " -filetype=obj";
+  H.Compile = support::nameOf<CompileMode>(CompileModeNames, C.Tools.Mode).str();
+  H.Toolchain = C.Tools.fingerprint();
+  H.LLVMVersion = WB_LLVM_VERSION;
+  H.ToolVersion = WB_VERSION;
+  H.Vocabularies = C.Vocabularies;
+  return H;
+}
 
 llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &Inputs,
                                                 const SplitOptions &SplitOpts,
@@ -419,7 +326,7 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
     return S.takeError();
   std::vector<std::string> Train, Keys; // the side explored
   for (size_t I = 0; I < S->Modules.size(); ++I)
-    if (S->Test[I] == C.HeldOut) {
+    if (C.Side == ExploredSide::All || S->Test[I] == (C.Side == ExploredSide::Test)) {
       Train.push_back(S->Modules[I]);
       Keys.push_back(S->Keys[I]);
     }
@@ -487,8 +394,14 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
     C.Report({Diagnostic::Warning, noDecisionsWarning(C.Tools)});
   else if (NoDecisions)
     C.Report({Diagnostic::Note, std::to_string(NoDecisions) + " modules had no inlining decision"});
-  if (llvm::Error W = corpus::h5::writeFileAtomically(
-          Output, [&](H5::H5File &F) { writeExploration(F, Xs, Keys, C, *S); }))
+  ExplorationFile File;
+  File.Header = explorationHeader(C, S->toJSONText());
+  for (size_t I = 0; I < Xs.size(); ++I) {
+    Xs[I].Key = Keys[I];
+    Xs[I].Command = C.Tools.describe(Xs[I].Path);
+  }
+  File.Modules = std::move(Xs);
+  if (llvm::Error W = writeExplorationFile(Output, File))
     return W;
   Parts->remove();
   C.Report({Diagnostic::Note,
@@ -498,7 +411,9 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
                           Done - Failed, S->Modules.size() - Train.size(), Rollouts, Improved,
                           BaseTotal, BestTotal,
                           BaseTotal ? double(BestTotal - BaseTotal) / double(BaseTotal) : 0.0,
-                          C.HeldOut ? "held-out" : "training")
+                          C.Side == ExploredSide::All    ? "corpus"
+                          : C.Side == ExploredSide::Test ? "held-out"
+                                                         : "training")
                 .str()});
   if (Failed)
     return support::Outcome::partial(std::to_string(Failed) + " of " +

@@ -12,6 +12,7 @@
 
 #include "features/TrainingLog.h"
 #include "mlgo/Compile.h"
+#include "mlgo/ExplorationFile.h"
 #include "mlgo/Split.h"
 #include "support/Diagnostics.h"
 #include "support/Ranks.h"
@@ -23,8 +24,6 @@
 #include <vector>
 
 namespace wb::mlgo {
-
-inline constexpr const char *ExplorationSchema = "ir2vec.mlgo-exploration/1";
 
 /// The order in which single flips of a trajectory are tried.
 enum class FlipOrder {
@@ -38,6 +37,9 @@ inline constexpr support::Named<FlipOrder> FlipOrderNames[] = {{FlipOrder::Inlin
                                                               {FlipOrder::Position, "position"},
                                                               {FlipOrder::Random, "random"}};
 
+inline constexpr support::Named<ExploredSide> ExploredSideNames[] = {
+    {ExploredSide::Train, "train"}, {ExploredSide::Test, "test"}, {ExploredSide::All, "all"}};
+
 struct ExploreConfig {
   Toolchain Tools;
   unsigned Budget = 16; // compilations per module in the search, the heuristic's included
@@ -46,9 +48,10 @@ struct ExploreConfig {
   /// Observations are also recorded with embedding features for each ("" = the default
   /// vocabulary), by one replay of the best decisions per vocabulary and module.
   std::vector<std::string> Vocabularies;
-  /// Explore the held-out side instead: labels for measuring a policy's agreement on modules
-  /// it never saw. Recorded in the file (attribute side), and `mlgo train` refuses such files.
-  bool HeldOut = false;
+  /// Which modules: the training side; the held-out side (labels for measuring a policy's
+  /// agreement on modules it never saw; `mlgo train` refuses such files); or every module
+  /// (the transfer protocol: each fold trains on the others). Recorded as attribute side.
+  ExploredSide Side = ExploredSide::Train;
   unsigned Jobs = 1;
   bool ShowProgress = false;
   /// The ranks of an MPI run (support/Ranks.h): each explores with Jobs workers; rank 0
@@ -59,22 +62,8 @@ struct ExploreConfig {
   llvm::Error validate() const;
 };
 
-struct Rollout {
-  std::vector<int64_t> Decisions;
-  int64_t TextSize = -1; // -1: failed
-  int64_t Flip = -1;     // the flipped decision's index (-1: the heuristic's trajectory)
-  std::string Error;
-};
-
-struct ModuleExploration {
-  std::string Path, Error; // Error: the heuristic's trajectory could not be compiled
-  int64_t BaselineSize = -1, BestSize = -1;
-  size_t Best = 0; // index into Rollouts
-  std::vector<Rollout> Rollouts;
-  /// [0]: the best trajectory's observations as explored; [1 + v]: replayed with
-  /// Vocabularies[v] (the same decisions, more features).
-  std::vector<features::Log> Observations;
-};
+/// The file header an exploration with these settings writes (Split: the split's JSON text).
+ExplorationHeader explorationHeader(const ExploreConfig &C, const std::string &Split);
 
 /// Explores one module. ModuleSeed makes the random order reproducible per module.
 ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,

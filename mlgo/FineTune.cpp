@@ -1,6 +1,6 @@
 #include "mlgo/FineTune.h"
 
-#include "corpus/H5.h"
+#include "mlgo/ExplorationFile.h"
 #include "corpus/OrderedPipeline.h"
 #include "learn/Random.h"
 #include "mlgo/Explore.h"
@@ -324,7 +324,6 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
     return E;
   if (llvm::Error E = loadRecordedCommands(C.Tools, CorpusArgs))
     return E;
-  namespace h5 = corpus::h5;
   std::vector<TuneModule> Modules;
   std::string Split;
   std::optional<features::DatasetTable> Obs;
@@ -335,66 +334,47 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
       return M.takeError();
     Start = std::move(*M);
   }
-  try {
-    H5::Exception::dontPrint();
-    H5::H5File F(Exploration, H5F_ACC_RDONLY);
-    if (!F.attrExists("schema") || h5::readStrAttr(F, "schema") != ExplorationSchema)
-      return support::fileError(Exploration, llvm::Twine("not an exploration (expected "
-                                                         "attribute schema = ") +
-                                                 ExplorationSchema + ")");
-    if (F.attrExists("side") && h5::readStrAttr(F, "side") == "test")
-      return support::fileError(Exploration, "an exploration of the held-out side is for "
-                                             "evaluation only; fine-tune on the training side");
-    if (F.attrExists("toolchain") && h5::readStrAttr(F, "toolchain") != C.Tools.fingerprint())
-      return support::fileError(
-          Exploration, "its modules were compiled with another toolchain or other command "
-                       "lines (" + h5::readStrAttr(F, "toolchain") + "); give the corpus "
-                       "inputs and the toolchain options of the exploration");
-    Split = h5::readStrAttr(F, "split");
-    H5::DataSet P = F.openDataSet("modules/path"), B = F.openDataSet("modules/baseline_text_size"),
-                Er = F.openDataSet("modules/error"), First = F.openDataSet("modules/first_rollout"),
-                Count = F.openDataSet("rollouts/decision_count");
-    const uint64_t N = h5::extentOf(P);
-    if (h5::extentOf(B) != N || h5::extentOf(Er) != N || h5::extentOf(First) != N)
-      return support::fileError(Exploration, "/modules datasets of different lengths");
-    const auto Paths = h5::readStrings(P, 0, N), Errors = h5::readStrings(Er, 0, N);
-    const auto Base = h5::readNumbers<int64_t>(B, H5::PredType::NATIVE_INT64, 0, N, 1);
-    const auto Firsts = h5::readNumbers<int64_t>(First, H5::PredType::NATIVE_INT64, 0, N, 1);
-    const uint64_t NR = h5::extentOf(Count);
-    const auto Counts = h5::readNumbers<int64_t>(Count, H5::PredType::NATIVE_INT64, 0, NR, 1);
-    for (uint64_t I = 0; I < N; ++I) {
-      if (!Errors[I].empty())
-        continue;
-      if (Firsts[I] < 0 || uint64_t(Firsts[I]) >= NR || Base[I] < 0)
-        return support::fileError(Exploration, "module " + std::to_string(I) +
-                                                   ": first_rollout or baseline out of range");
-      Modules.push_back({Paths[I], Base[I], size_t(std::max<int64_t>(0, Counts[Firsts[I]]))});
-    }
-    // The observation set that has every input of the model (for a heuristic start: the
-    // first set that has every input it selects).
-    H5::Group O = F.openGroup("observations");
-    std::string Why;
-    for (hsize_t I = 0; I < O.getNumObjs() && !Obs; ++I) {
-      auto D = features::readDataset(Exploration, "/observations/" + std::to_string(I));
-      if (!D)
-        return D.takeError();
-      if (From.Heuristic) {
-        auto M = heuristicModel(*D);
-        if (!M) {
-          Why = llvm::toString(M.takeError());
-          continue;
-        }
-        Start = std::move(*M);
-      }
-      if (std::all_of(Start->Inputs.begin(), Start->Inputs.end(),
-                      [&](const features::TensorSpec &S) { return D->find(S.Name).has_value(); }))
-        Obs = std::move(*D);
-    }
-    if (!Obs && !Why.empty())
-      return support::makeError(Why);
-  } catch (const H5::Exception &E) {
-    return h5::h5Error(Exploration, E);
+  llvm::Expected<ExplorationFile> X = readExploration(Exploration);
+  if (!X)
+    return X.takeError();
+  if (llvm::Error E = refuseHeldOut(Exploration, X->Header, "fine-tune"))
+    return E;
+  if (!X->Header.Toolchain.empty() && X->Header.Toolchain != C.Tools.fingerprint())
+    return support::fileError(
+        Exploration, "its modules were compiled with another toolchain or other command lines (" +
+                         X->Header.Toolchain + "); give the corpus inputs and the toolchain "
+                         "options of the exploration");
+  Split = X->Header.Split;
+  for (const ModuleExploration &E : X->Modules) {
+    if (!E.Error.empty())
+      continue;
+    if (E.Rollouts.empty() || E.BaselineSize < 0)
+      return support::fileError(Exploration, "module " + E.Path + ": no rollout or baseline");
+    Modules.push_back({E.Path, E.BaselineSize, E.Rollouts.front().Decisions.size()});
   }
+  // The observation set that has every input of the model (for a heuristic start: the first
+  // set that has every input it selects).
+  std::string Why;
+  for (const std::string &Set : X->ObservationSets) {
+    if (Obs)
+      break;
+    auto D = readObservations(Exploration, Set);
+    if (!D)
+      return D.takeError();
+    if (From.Heuristic) {
+      auto M = heuristicModel(*D);
+      if (!M) {
+        Why = llvm::toString(M.takeError());
+        continue;
+      }
+      Start = std::move(*M);
+    }
+    if (std::all_of(Start->Inputs.begin(), Start->Inputs.end(),
+                    [&](const features::TensorSpec &S) { return D->find(S.Name).has_value(); }))
+      Obs = std::move(*D);
+  }
+  if (!Obs && !Why.empty())
+    return support::makeError(Why);
   if (!Obs)
     return support::fileError(Exploration, "no observation set has every input of " + ModelPath +
                                                " (embedding inputs need an exploration with "

@@ -46,6 +46,18 @@ llvm::Expected<std::map<std::string, std::string>> readKeys(const std::string &P
   return Keys;
 }
 
+/// Keys in the order both the split and the folds take them: by SHA-256 of (seed, key).
+std::vector<std::string> keyOrder(const std::map<std::string, size_t> &Count, uint64_t Seed) {
+  std::vector<std::pair<std::string, std::string>> Order; // (hash, key)
+  for (const auto &[K, N] : Count)
+    Order.emplace_back(support::sha256Hex(std::to_string(Seed) + "\n" + K), K);
+  std::sort(Order.begin(), Order.end());
+  std::vector<std::string> Keys;
+  for (auto &[H, K] : Order)
+    Keys.push_back(std::move(K));
+  return Keys;
+}
+
 } // namespace
 
 llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
@@ -108,17 +120,14 @@ llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
         (S.Keys.empty() ? "" : S.Keys.front()) +
         "' (the first component of their names): to evaluate a policy on all of it, "
         "--test-fraction 1; to split it, --split-keys FILE with lines 'MODULE<TAB>KEY'");
-  std::vector<std::pair<std::string, std::string>> Order; // (hash, key)
-  for (const auto &[K, N] : Count)
-    Order.emplace_back(support::sha256Hex(std::to_string(O.Seed) + "\n" + K), K);
-  std::sort(Order.begin(), Order.end());
+  const std::vector<std::string> Order = keyOrder(Count, O.Seed);
   // A key joins the test side only when it brings it closer to the fraction: taking the keys
   // in order until the fraction was reached held out 59 of 64 modules of a two-package corpus
   // (--test-fraction 0.2) when the large package came first.
   std::set<std::string> TestKeys;
   size_t InTest = 0;
   const double Want = O.TestFraction * double(Modules.size());
-  for (const auto &[H, K] : Order) {
+  for (const std::string &K : Order) {
     if (double(InTest) >= Want || TestKeys.size() + 1 == Count.size())
       break;
     if (std::abs(double(InTest + Count[K]) - Want) < std::abs(double(InTest) - Want)) {
@@ -127,17 +136,62 @@ llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
     }
   }
   if (TestKeys.empty()) { // every package alone overshoots: the one closest to the fraction
-    const std::pair<std::string, std::string> *Best = nullptr;
-    for (const auto &HK : Order)
-      if (!Best || std::abs(double(Count[HK.second]) - Want) < std::abs(double(Count[Best->second]) - Want))
-        Best = &HK;
-    TestKeys.insert(Best->second);
+    const std::string *Best = nullptr;
+    for (const std::string &K : Order)
+      if (!Best || std::abs(double(Count[K]) - Want) < std::abs(double(Count[*Best]) - Want))
+        Best = &K;
+    TestKeys.insert(*Best);
   }
   for (const std::string &K : S.Keys)
     S.Test.push_back(TestKeys.count(K) != 0);
   for (const auto &[K, N] : Count)
     (TestKeys.count(K) ? S.TestKeys : S.TrainKeys).push_back(K);
   return S;
+}
+
+llvm::Expected<PackageFolds> foldsByPackage(const std::vector<std::string> &Keys, unsigned Folds,
+                                            uint64_t Seed) {
+  std::map<std::string, size_t> Count;
+  for (const std::string &K : Keys)
+    ++Count[K];
+  if (Count.size() < 2)
+    return support::makeError("folds by package need modules of at least two packages; all " +
+                              llvm::Twine(Keys.size()) + " modules have the key '" +
+                              (Keys.empty() ? "" : Keys.front()) +
+                              "' (give --split-keys FILE with lines 'MODULE<TAB>KEY')");
+  if (Folds == 1)
+    return support::usageError("one fold leaves nothing to train on: --folds 0 (one per "
+                               "package) or at least 2");
+  PackageFolds F;
+  F.Count = Folds == 0 || Folds >= Count.size() ? unsigned(Count.size()) : Folds;
+  std::vector<size_t> Size(F.Count, 0);
+  for (const std::string &K : keyOrder(Count, Seed)) {
+    const unsigned To = unsigned(std::min_element(Size.begin(), Size.end()) - Size.begin());
+    F.FoldOfKey[K] = To;
+    Size[To] += Count[K];
+  }
+  for (const std::string &K : Keys)
+    F.Fold.push_back(F.FoldOfKey[K]);
+  return F;
+}
+
+std::vector<std::string> PackageFolds::keys(unsigned Fold) const {
+  std::vector<std::string> Out;
+  for (const auto &[K, F] : FoldOfKey)
+    if (F == Fold)
+      Out.push_back(K);
+  return Out;
+}
+
+llvm::json::Object PackageFolds::toJSON() const {
+  llvm::json::Array A;
+  for (unsigned F = 0; F < Count; ++F) {
+    llvm::json::Array K;
+    for (const std::string &Key : keys(F))
+      K.push_back(Key);
+    A.push_back(std::move(K));
+  }
+  return llvm::json::Object{{"by", "package"}, {"folds", int64_t(Count)}, {"packages", std::move(A)}};
 }
 
 std::vector<std::string> CorpusSplit::modules(bool TestSide) const {

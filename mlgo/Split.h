@@ -48,4 +48,23 @@ struct CorpusSplit {
 llvm::Expected<CorpusSplit> splitCorpus(const std::vector<std::string> &Modules,
                                         const SplitOptions &O);
 
+/// The transfer protocol's folds (docs/benchmark.md): every package in exactly one fold, so a
+/// model trained on the other folds scores it as code it never saw. Packages are taken in the
+/// split's order (SHA-256 of (seed, key)) and each joins the fold with the fewest modules so
+/// far (the lowest index on a tie): the same folds for the same keys and seed, in any input
+/// order, and folds of about equal size however unequal the packages.
+struct PackageFolds {
+  unsigned Count = 0;
+  std::map<std::string, unsigned> FoldOfKey;
+  std::vector<unsigned> Fold; // per module, input order
+  /// The keys of fold F, sorted.
+  std::vector<std::string> keys(unsigned F) const;
+  llvm::json::Object toJSON() const;
+};
+
+/// Folds of the modules' keys (CorpusSplit::Keys): Folds of them, or one per package when
+/// Folds is 0 or at least the number of packages. An error with fewer than two packages.
+llvm::Expected<PackageFolds> foldsByPackage(const std::vector<std::string> &Keys, unsigned Folds,
+                                            uint64_t Seed);
+
 } // namespace wb::mlgo

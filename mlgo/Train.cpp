@@ -1,6 +1,6 @@
 #include "mlgo/Train.h"
 
-#include "corpus/H5.h"
+#include "mlgo/ExplorationFile.h"
 #include "learn/Random.h"
 #include "support/Files.h"
 
@@ -353,34 +353,18 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
   if (llvm::Error E = support::checkOutputPath(Output))
     return E;
   // The observation set and the split the exploration recorded.
-  std::string Group, Split;
-  std::vector<std::string> Sets;
-  try {
-    H5::Exception::dontPrint();
-    H5::H5File F(Exploration, H5F_ACC_RDONLY);
-    if (!F.attrExists("schema") || corpus::h5::readStrAttr(F, "schema") != "ir2vec.mlgo-exploration/1")
-      return support::fileError(Exploration, "not an exploration (expected attribute schema = "
-                                             "ir2vec.mlgo-exploration/1)");
-    Split = corpus::h5::readStrAttr(F, "split");
-    if (F.attrExists("side") && corpus::h5::readStrAttr(F, "side") == "test")
-      return support::fileError(Exploration, "an exploration of the held-out side is for "
-                                             "evaluation only; train on the training side's");
-    H5::Group O = F.openGroup("observations");
-    for (hsize_t I = 0; I < O.getNumObjs(); ++I) {
-      H5::Group G = O.openGroup(std::to_string(I));
-      const std::string Name = corpus::h5::readStrAttr(G, "vocabulary");
-      Sets.push_back(Name);
-      if (Name == Observations)
-        Group = "/observations/" + std::to_string(I);
-    }
-  } catch (const H5::Exception &E) {
-    return corpus::h5::h5Error(Exploration, E);
-  }
-  if (Group.empty())
+  llvm::Expected<ExplorationFile> X = readExplorationHeader(Exploration);
+  if (!X)
+    return X.takeError();
+  if (llvm::Error E = refuseHeldOut(Exploration, X->Header, "train"))
+    return E;
+  const std::string Split = X->Header.Split;
+  if (std::find(X->ObservationSets.begin(), X->ObservationSets.end(), Observations) ==
+      X->ObservationSets.end())
     return support::usageError("--observations: '" + Observations + "' is not among the "
-                               "exploration's observation sets (" + llvm::join(Sets, ", ") +
-                               ")");
-  auto D = features::readDataset(Exploration, Group);
+                               "exploration's observation sets (" +
+                               llvm::join(X->ObservationSets, ", ") + ")");
+  auto D = readObservations(Exploration, Observations);
   if (!D)
     return D.takeError();
   TrainingReport R;

@@ -84,6 +84,15 @@ llvm::Expected<std::string> defaultPolicyFor(Task T) {
                              "linear, mlp or replay)");
 }
 
+std::string modelFileOf(const PolicyOptions &O) {
+  const PolicyInfo *P = findPolicy(O.Name);
+  if (!P || P->Needs == PolicyNeeds::ModelFile)
+    return O.ModelPath;
+  if (P->Needs == PolicyNeeds::ShippedModel)
+    return O.ModelPath.empty() ? shippedModelPath(*P) : O.ModelPath;
+  return "";
+}
+
 bool needsFullTool(llvm::StringRef PolicyName) {
   const PolicyInfo *P = findPolicy(PolicyName);
   return !P || P->Needs == PolicyNeeds::ModelFile || P->Needs == PolicyNeeds::ShippedModel;

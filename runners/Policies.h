@@ -63,6 +63,10 @@ struct PolicyOptions {
 
 llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &O);
 
+/// The model file the policy O names reads (--model, or a shipped policy's installed file);
+/// "" for a policy without one.
+std::string modelFileOf(const PolicyOptions &O);
+
 /// The inliner policy exploration runs: answers Decisions in order, then the compiler's own
 /// decision (inlining_default) for every later call site. A trajectory's prefix is replayed
 /// exactly because the compiler is deterministic: the same answers bring the same questions.

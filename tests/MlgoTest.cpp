@@ -22,6 +22,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 using namespace wb;
@@ -580,6 +581,7 @@ TEST(Policies, EvictionAnswersOnlyLegalColumns) {
 // ---- policy training ------------------------------------------------------------------------
 
 #include "mlgo/Ablate.h"
+#include "mlgo/Split.h"
 #include "mlgo/Train.h"
 
 namespace {
@@ -759,6 +761,70 @@ TEST(Evaluation, PackagesAndTheirBootstrapByHand) {
   const mlgo::EvalSummary One = mlgo::summarize({E[0], E[2]}, 3, 1000);
   EXPECT_NEAR(One.PackageLow, 0.1, 1e-15);
   EXPECT_NEAR(One.PackageHigh, 0.1, 1e-15);
+}
+
+// The worst package and the headroom by hand. Package A: -Oz 60 + 40, policy 54 + 36, best
+// found 50 + 30 (headroom 1 - 80/100 = 0.2; captured (100-90)/(100-80) = 0.5); package B:
+// -Oz 50 + 50, policy 55 + 50 (reduction -0.05, the worst), best 45 for b1 and unknown for b2
+// (headroom over b1 alone: 1 - 45/50 = 0.1, captured (50-55)/(50-45) = -1). The total's
+// headroom is over the three modules with a best: 1 - (50+30+45)/(60+40+50) = 1/6, captured
+// (150 - (54+36+55)) / (150 - 125) = 5/25 = 0.2.
+TEST(Evaluation, WorstPackageAndHeadroomByHand) {
+  std::vector<mlgo::EvalModule> E = {{"a1", "", 60, 54, 1, "A", 50}, {"b1", "", 50, 55, 1, "B", 45},
+                                     {"a2", "", 40, 36, 1, "A", 30}, {"b2", "", 50, 50, 1, "B"}};
+  const mlgo::EvalSummary S = mlgo::summarize(E, 3, 100);
+  ASSERT_EQ(S.Packages.size(), 2u);
+  ASSERT_EQ(S.Worst, 1);
+  EXPECT_NEAR(S.Packages[1].Reduction, -0.05, 1e-15);
+  EXPECT_EQ(S.Packages[0].Room.Modules, 2u);
+  EXPECT_NEAR(S.Packages[0].Room.Headroom, 0.2, 1e-15);
+  EXPECT_NEAR(S.Packages[0].Room.Captured, 0.5, 1e-15);
+  EXPECT_EQ(S.Packages[1].Room.Modules, 1u);
+  EXPECT_NEAR(S.Packages[1].Room.Headroom, 0.1, 1e-15);
+  EXPECT_NEAR(S.Packages[1].Room.Captured, -1.0, 1e-15);
+  EXPECT_EQ(S.Room.Modules, 3u);
+  EXPECT_NEAR(S.Room.Headroom, 1.0 / 6, 1e-15);
+  EXPECT_NEAR(S.Room.Captured, 0.2, 1e-15);
+  // No best known anywhere: no headroom, and "captured" is not a number.
+  const mlgo::EvalSummary None = mlgo::summarize({E[3]}, 3, 100);
+  EXPECT_EQ(None.Room.Modules, 0u);
+  EXPECT_TRUE(std::isnan(None.Room.Captured));
+}
+
+// Folds by package by hand: keys ordered by SHA-256("1\n" + key) (with sha256sum: d 124b9f...,
+// b 2c3b67..., c 6d73c8..., a 87a4ad...), each to the fold with the fewest modules so far.
+TEST(Transfer, FoldsByPackageByHand) {
+  // 5 modules of a, 1 of b, 2 of c, 2 of d.
+  const std::vector<std::string> Keys = {"a", "a", "a", "a", "a", "b", "c", "c", "d", "d"};
+  auto F = mlgo::foldsByPackage(Keys, 2, 1);
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  EXPECT_EQ(F->Count, 2u);
+  // Every module's fold is its package's.
+  for (size_t I = 0; I < Keys.size(); ++I)
+    EXPECT_EQ(F->Fold[I], F->FoldOfKey.at(Keys[I]));
+  // Order d, b, c, a: d -> 0 (sizes 2,0); b -> 1 (2,1); c -> 1 (2,3); a -> 0 (7,3).
+  EXPECT_EQ(F->FoldOfKey.at("d"), 0u);
+  EXPECT_EQ(F->FoldOfKey.at("b"), 1u);
+  EXPECT_EQ(F->FoldOfKey.at("c"), 1u);
+  EXPECT_EQ(F->FoldOfKey.at("a"), 0u);
+  EXPECT_EQ(F->keys(0), (std::vector<std::string>{"a", "d"}));
+  // The same folds in any input order.
+  std::vector<std::string> Reversed(Keys.rbegin(), Keys.rend());
+  auto R = mlgo::foldsByPackage(Reversed, 2, 1);
+  ASSERT_TRUE(bool(R));
+  EXPECT_EQ(R->FoldOfKey, F->FoldOfKey);
+  // 0 folds, or more than packages: one per package.
+  auto L = mlgo::foldsByPackage(Keys, 0, 1);
+  ASSERT_TRUE(bool(L));
+  EXPECT_EQ(L->Count, 4u);
+  EXPECT_EQ(mlgo::foldsByPackage(Keys, 9, 1)->Count, 4u);
+  // One fold, or one package: nothing to train on.
+  auto One = mlgo::foldsByPackage(Keys, 1, 1);
+  EXPECT_FALSE(bool(One));
+  llvm::consumeError(One.takeError());
+  auto Single = mlgo::foldsByPackage({"a", "a"}, 2, 1);
+  EXPECT_FALSE(bool(Single));
+  llvm::consumeError(Single.takeError());
 }
 
 } // namespace

@@ -253,7 +253,8 @@ r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "--test-fraction", "0.3", "--po
                  "-o", evj, "--hdf5", W("ev.h5"), "@" + listfile])
 if check("eval: exit 0", r.returncode == 0, r.stderr):
     ev = json.load(open(evj))
-    check("eval: schema and manifest", ev["schema"] == "ir2vec.mlgo-eval/1" and ev["manifest"]["side"] == "test"
+    check("eval: schema and manifest", ev["schema"] == "ir2vec.mlgo-eval/2" and ev["manifest"]["side"] == "test"
+          and ev["manifest"]["protocol"] == "split"
           and len(ev["manifest"]["policy"]["model_sha256"]) == 64)
     check("eval: the held-out modules", sorted(x["path"] for x in ev["modules"]) == sorted(held_out), ev["modules"])
     for i, x in enumerate(ev["modules"]):
@@ -284,6 +285,46 @@ if check("eval: exit 0", r.returncode == 0, r.stderr):
     with h5py.File(W("ev.h5")) as f:
         check("eval --hdf5: the same sizes", list(f["modules/policy_text_size"][:, 0]) == [x["policy_text_size"] for x in ev["modules"]])
         check("eval --hdf5: the packages", [k.decode() for k in f["modules/package"][:]] == [x["package"] for x in ev["modules"]])
+
+# ---- 8b. the transfer protocol: every package the model never saw, the worst, the headroom ---
+exall = W("ex-all.h5")
+r = explore(exall, "--all", "-j", "2")
+if check("explore --all: exit 0", r.returncode == 0, r.stderr):
+    with h5py.File(exall) as f:
+        check("explore --all: side all, every module of the corpus",
+              f.attrs["side"] == "all" and sorted(p.decode() for p in f["modules/path"][:]) == sorted(modules))
+        best_of = {p.decode(): int(b) for p, b, e in zip(f["modules/path"][:], f["modules/best_text_size"][:], f["modules/error"][:])
+                   if not e}
+    evt = W("ev-transfer.json")
+    r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "--policy", "mlp", "--model", model, "--exploration", exall,
+                     "-o", evt, "@" + listfile])
+    if check("eval (transfer): exit 0", r.returncode == 0, r.stderr):
+        et = json.load(open(evt))
+        m_ = et["manifest"]
+        with h5py.File(model) as f:
+            seen = sorted(json.loads(f.attrs["split"])["train_keys"])
+        check("eval (transfer): the default protocol leaves out exactly the packages the model was trained on",
+              m_["protocol"] == "transfer" and m_["side"] == "all" and m_["excluded_packages"] == seen
+              and sorted(x["path"] for x in et["modules"]) == sorted(held_out), (m_, seen))
+        check("eval (transfer): the same sizes as the split protocol on the same modules",
+              {x["path"]: (x["baseline_text_size"], x["policy_text_size"]) for x in et["modules"]} ==
+              {x["path"]: (x["baseline_text_size"], x["policy_text_size"]) for x in ev["modules"]})
+        check("eval (transfer): each module's best .text is the exploration's",
+              all(x["best_text_size"] == best_of.get(x["path"], -1) for x in et["modules"]), et["modules"])
+        ok = [x for x in et["modules"] if not x["error"] and x["best_text_size"] >= 0]
+        b_, p_, k_ = (sum(x[k] for x in ok) for k in ("baseline_text_size", "policy_text_size", "best_text_size"))
+        h = et["summary"]["headroom"]
+        check("eval (transfer): headroom = 1 - sum(best)/sum(-Oz), captured = (sum(-Oz) - sum(policy)) / (sum(-Oz) - sum(best))",
+              h["modules"] == len(ok) and abs(h["headroom"] - (1 - k_ / b_)) < 1e-12 and
+              (h["captured"] is None if b_ == k_ else abs(h["captured"] - (b_ - p_) / (b_ - k_)) < 1e-12), (h, b_, p_, k_))
+        worst = min(et["packages"], key=lambda q: q["reduction"])
+        check("eval (transfer): the worst package is the one with the smallest reduction",
+              et["summary"]["worst_package"]["package"] == worst["package"]
+              and et["summary"]["worst_package"]["reduction"] == worst["reduction"], et["summary"])
+r = harness.run([a.ir2vec, "mlgo", "eval", "--protocol", "transfer", "--test-fraction", "0.3", "--policy", "default",
+                 "-o", W("bad-ev.json"), "@" + listfile])
+check("eval --protocol transfer --test-fraction: exit 1 (bad usage), nothing written",
+      r.returncode == 1 and b"--protocol split" in r.stderr and not os.path.exists(W("bad-ev.json")), r.stderr)
 
 # ---- 9. a model file of schema /1 (no normalisation) still loads ---------------------------
 v1 = W("v1.h5")

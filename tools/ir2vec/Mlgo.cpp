@@ -46,6 +46,9 @@ struct ExploreOptions {
 
 struct EvalOptions {
   PolicyCLI Session;
+  std::string Protocol;
+  std::string Exploration;
+  CLI::App *Command = nullptr;
   mlgo::SplitOptions Split;
   mlgo::Toolchain Tools;
   std::vector<std::string> Inputs;
@@ -243,10 +246,27 @@ llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter
   auto Inputs = support::expandInputs(O.Inputs, R.handler(), &O.Split.Names);
   if (!Inputs)
     return Inputs.takeError();
-  if (llvm::Error E = checkOutputs({O.Output, O.HDF5Output}, *Inputs, {O.Session.Policy.ModelPath}))
+  if (llvm::Error E = checkOutputs({O.Output, O.HDF5Output}, *Inputs,
+                                   {O.Session.Policy.ModelPath, O.Exploration}))
     return E;
   mlgo::EvalJob J;
   J.Inputs = std::move(*Inputs);
+  // The transfer protocol unless asked otherwise; a split's own options ask for a split.
+  std::string Proto = O.Protocol;
+  if (Proto.empty())
+    Proto = O.Command->count("--test-fraction") || O.Command->count("--split-seed") ||
+                    O.Command->count("--train-side")
+                ? "split"
+                : "transfer";
+  auto P = support::parseNamed<mlgo::Protocol>(mlgo::ProtocolNames, Proto, "protocol");
+  if (!P)
+    return P.takeError();
+  J.Proto = *P;
+  if (J.Proto == mlgo::Protocol::Transfer &&
+      (O.Command->count("--test-fraction") || O.Command->count("--train-side")))
+    return support::usageError("--test-fraction and --train-side choose a side of a split: "
+                               "they go with --protocol split");
+  J.Exploration = O.Exploration;
   J.Split = O.Split;
   J.TestSide = !O.TrainSide;
   J.Session.T = runners::Task::Inline;
@@ -399,9 +419,15 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
                       "as failed")
       ->check(seconds())
       ->type_name("S");
-  Explore->add_flag("--held-out", X->Config.HeldOut,
-                    "Explore the held-out side instead (labels for measuring agreement only; "
-                    "mlgo train refuses the file)");
+  Explore
+      ->add_flag_function(
+          "--held-out", [X](int64_t) { X->Config.Side = mlgo::ExploredSide::Test; },
+          "Explore the held-out side instead (labels for measuring agreement only; mlgo train "
+          "refuses the file)")
+      ->excludes(Explore->add_flag_function(
+          "--all", [X](int64_t) { X->Config.Side = mlgo::ExploredSide::All; },
+          "Explore every module of the corpus, both sides (what the transfer protocol's "
+          "cross-validation trains on, fold by fold; docs/benchmark.md)"));
   Explore->add_flag("--resume", X->Resume,
                     "Continue an interrupted run of the same command: modules finished before "
                     "are not explored again");
@@ -423,12 +449,23 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
                               "the report covers the others";
   CLI::App *Eval = addCommand(
       *M, Cmds, "eval",
-      "Evaluate an inliner policy on the held-out side of a corpus against -Oz: .text per "
-      "module, total reduction, modules that grow, a 95% bootstrap interval "
-      "(docs/formats/mlgo-eval.md)",
+      "Evaluate an inliner policy against -Oz on the packages of a corpus it was not trained on "
+      "(the transfer protocol) or on one side of a split: .text per module and package, the "
+      "worst package, 95% bootstrap intervals over modules and over packages, the headroom "
+      "an exploration found (docs/formats/mlgo-eval.md, docs/benchmark.md)",
       EvalExits);
+  E->Command = Eval;
   addPolicyOptions(*Eval, E->Session, {"inline"});
-  addOutput(*Eval, E->Output, "Report (JSON, ir2vec.mlgo-eval/1)", /*Stdout=*/true)->required();
+  Eval->add_option("--protocol", E->Protocol,
+                   "transfer (default: every package the policy's model was not trained on, as "
+                   "its file records) or split (one side of a split by package; implied by "
+                   "--test-fraction, --split-seed and --train-side)")
+      ->check(CLI::IsMember(support::names<mlgo::Protocol>(mlgo::ProtocolNames)));
+  Eval->add_option("--exploration", E->Exploration,
+                   "An exploration of the corpus (mlgo explore --all): each module's smallest "
+                   ".text found gives the headroom and the share of it the policy captured")
+      ->type_name("FILE");
+  addOutput(*Eval, E->Output, "Report (JSON, ir2vec.mlgo-eval/2)", /*Stdout=*/true)->required();
   Eval->add_option("--hdf5", E->HDF5Output, "Also write the report as HDF5")->type_name("FILE");
   Eval->add_flag("--train-side", E->TrainSide,
                  "Evaluate the training side of the split instead of the held-out side");

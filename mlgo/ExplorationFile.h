@@ -1,0 +1,80 @@
+// The exploration file (schema ir2vec.mlgo-exploration/1, docs/formats/mlgo-exploration.md):
+// its one writer and its one reader. Every pipeline that reads an exploration (training,
+// fine-tuning, ablation, the benchmark) reads it here, as values; nobody else opens its HDF5.
+#pragma once
+
+#include "features/Dataset.h"
+#include "features/TrainingLog.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb::mlgo {
+
+inline constexpr const char *ExplorationSchema = "ir2vec.mlgo-exploration/1";
+
+/// Which modules an exploration covers: one side of a split by package, or every module (the
+/// transfer protocol's cross-validation trains each fold on the others' labels).
+enum class ExploredSide { Train, Test, All };
+
+struct Rollout {
+  std::vector<int64_t> Decisions;
+  int64_t TextSize = -1; // -1: failed
+  int64_t Flip = -1;     // the flipped decision's index (-1: the heuristic's trajectory)
+  std::string Error;
+};
+
+struct ModuleExploration {
+  std::string Path, Error; // Error: the heuristic's trajectory could not be compiled
+  int64_t BaselineSize = -1, BestSize = -1;
+  size_t Best = 0; // index into Rollouts
+  std::vector<Rollout> Rollouts;
+  /// [0]: the best trajectory's observations as explored; [1 + v]: replayed with the
+  /// header's Vocabularies[v] (the same decisions, more features). Written, never read back
+  /// (readObservations gives them as a dataset).
+  std::vector<features::Log> Observations;
+  /// As recorded in the file: the module's split key and how it was compiled.
+  std::string Key, Command;
+};
+
+/// The root attributes. Two explorations with equal settings() are interchangeable.
+struct ExplorationHeader {
+  int64_t Budget = 0, Seed = 0;
+  std::string FlipOrder, Split, Side, Opt, Llc, Compile, Toolchain;
+  std::string LLVMVersion, ToolVersion;
+  std::vector<std::string> Vocabularies; // of observation sets 1, 2, ... ("" = default)
+
+  /// Everything that decides the explored values, as one comparable string.
+  std::string settings() const;
+};
+
+struct ExplorationFile {
+  ExplorationHeader Header;
+  std::vector<ModuleExploration> Modules; // input order; Observations empty when read
+  /// Observation set names in group order: "none", then "default" or a vocabulary path.
+  std::vector<std::string> ObservationSets;
+};
+
+/// Writes F (Modules[i].Observations[v] for every set) as a complete file at Path, atomically.
+llvm::Error writeExplorationFile(const std::string &Path, const ExplorationFile &F);
+
+/// The header and observation set names only (cheap).
+llvm::Expected<ExplorationFile> readExplorationHeader(const std::string &Path);
+/// Header, modules and every rollout; every index and length checked against the file's own
+/// sizes.
+llvm::Expected<ExplorationFile> readExploration(const std::string &Path);
+/// The observation set named Name ("none", "default" or a vocabulary path) as a dataset.
+llvm::Expected<features::DatasetTable> readObservations(const std::string &Path,
+                                                        const std::string &Name);
+/// An error when the file explored the held-out side: its labels are for measuring agreement,
+/// never for learning (What: the use refused, e.g. "train").
+llvm::Error refuseHeldOut(const std::string &Path, const ExplorationHeader &H,
+                          llvm::StringRef What);
+
+/// An observation set's name for a vocabulary as explorations record them ("" = default).
+std::string observationSetName(const std::string &Vocabulary);
+
+} // namespace wb::mlgo
