@@ -281,10 +281,10 @@ bool reportModule(const BatchIO &IO, support::Progress &P, std::vector<std::stri
   if (!Warnings.empty() || !Error.empty())
     P.clear();
   for (std::string &W : Warnings)
-    IO.Report({support::Diagnostic::Warning, std::move(W)});
+    IO.Run.Report({support::Diagnostic::Warning, std::move(W)});
   if (Error.empty())
     return false;
-  IO.Report({support::Diagnostic::Error, Error});
+  IO.Run.Report({support::Diagnostic::Error, Error});
   return true;
 }
 
@@ -294,7 +294,7 @@ runTextBatch(const std::vector<std::string> &Inputs, llvm::raw_ostream &OS, cons
              const std::function<ModuleText(const std::string &Path, llvm::LLVMContext &)> &Work,
              ModuleHeaders When) {
   BatchSummary S;
-  support::Progress P("modules", Inputs.size(), IO.ShowProgress);
+  support::Progress P("modules", Inputs.size(), IO.Run.ShowProgress);
   const bool Headers = Inputs.size() > 1 || When == ModuleHeaders::Always;
   llvm::Error E = runModules<ModuleText>(
       IO, Policy, Inputs, 0,

@@ -5,6 +5,7 @@
 
 #include "corpus/OrderedPipeline.h"
 #include "support/Diagnostics.h"
+#include "support/RunSettings.h"
 #include "support/Error.h"
 #include "support/Progress.h"
 
@@ -55,14 +56,9 @@ inline constexpr double DefaultModuleSeconds = 300;
 /// How the user runs a batch: workers, a progress line, where per-module messages go. (How
 /// the work uses contexts is the work's own business: a ContextPolicy.)
 struct BatchIO {
-  unsigned Jobs = 1;
-  bool ShowProgress = false;
-  /// The ranks of an MPI run (support/Ranks.h), or none: this process alone. Every rank runs
-  /// Jobs workers; rank 0 also consumes the results and writes the output.
-  support::Distribution Dist;
+  support::RunSettings Run;
   /// Time limit per module (seconds; 0 = none): see TimeLimit.
   double ModuleSeconds = DefaultModuleSeconds;
-  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
 };
 
 struct BatchSummary {
@@ -125,7 +121,7 @@ llvm::Expected<ModuleInput> readModuleRecoverable(llvm::StringRef Path,
 /// decode(WireReader &, Result &) (found by argument-dependent lookup, beside Result).
 template <typename Result> Spread<Result> spreadOf(const BatchIO &IO) {
   Spread<Result> S;
-  S.Dist = IO.Dist;
+  S.Dist = IO.Run.Dist;
   S.Encode = [](const Result &R, support::WireWriter &W) { encode(R, W); };
   S.Decode = [](support::WireReader &In) -> llvm::Expected<Result> {
     Result R;
@@ -137,9 +133,9 @@ template <typename Result> Spread<Result> spreadOf(const BatchIO &IO) {
 
 /// This process serves rank 0 of an MPI run: it works on what rank 0 hands out and writes no
 /// output of its own.
-inline bool serving(const BatchIO &IO) { return IO.Dist.serving(); }
+inline bool serving(const BatchIO &IO) { return IO.Run.Dist.serving(); }
 
-/// Runs Do on the modules Inputs[Begin, end) with IO.Jobs workers (on every rank of IO.Ranks),
+/// Runs Do on the modules Inputs[Begin, end) with IO.Run.Jobs workers (on every rank of IO.Ranks),
 /// each using contexts as Policy says, and Take on each result in input order (on rank 0 only).
 /// A module on which LLVM crashes, or which takes longer than IO.ModuleSeconds, gets a Result
 /// whose Error names it and what happened (Result has an Error string), its context is
@@ -149,7 +145,7 @@ llvm::Error runModules(const BatchIO &IO, ContextPolicy Policy,
                        const std::vector<std::string> &Inputs, size_t Begin,
                        const std::function<Result(size_t Index, llvm::LLVMContext &)> &Do,
                        const std::function<llvm::Error(size_t Index, Result &&)> &Take) {
-  OrderedPipeline<Result, ContextSource> Pipe(IO.Jobs, defaultWindow(IO.Jobs));
+  OrderedPipeline<Result, ContextSource> Pipe(IO.Run.Jobs, defaultWindow(IO.Run.Jobs));
   TimeLimit Limit(IO.ModuleSeconds);
   return Pipe.run(
       Begin, Inputs.size(), [Policy] { return ContextSource(Policy); },

@@ -150,7 +150,7 @@ llvm::Error expandDatabase(llvm::StringRef Path, const std::string &Base,
     Out.push_back({std::string(Full), *Name});
   }
   if (Passed)
-    C.Report({Diagnostic::Note, Path.str() + ": " + std::to_string(Passed) +
+    C.Run.Report({Diagnostic::Note, Path.str() + ": " + std::to_string(Passed) +
                                     " entries name no object (no \"output\", no -o) and were "
                                     "passed over"});
   return llvm::Error::success();
@@ -270,7 +270,7 @@ llvm::Expected<std::vector<ObjectInput>> expandObjectInputs(const std::vector<st
         Out.push_back({L.str(), *Name});
       }
     } else if (llvm::sys::fs::is_directory(A)) {
-      E = expandDirectory(A, ObjBaseDir, Out, C.Report);
+      E = expandDirectory(A, ObjBaseDir, Out, C.Run.Report);
     } else if (isDatabase(A)) {
       E = expandDatabase(A, ObjBaseDir, Out, C);
     } else {
@@ -326,22 +326,22 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
     return Out.takeError();
   const std::string &Dir = Out->path();
 
-  support::Progress Bar("objects", Objects->size(), C.ShowProgress);
+  support::Progress Bar("objects", Objects->size(), C.Run.ShowProgress);
   llvm::json::Array Modules;
   size_t Done = 0, Failed = 0, Filtered = 0, NoBitcode = 0;
-  OrderedPipeline<Extracted> Pipe(C.Jobs, 4 * C.Jobs);
+  OrderedPipeline<Extracted> Pipe(C.Run.Jobs, 4 * C.Run.Jobs);
   llvm::Error E = Pipe.run(
       0, Objects->size(), [] { return NoState(); },
       [&](size_t I, NoState &) { return extractOne((*Objects)[I], Filter, Dir); },
       [&](size_t I, Extracted &&X) -> llvm::Error {
-        if (support::cancelled(C.CancelFd))
+        if (support::cancelled(C.Run.CancelFd))
           return support::interruptedError("interrupted; no corpus description written");
         ++Done;
         if (!X.Error.empty()) {
           ++Failed;
           NoBitcode += X.NoBitcode;
           Bar.clear();
-          C.Report({Diagnostic::Error, X.Error});
+          C.Run.Report({Diagnostic::Error, X.Error});
         } else if (X.FilteredOut) {
           ++Filtered;
         } else {
@@ -370,7 +370,7 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
           support::Within::Directory))
     return W;
   Out->keep();
-  C.Report({Diagnostic::Note,
+  C.Run.Report({Diagnostic::Note,
             llvm::formatv("{0}: {1} modules ({2} filtered out by --cmd-filter, {3} objects "
                           "without embedded bitcode)",
                           Desc, Kept, Filtered, NoBitcode)

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "support/Diagnostics.h"
+#include "support/RunSettings.h"
 #include "support/Error.h"
 
 #include <optional>
@@ -28,10 +29,7 @@ struct ExtractConfig {
   /// Keep only modules with a recorded argument matching this regular expression (POSIX
   /// extended, as extract_ir's --cmd_filter).
   std::optional<std::string> CmdFilter;
-  unsigned Jobs = 1;
-  bool ShowProgress = false;
-  int CancelFd = -1;
-  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
+  support::RunSettings Run;
 };
 
 /// One object to extract: where it is, and the module name it gets in the corpus.

@@ -286,14 +286,14 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
       Done = *C;
       Run.Resumed = true;
       Run.ResumedModules = Done.Modules;
-      IO.Report({support::Diagnostic::Note,
+      IO.Run.Report({support::Diagnostic::Note,
                  "resumed after " + std::to_string(Done.Modules) + " modules"});
     } else {
-      IO.Report({support::Diagnostic::Warning,
+      IO.Run.Report({support::Diagnostic::Warning,
                  "cannot resume (" + llvm::toString(R.takeError()) + "); starting over"});
     }
   } else if (!J.Resume && llvm::sys::fs::exists(StatePath)) {
-    IO.Report({support::Diagnostic::Warning,
+    IO.Run.Report({support::Diagnostic::Warning,
                StatePath + ": discarding an interrupted run (use --resume to continue one)"});
   }
   if (!W) {
@@ -307,7 +307,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
     W.emplace(std::move(*C));
   }
 
-  support::Progress P("modules", J.Inputs.size(), IO.ShowProgress);
+  support::Progress P("modules", J.Inputs.size(), IO.Run.ShowProgress);
   P.update(Done.Modules);
   Checkpoint Now = Done;
   uint64_t SinceCheckpoint = 0, BytesSinceCheckpoint = 0;
@@ -410,7 +410,7 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingJob &J, const corp
       return R.takeError();
     auto O = outcomeOf(J, *R);
     if (O)
-      IO.Report({support::Diagnostic::Summary, rowSummary(J, *R)});
+      IO.Run.Report({support::Diagnostic::Summary, rowSummary(J, *R)});
     return O;
   }
   auto Out = support::AtomicOutput::create(J.Output);

@@ -63,7 +63,7 @@ corpus::ContextPolicy contextPolicyFor(Level L);
 /// went (complete, or partial when some modules failed); an error when nothing usable came
 /// out or --function names no function of any input, and then nothing is left under
 /// J.Output (an interrupted HDF5 run keeps OUT.partial and OUT.resume for --resume).
-/// Per-module problems, where a run resumed and a summary go to IO.Report.
+/// Per-module problems, where a run resumed and a summary go to IO.Run.Report.
 llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingJob &J, const corpus::BatchIO &IO);
 
 llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_ostream &OS,
@@ -86,7 +86,7 @@ void encode(const EmbeddedModule &M, support::WireWriter &W);
 void decode(support::WireReader &In, EmbeddedModule &M);
 
 /// Embeds J.Inputs[Begin, end) with J.Vocab, J.EmbeddingKind and J.FunctionName at the given
-/// levels, with IO.Jobs workers, and hands every module to Take in input order (Take may stop
+/// levels, with IO.Run.Jobs workers, and hands every module to Take in input order (Take may stop
 /// the run with an error, which is returned). A module LLVM crashes or loops on gets an Error
 /// saying so. The engine of every embeddings run (the HDF5 file, the Python module).
 llvm::Error embedModules(const EmbeddingJob &J, LevelSet Levels, bool InstructionText,

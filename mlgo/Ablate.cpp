@@ -389,7 +389,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   if (!ModelsDir)
     return ModelsDir.takeError();
   mlgo::SplitOptions SplitOpts = Spec.Split;
-  auto Inputs = support::expandInputs(Spec.Corpus, C.Report, &SplitOpts.Names);
+  auto Inputs = support::expandInputs(Spec.Corpus, C.Run.Report, &SplitOpts.Names);
   if (!Inputs)
     return Inputs.takeError();
   auto S = splitCorpus(*Inputs, SplitOpts);
@@ -413,9 +413,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
         std::find(EC.Vocabularies.begin(), EC.Vocabularies.end(), augmenterVocabulary(A)) ==
             EC.Vocabularies.end())
       EC.Vocabularies.push_back(augmenterVocabulary(A));
-  EC.Jobs = C.Jobs;
-  EC.ShowProgress = C.ShowProgress;
-  EC.Report = C.Report;
+  EC.Run = C.Run;
   const std::string Train = support::pathIn(Dir, "exploration.h5"),
                     Held = support::pathIn(Dir, "heldout.h5");
   double ExploreSeconds = 0;
@@ -423,7 +421,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
     EC.Side = HeldOut ? ExploredSide::Test : ExploredSide::Train;
     const std::string &File = HeldOut ? Held : Train;
     if (sameExploration(File, EC, *S)) {
-      C.Report({Diagnostic::Note, File + ": reusing the exploration made with these settings"});
+      C.Run.Report({Diagnostic::Note, File + ": reusing the exploration made with these settings"});
       continue;
     }
     const auto T0 = Clock::now();
@@ -434,9 +432,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   }
   EvalRunConfig RC;
   RC.Tools = EC.Tools;
-  RC.Jobs = C.Jobs;
-  RC.ShowProgress = C.ShowProgress;
-  RC.Report = C.Report;
+  RC.Run = C.Run;
   const auto T1 = Clock::now();
   const std::vector<EvalModule> Baselines = measureBaselines(S->modules(true), RC);
   // The training side's heuristic sizes are the exploration's first rollouts.
@@ -462,7 +458,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
       return Labels.takeError();
     ArmResult &R = Results[AI];
     for (uint64_t Seed : Spec.Seeds) {
-      if (support::cancelled(C.Tools.CancelFd))
+      if (support::cancelled(C.Run.CancelFd))
         return support::interruptedError("interrupted; the explorations are kept in " + Dir);
       TrainConfig TC = Spec.Model;
       TC.Groups = A.Groups;
@@ -501,7 +497,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
         Compilations += TrainSide.size();
         R.TrainingSide = summarize(TrainSide, Seed);
       }
-      C.Report({Diagnostic::Note,
+      C.Run.Report({Diagnostic::Note,
                 llvm::formatv("arm {0}, seed {1}: held-out reduction {2}, agreement {3:f4}",
                               A.Name, Seed, percent(R.Summaries.back().Reduction),
                               R.Agreement.back())
@@ -728,7 +724,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
     if (!G)
       return support::makeError("cannot draw the plots: " + llvm::toString(G.takeError()) +
                                 " (install Debian's gnuplot-nox)");
-    auto [St, TimedOut] = G->wait(120, C.Tools.CancelFd);
+    auto [St, TimedOut] = G->wait(120, C.Run.CancelFd);
     if (TimedOut || St.Signaled || St.Code)
       return support::makeError("gnuplot failed (" + St.describe() + ") on " + Script);
   }
@@ -799,7 +795,7 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
            << "explorations and the models.\n";
       }))
     return E;
-  C.Report({Diagnostic::Note, "wrote " + support::pathIn(Dir, "report.md") + " (" +
+  C.Run.Report({Diagnostic::Note, "wrote " + support::pathIn(Dir, "report.md") + " (" +
                                   llvm::formatv("{0:f0}", Seconds).str() + " s, " +
                                   std::to_string(Compilations) + " compilations)"});
   if (Failed)

@@ -54,10 +54,8 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path);
 
 struct AblationConfig {
   Toolchain Tools;
-  unsigned Jobs = 1;
-  bool ShowProgress = false;
   std::string Gnuplot = "gnuplot";
-  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
+  support::RunSettings Run;
 };
 
 /// `ir2vec mlgo ablate`. An exploration already in DIR with the spec's settings is reused.

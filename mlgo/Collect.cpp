@@ -31,13 +31,13 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   R.Info.Path = Path;
   auto Fail = [&](llvm::Error E) {
     R.Info.Error = llvm::toString(std::move(E));
-    R.Cancelled = support::cancelled(C.Tools.CancelFd);
+    R.Cancelled = support::cancelled(C.Run.CancelFd);
     return std::move(R);
   };
   llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-collect");
   if (!D)
     return Fail(D.takeError());
-  llvm::Expected<Compiled> Base = compileModule(Path, C.Tools, nullptr, *D, "baseline");
+  llvm::Expected<Compiled> Base = compileModule(Path, C.Tools, nullptr, *D, "baseline", C.Run.CancelFd);
   if (!Base)
     return Fail(Base.takeError());
   SessionConfig S;
@@ -46,7 +46,7 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   S.Bind = C.Bind;
   if (C.Embeddings)
     S.Augment = features::embeddingAugmenter(C.T, *C.Embeddings, Path, {});
-  llvm::Expected<Compiled> Policy = compileModule(Path, C.Tools, &S, *D, "policy");
+  llvm::Expected<Compiled> Policy = compileModule(Path, C.Tools, &S, *D, "policy", C.Run.CancelFd);
   if (!Policy)
     return Fail(Policy.takeError());
   R.Log = std::move(Policy->SessionLog);
@@ -165,25 +165,25 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
       return P.takeError();
   }
   // Workers need no state: every module is compiled by other processes.
-  corpus::OrderedPipeline<ModuleResult> Pipe(C.Jobs, 2 * C.Jobs);
+  corpus::OrderedPipeline<ModuleResult> Pipe(C.Run.Jobs, 2 * C.Run.Jobs);
   corpus::Spread<ModuleResult> Sp;
-  Sp.Dist = C.Dist;
+  Sp.Dist = C.Run.Dist;
   Sp.Encode = encodeResult;
   Sp.Decode = decodeResult;
   auto Collect = [&](size_t I) { return collectOne(Inputs[I], C); };
-  if (C.Dist.serving()) { // another rank of an MPI run: compiles for rank 0, writes nothing
+  if (C.Run.Dist.serving()) { // another rank of an MPI run: compiles for rank 0, writes nothing
     if (llvm::Error E = Pipe.run(0, Inputs.size(), Collect, {}, Sp))
       return E;
     return CollectSummary{};
   }
   llvm::Expected<PartsDir> Parts = PartsDir::open(Output.str(), fingerprint(Inputs, C), C.Resume,
-                                                  C.Report);
+                                                  C.Run.Report);
   if (!Parts)
     return Parts.takeError();
   features::DatasetBuilder DS(C.T, C.Policy.Name);
   CollectSummary Sum;
   size_t NoDecisions = 0, Resumed = 0;
-  support::Progress Bar("modules", Inputs.size(), C.ShowProgress);
+  support::Progress Bar("modules", Inputs.size(), C.Run.ShowProgress);
   // Finished modules wait in OUT.parts/ (written as they arrive, from any rank) until the
   // dataset is written; a resumed run takes them from there.
   Sp.Cached = [&](size_t I) -> std::optional<ModuleResult> {
@@ -213,7 +213,7 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
         if (!R.Info.Error.empty()) {
           ++Sum.Failed;
           Bar.clear();
-          C.Report({support::Diagnostic::Error, support::aboutFile(R.Info.Path, R.Info.Error)});
+          C.Run.Report({support::Diagnostic::Error, support::aboutFile(R.Info.Path, R.Info.Error)});
           DS.addFailed(R.Info);
         } else {
           Sum.Text += R.Info.TextSize;
@@ -234,14 +234,14 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
     return E;
   Sum.Rows = DS.rows();
   if (Resumed)
-    C.Report({support::Diagnostic::Note, std::to_string(Resumed) + " modules finished by the "
+    C.Run.Report({support::Diagnostic::Note, std::to_string(Resumed) + " modules finished by the "
                                          "interrupted run were taken from " + Parts->path()});
   if (Sum.Failed == Sum.Modules) {
     Parts->remove();
     return Sum; // nothing usable: no output file
   }
   if (NoDecisions == Sum.Modules - Sum.Failed)
-    C.Report({support::Diagnostic::Warning, noDecisionsWarning(C.Tools)});
+    C.Run.Report({support::Diagnostic::Warning, noDecisionsWarning(C.Tools)});
   if (llvm::Error WE = DS.write(Output))
     return WE;
   Parts->remove();
@@ -262,13 +262,13 @@ llvm::Expected<support::Outcome> collectDataset(const std::vector<std::string> &
     return support::makeError("no input modules");
   if (Output.empty())
     return support::usageError("collect needs -o DATA.h5");
-  if (!C.Dist.serving())
+  if (!C.Run.Dist.serving())
     if (llvm::Error E = support::checkOutputPath(Output))
       return E;
   llvm::Expected<CollectSummary> S = collect(Inputs, Output, C);
   if (!S)
     return S.takeError();
-  if (C.Dist.serving())
+  if (C.Run.Dist.serving())
     return support::Outcome::complete(); // rank 0 reports the run
   if (S->Cancelled)
     return support::interruptedError("interrupted; no output written; finished modules are "
@@ -277,7 +277,7 @@ llvm::Expected<support::Outcome> collectDataset(const std::vector<std::string> &
     return S->Modules == 1 ? support::reportedFailure()
                            : support::makeError("none of the " + llvm::Twine(S->Modules) +
                                                 " modules could be collected");
-  C.Report({support::Diagnostic::Note, S->describe()});
+  C.Run.Report({support::Diagnostic::Note, S->describe()});
   if (S->Failed)
     return support::Outcome::partial(std::to_string(S->Failed) + " of " +
                                      std::to_string(S->Modules) +

@@ -9,8 +9,8 @@
 #include "mlgo/Compile.h"
 #include "runners/InteractiveHost.h"
 #include "support/Diagnostics.h"
+#include "support/RunSettings.h"
 #include "support/Error.h"
-#include "support/Ranks.h"
 
 #include <functional>
 #include <string>
@@ -27,15 +27,11 @@ struct CollectConfig {
   runners::BindOptions Bind;
   std::optional<std::string> Embeddings;
   Toolchain Tools;
-  unsigned Jobs = 1;
-  bool ShowProgress = false;
-  /// The ranks of an MPI run (support/Ranks.h): each compiles with Jobs workers; rank 0
-  /// writes the parts and the dataset.
-  support::Distribution Dist;
+  /// Rank 0 of an MPI run writes the parts and the dataset.
+  support::RunSettings Run;
   /// Continue an interrupted run of the same settings and inputs: finished modules wait in
   /// OUT.parts/ (mlgo/Parts.h) and are not compiled again.
   bool Resume = false;
-  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
 };
 
 struct CollectSummary {

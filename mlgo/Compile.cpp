@@ -55,11 +55,11 @@ llvm::Error runFailed(llvm::StringRef Tool, const support::ExitStatus &St,
 
 /// Runs a plain compiler command with its messages going to ErrFd.
 llvm::Error runTool(const std::vector<std::string> &Cmd, int ErrFd, const std::string &ErrFile,
-                    const Toolchain &T) {
+                    const Toolchain &T, int CancelFd) {
   llvm::Expected<support::Child> Ch = support::Child::spawn(Cmd, -1, ErrFd);
   if (!Ch)
     return Ch.takeError();
-  auto [St, TimedOut] = Ch->wait(T.TimeoutSeconds, T.CancelFd);
+  auto [St, TimedOut] = Ch->wait(T.TimeoutSeconds, CancelFd);
   if (TimedOut)
     return makeError(Cmd[0] + " timed out");
   if (St.Signaled || St.Code)
@@ -75,15 +75,15 @@ namespace {
 /// Out).
 llvm::Error runStep(const std::vector<std::string> &Cmd, bool Clang,
                     const runners::SessionConfig *Host, int Err, const std::string &ErrFile,
-                    const Toolchain &T, Compiled &Out) {
+                    const Toolchain &T, int CancelFd, Compiled &Out) {
   if (!Host)
-    return runTool(Cmd, Err, ErrFile, T);
+    return runTool(Cmd, Err, ErrFile, T, CancelFd);
   runners::SessionConfig S = *Host;
   S.Command = Cmd;
   S.Clang = Clang;
   S.StderrFd = Err;
   S.TimeoutSeconds = T.TimeoutSeconds;
-  S.CancelFd = T.CancelFd;
+  S.CancelFd = CancelFd;
   llvm::Expected<runners::SessionResult> SR = runners::runSession(S);
   if (!SR)
     return SR.takeError();
@@ -170,7 +170,8 @@ std::string noDecisionsWarning(const Toolchain &T) {
 
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,
                                        const runners::SessionConfig *Host,
-                                       const support::TempDir &Dir, llvm::StringRef Tag) {
+                                       const support::TempDir &Dir, llvm::StringRef Tag,
+                                       int CancelFd) {
   llvm::Expected<const std::vector<std::string> *> Recorded = T.recordedCommand(Module);
   if (!Recorded)
     return Recorded.takeError();
@@ -186,18 +187,18 @@ llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchai
     std::vector<std::string> Cmd = {T.Clang};
     Cmd.insert(Cmd.end(), (*Recorded)->begin(), (*Recorded)->end());
     Cmd.insert(Cmd.end(), {"-x", "ir", Module, "-o", Obj});
-    if (llvm::Error E = runStep(Cmd, /*Clang=*/true, Host, Err, ErrFile, T, Out))
+    if (llvm::Error E = runStep(Cmd, /*Clang=*/true, Host, Err, ErrFile, T, CancelFd, Out))
       return E;
   } else {
     std::vector<std::string> Opt = {T.Opt};
     Opt.insert(Opt.end(), T.OptArgs.begin(), T.OptArgs.end());
     Opt.insert(Opt.end(), {Module, "-o", BC});
-    if (llvm::Error E = runStep(Opt, /*Clang=*/false, Host, Err, ErrFile, T, Out))
+    if (llvm::Error E = runStep(Opt, /*Clang=*/false, Host, Err, ErrFile, T, CancelFd, Out))
       return E;
     std::vector<std::string> Llc = {T.Llc};
     Llc.insert(Llc.end(), T.LlcArgs.begin(), T.LlcArgs.end());
     Llc.insert(Llc.end(), {"-filetype=obj", BC, "-o", Obj});
-    if (llvm::Error E = runTool(Llc, Err, ErrFile, T))
+    if (llvm::Error E = runTool(Llc, Err, ErrFile, T, CancelFd))
       return E;
   }
   llvm::Expected<int64_t> Size = textSize(Obj);

@@ -38,7 +38,6 @@ struct Toolchain {
   /// The corpus's recorded command lines (readRecordedCommands of the inputs).
   std::shared_ptr<const corpus::RecordedCommands> Recorded;
   double TimeoutSeconds = 0; // per compiler run; 0 = none
-  int CancelFd = -1;         // readable = stop
 
   /// The recorded arguments Module is compiled with; nullptr = the fixed pipeline. An error
   /// when Mode is Recorded and the corpus recorded none for Module.
@@ -66,10 +65,12 @@ struct Compiled {
 
 /// Compiles Module in Dir (files named after Tag) and measures the object's .text. With Host,
 /// opt runs under the interactive host with Host's session settings (its Command is set here).
-/// A compiler that fails, times out or is cancelled is an error with the end of its messages.
+/// A compiler that fails, times out or is cancelled (CancelFd readable) is an error with the
+/// end of its messages.
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,
                                        const runners::SessionConfig *Host,
-                                       const support::TempDir &Dir, llvm::StringRef Tag);
+                                       const support::TempDir &Dir, llvm::StringRef Tag,
+                                       int CancelFd);
 
 /// The decisions of a session log of task T: the value of the advice column, in order.
 std::vector<int64_t> decisionsOf(runners::Task T, const features::Log &SessionLog);

@@ -140,15 +140,15 @@ llvm::Expected<EvalModule> decodeMeasured(support::WireReader &In) {
   return M;
 }
 
-/// Runs Measure on every module with C.Jobs workers (on every rank of C.Dist), reporting
+/// Runs Measure on every module with C.Run.Jobs workers (on every rank of C.Run.Dist), reporting
 /// failures in input order. A pass measures some fields (the baseline, or the policy's size and
 /// decisions); rank 0 keeps what it knew of the others (another rank knows only the paths).
 void measureAll(std::vector<EvalModule> &Modules, const EvalRunConfig &C, const char *What,
                 const std::function<void(EvalModule &, const support::TempDir &)> &Measure) {
-  support::Progress P(What, Modules.size(), C.ShowProgress);
-  corpus::OrderedPipeline<EvalModule> Pipe(C.Jobs, 2 * C.Jobs);
+  support::Progress P(What, Modules.size(), C.Run.ShowProgress);
+  corpus::OrderedPipeline<EvalModule> Pipe(C.Run.Jobs, 2 * C.Run.Jobs);
   corpus::Spread<EvalModule> Sp;
-  Sp.Dist = C.Dist;
+  Sp.Dist = C.Run.Dist;
   Sp.Encode = encodeMeasured;
   Sp.Decode = decodeMeasured;
   // A module that failed already is not measured again (rank 0 alone knows it failed).
@@ -173,7 +173,7 @@ void measureAll(std::vector<EvalModule> &Modules, const EvalRunConfig &C, const 
         EvalModule &Into = Modules[I];
         if (!M.Error.empty() && Into.Error.empty()) {
           P.clear();
-          C.Report({Diagnostic::Error, support::aboutFile(Into.Path, M.Error)});
+          C.Run.Report({Diagnostic::Error, support::aboutFile(Into.Path, M.Error)});
           Into.Error = M.Error;
         }
         if (M.Baseline >= 0)
@@ -197,7 +197,7 @@ std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Paths,
   for (const std::string &P : Paths)
     Modules.push_back({P, "", -1, -1, 0, ""});
   measureAll(Modules, C, "baseline", [&](EvalModule &M, const support::TempDir &D) {
-    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, nullptr, D, "oz");
+    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, nullptr, D, "oz", C.Run.CancelFd);
     if (!R)
       M.Error = llvm::toString(R.takeError());
     else
@@ -212,7 +212,7 @@ void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfi
     runners::SessionConfig S = Session;
     if (Embeddings)
       S.Augment = features::embeddingAugmenter(S.T, *Embeddings, M.Path, {});
-    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, &S, D, "policy");
+    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, &S, D, "policy", C.Run.CancelFd);
     if (!R) {
       M.Error = llvm::toString(R.takeError());
       return;
@@ -372,7 +372,7 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
   if (J.JSONOutput.empty())
     return support::usageError("eval needs an output: -o REPORT.json ('-' = standard output)");
   for (const std::string &Out : {J.JSONOutput, J.HDF5Output})
-    if (!Out.empty() && !C.Dist.serving())
+    if (!Out.empty() && !C.Run.Dist.serving())
       if (llvm::Error E = support::checkOutputPath(Out))
         return E;
   // The transfer protocol judges every module, keyed by package, of the packages the model
@@ -410,7 +410,7 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
                                   "this corpus (" + llvm::join(Excluded, ", ") +
                                   "): nothing is left to judge it on");
       if (!Excluded.empty())
-        C.Report({Diagnostic::Note, "left out the packages the model was trained on: " +
+        C.Run.Report({Diagnostic::Note, "left out the packages the model was trained on: " +
                                         llvm::join(Excluded, ", ")});
     }
   }
@@ -419,21 +419,21 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
   for (size_t I = 0, K = 0; I < S->Modules.size(); ++I)
     if (S->Test[I] == Side)
       Modules[K++].Package = S->Keys[I];
-  if (!J.Exploration.empty() && !C.Dist.serving())
+  if (!J.Exploration.empty() && !C.Run.Dist.serving())
     if (llvm::Error E = attachBest(Modules, J.Exploration))
       return E;
-  if (support::cancelled(C.Tools.CancelFd))
+  if (support::cancelled(C.Run.CancelFd))
     return support::interruptedError("interrupted; no output written");
   measurePolicy(Modules, J.Session, J.Embeddings, C);
-  if (C.Dist.serving())
+  if (C.Run.Dist.serving())
     return support::Outcome::complete(); // rank 0 reports the run
-  if (support::cancelled(C.Tools.CancelFd))
+  if (support::cancelled(C.Run.CancelFd))
     return support::interruptedError("interrupted; no output written");
   const EvalSummary Sum = summarize(Modules, J.Seed);
   // "reduction 0.00 %" from a policy that was never asked is not a measurement: say so.
   if (Sum.Failed < Sum.Modules &&
       llvm::all_of(Modules, [](const EvalModule &M) { return !M.Error.empty() || M.Decisions == 0; }))
-    C.Report({Diagnostic::Warning, noDecisionsWarning(C.Tools)});
+    C.Run.Report({Diagnostic::Warning, noDecisionsWarning(C.Tools)});
   if (Sum.Failed == Sum.Modules)
     return Sum.Modules == 1 ? support::reportedFailure()
                             : support::makeError("none of the " + llvm::Twine(Sum.Modules) +
@@ -498,7 +498,7 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
     Worst += llvm::formatv("; headroom {0:P2}, captured {1:P1}", Sum.Room.Headroom,
                            Sum.Room.Captured)
                  .str();
-  C.Report({Diagnostic::Note,
+  C.Run.Report({Diagnostic::Note,
             llvm::formatv("{0} on {1} {2} modules: .text {3} bytes vs -Oz {4}: reduction "
                           "{5:P2} (95% interval {6:P2} to {7:P2}; over {10} packages {11:P2} to "
                           "{12:P2}); {8} grow, {9} shrink{13}",

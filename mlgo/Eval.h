@@ -10,7 +10,7 @@
 #include "mlgo/Split.h"
 #include "runners/InteractiveHost.h"
 #include "support/Diagnostics.h"
-#include "support/Ranks.h"
+#include "support/RunSettings.h"
 #include "support/Error.h"
 #include "support/Names.h"
 
@@ -87,12 +87,8 @@ EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
 
 struct EvalRunConfig {
   Toolchain Tools;
-  unsigned Jobs = 1;
-  bool ShowProgress = false;
-  /// The ranks of an MPI run (support/Ranks.h): each compiles with Jobs workers; rank 0 keeps
-  /// the measurements and writes the reports.
-  support::Distribution Dist;
-  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
+  /// Rank 0 of an MPI run keeps the measurements and writes the reports.
+  support::RunSettings Run;
 };
 
 /// .text with the heuristic (opt -Oz alone) for each module.

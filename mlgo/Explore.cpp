@@ -91,7 +91,7 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
     if (Vocab)
       S.Augment = features::embeddingAugmenter(Task::Inline, *Vocab, Path, {});
     // One file set per run: a failed run's messages stay apart from the next one's.
-    return compileModule(Path, C.Tools, &S, *Dir, "run" + std::to_string(Runs++));
+    return compileModule(Path, C.Tools, &S, *Dir, "run" + std::to_string(Runs++), C.Run.CancelFd);
   };
 
   llvm::Expected<Compiled> H = Run({}, std::nullopt);
@@ -103,7 +103,7 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
   X.BaselineSize = X.BestSize = H->TextSize;
   features::Log Best = std::move(H->SessionLog);
   for (size_t Flip : flipOrder(C.Order, Best, ModuleSeed)) {
-    if (X.Rollouts.size() >= C.Budget || support::cancelled(C.Tools.CancelFd))
+    if (X.Rollouts.size() >= C.Budget || support::cancelled(C.Run.CancelFd))
       break;
     const std::vector<int64_t> &B = X.Rollouts[X.Best].Decisions;
     if (Flip >= B.size()) // the best trajectory asks fewer questions than the heuristic's
@@ -318,7 +318,7 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
     return E;
   if (Output.empty() || Output == "-")
     return support::usageError("explore needs an output file: -o EXPLORATION.h5");
-  if (!C.Dist.serving())
+  if (!C.Run.Dist.serving())
     if (llvm::Error E = support::checkOutputPath(Output))
       return E;
   llvm::Expected<CorpusSplit> S = splitCorpus(Inputs, SplitOpts);
@@ -333,44 +333,44 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
   if (Train.empty())
     return support::usageError("the training side of the split is empty (--test-fraction 1 "
                                "holds out every module): nothing to explore");
-  corpus::OrderedPipeline<ModuleExploration> Pipe(C.Jobs, 2 * C.Jobs);
+  corpus::OrderedPipeline<ModuleExploration> Pipe(C.Run.Jobs, 2 * C.Run.Jobs);
   corpus::Spread<ModuleExploration> Sp;
-  Sp.Dist = C.Dist;
+  Sp.Dist = C.Run.Dist;
   Sp.Encode = encodeExploration;
   Sp.Decode = decodeExploration;
   auto Explore = [&](size_t I) {
     return exploreModule(Train[I], C, C.Seed * 0x9E3779B97F4A7C15ull + I);
   };
-  if (C.Dist.serving()) // another rank of an MPI run: explores for rank 0, writes nothing
+  if (C.Run.Dist.serving()) // another rank of an MPI run: explores for rank 0, writes nothing
     return support::outcomeOf(Pipe.run(0, Train.size(), Explore, {}, Sp));
   // Finished modules wait in OUT.parts/ (written as they arrive, from any rank) until the file
   // is written; a resumed run takes them from there.
   llvm::Expected<PartsDir> Parts =
-      PartsDir::open(Output, fingerprint(Train, C, *S), Resume, C.Report);
+      PartsDir::open(Output, fingerprint(Train, C, *S), Resume, C.Run.Report);
   if (!Parts)
     return Parts.takeError();
 
   std::vector<ModuleExploration> Xs(Train.size());
-  support::Progress P("modules", Train.size(), C.ShowProgress);
+  support::Progress P("modules", Train.size(), C.Run.ShowProgress);
   size_t Done = 0, Failed = 0, Rollouts = 0, Improved = 0, NoDecisions = 0;
   int64_t BaseTotal = 0, BestTotal = 0;
   Sp.Cached = [&](size_t I) { return readPart(*Parts, I, Train[I]); };
   Sp.Settle = [&](size_t I, ModuleExploration &X) {
-    if (!support::cancelled(C.Tools.CancelFd))
+    if (!support::cancelled(C.Run.CancelFd))
       if (llvm::Error W = writePart(*Parts, I, X))
         X.Error = llvm::toString(std::move(W));
   };
   llvm::Error E = Pipe.run(
       0, Train.size(), Explore,
       [&](size_t I, ModuleExploration &&X) -> llvm::Error {
-        if (support::cancelled(C.Tools.CancelFd))
+        if (support::cancelled(C.Run.CancelFd))
           return support::interruptedError("interrupted; finished modules are kept in " + Parts->path() +
                                            " for --resume");
         ++Done;
         if (!X.Error.empty()) {
           P.clear();
           ++Failed;
-          C.Report({Diagnostic::Error, support::aboutFile(X.Path, X.Error)});
+          C.Run.Report({Diagnostic::Error, support::aboutFile(X.Path, X.Error)});
         } else {
           Rollouts += X.Rollouts.size();
           Improved += X.BestSize < X.BaselineSize;
@@ -391,9 +391,9 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
                              : support::makeError("none of the " + llvm::Twine(Train.size()) +
                                                   " modules could be explored");
   if (NoDecisions == Done - Failed)
-    C.Report({Diagnostic::Warning, noDecisionsWarning(C.Tools)});
+    C.Run.Report({Diagnostic::Warning, noDecisionsWarning(C.Tools)});
   else if (NoDecisions)
-    C.Report({Diagnostic::Note, std::to_string(NoDecisions) + " modules had no inlining decision"});
+    C.Run.Report({Diagnostic::Note, std::to_string(NoDecisions) + " modules had no inlining decision"});
   ExplorationFile File;
   File.Header = explorationHeader(C, S->toJSONText());
   for (size_t I = 0; I < Xs.size(); ++I) {
@@ -404,7 +404,7 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
   if (llvm::Error W = writeExplorationFile(Output, File))
     return W;
   Parts->remove();
-  C.Report({Diagnostic::Note,
+  C.Run.Report({Diagnostic::Note,
             llvm::formatv("explored {0} {7} modules ({1} on the other side): {2} "
                           "compilations, {3} smaller; .text {4} bytes with the heuristic, {5} "
                           "with the best trajectories ({6:P2})",

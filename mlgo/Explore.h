@@ -15,7 +15,7 @@
 #include "mlgo/ExplorationFile.h"
 #include "mlgo/Split.h"
 #include "support/Diagnostics.h"
-#include "support/Ranks.h"
+#include "support/RunSettings.h"
 #include "support/Error.h"
 #include "support/Names.h"
 
@@ -52,12 +52,8 @@ struct ExploreConfig {
   /// agreement on modules it never saw; `mlgo train` refuses such files); or every module
   /// (the transfer protocol: each fold trains on the others). Recorded as attribute side.
   ExploredSide Side = ExploredSide::Train;
-  unsigned Jobs = 1;
-  bool ShowProgress = false;
-  /// The ranks of an MPI run (support/Ranks.h): each explores with Jobs workers; rank 0
-  /// writes the parts and the file.
-  support::Distribution Dist;
-  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
+  /// Rank 0 of an MPI run writes the parts and the file.
+  support::RunSettings Run;
 
   llvm::Error validate() const;
 };

@@ -121,7 +121,7 @@ llvm::Expected<FineTuneResult> searchBias(const ModelFile &Start,
       return Sizes.takeError();
     for (size_t I = 0; I < Rows.size(); ++I) {
       Rows[I].Reduction = Reduction((*Sizes)[I], Active, Constant);
-      C.Report({Diagnostic::Note,
+      C.Run.Report({Diagnostic::Note,
                 llvm::formatv("{0} {1:P2} of the {2} decisions: training-side reduction {3:P3}",
                               Rows[I].Flipped > 0 ? "refusing" : "inlining",
                               std::abs(Rows[I].Flipped), Rows[I].Flipped > 0 ? "inlining" : "refused",
@@ -198,7 +198,7 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
                       const std::vector<size_t> &Mods)
       -> llvm::Expected<std::vector<std::vector<int64_t>>> {
     std::vector<std::vector<int64_t>> Sizes(Cands.size(), std::vector<int64_t>(Mods.size()));
-    corpus::OrderedPipeline<Compiled1> Pipe(C.Jobs, 2 * C.Jobs);
+    corpus::OrderedPipeline<Compiled1> Pipe(C.Run.Jobs, 2 * C.Run.Jobs);
     llvm::Error E = Pipe.run(
         0, Cands.size() * Mods.size(), [] { return corpus::NoState(); },
         [&](size_t J, corpus::NoState &) {
@@ -215,7 +215,7 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
           S.MakePolicy = [Model]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
             return runners::makeModelPolicy(*Model);
           };
-          auto Res = compileModule(M.Path, C.Tools, &S, *Dir, "policy");
+          auto Res = compileModule(M.Path, C.Tools, &S, *Dir, "policy", C.Run.CancelFd);
           if (Res)
             Out.Size = Res->TextSize;
           else
@@ -223,13 +223,13 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
           return Out;
         },
         [&](size_t J, Compiled1 &&X) -> llvm::Error {
-          if (support::cancelled(C.Tools.CancelFd))
+          if (support::cancelled(C.Run.CancelFd))
             return support::interruptedError("interrupted; no model written");
           ++R.Compilations;
           const TuneModule &M = Modules[Mods[J % Mods.size()]];
           if (!X.Error.empty()) {
             ++R.Failed;
-            C.Report({Diagnostic::Warning, M.Path + ": " + X.Error + " (counted with the "
+            C.Run.Report({Diagnostic::Warning, M.Path + ": " + X.Error + " (counted with the "
                                                                      "heuristic's size)"});
             X.Size = M.Baseline;
           }
@@ -256,7 +256,7 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
   if (C.Method == TuneMethod::Bias)
     return searchBias(Start, Observations, Active, Constant, Evaluate, Reduction, C, R);
 
-  support::Progress Bar("steps", C.Steps, C.ShowProgress);
+  support::Progress Bar("steps", C.Steps, C.Run.ShowProgress);
   for (unsigned Step = 0; Step < C.Steps; ++Step) {
     learn::Rng G(C.Seed * 0x9E3779B97F4A7C15ull + Step + 1);
     // The step's modules: a seeded sample without replacement (all when fewer).
@@ -293,7 +293,7 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
       Opt.step(0, U, Grad);
     }
     Bar.clear();
-    C.Report({Diagnostic::Note,
+    C.Run.Report({Diagnostic::Note,
               llvm::formatv("step {0}/{1}: {2} modules, fitness mean {3:P3}, best {4:P3}",
                             Step + 1, C.Steps, K, R.StepFitness.back(), arma::max(FV))
                   .str()});
@@ -437,7 +437,7 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
   Set("finetune_compilations", std::to_string(R->Compilations));
   if (llvm::Error E = runners::writeModelFile(Output, M))
     return E;
-  C.Report({Diagnostic::Note,
+  C.Run.Report({Diagnostic::Note,
             llvm::formatv("training-side .text reduction {0:P3} with the start model, {1:P3} "
                           "fine-tuned: {2} ({3} compilations, {4} failed)",
                           R->StartReduction, R->TunedReduction,

@@ -28,6 +28,7 @@
 #include "mlgo/Train.h"
 #include "runners/Models.h"
 #include "support/Diagnostics.h"
+#include "support/RunSettings.h"
 
 #include <cstdint>
 #include <optional>
@@ -47,9 +48,7 @@ struct FineTuneConfig {
   learn::OptimizerConfig Optimizer{learn::OptimizerKind::Adam, 0.05};
   uint64_t Seed = 1;
   Toolchain Tools;
-  unsigned Jobs = 1;
-  bool ShowProgress = false;
-  support::DiagnosticHandler Report = [](const support::Diagnostic &) {};
+  support::RunSettings Run;
 
   llvm::Error validate() const;
 };

@@ -211,7 +211,7 @@ RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::file
   S.Job.FunctionName = Function;
   if (Jobs == 0)
     throw py::value_error("jobs must be at least 1");
-  S.IO.Jobs = Jobs;
+  S.IO.Run.Jobs = Jobs;
   S.IO.ModuleSeconds = ModuleSeconds;
   if (Counts) {
     if (!Vocab.is_none())
@@ -298,7 +298,7 @@ py::object embedAll(RunSpec S, const py::object &Progress) {
 class ModuleStream {
 public:
   ModuleStream(RunSpec Spec) : S(std::move(Spec)) {
-    Capacity = 2 * size_t(S.IO.Jobs) + 2;
+    Capacity = 2 * size_t(S.IO.Run.Jobs) + 2;
     Worker = std::thread([this] { produce(); });
   }
   ~ModuleStream() { stop(); }

@@ -97,7 +97,7 @@ ir2vec::EmbeddingJob job(const std::vector<std::string> &Inputs, const Vocabs &V
 
 corpus::BatchIO io(unsigned Jobs, Level L) {
   corpus::BatchIO IO;
-  IO.Jobs = Jobs;
+  IO.Run.Jobs = Jobs;
   return IO;
 }
 

@@ -122,7 +122,7 @@ llvm::Expected<TripletCorpus> collectTripletCorpus(const TripletCorpusJob &J,
   TripletCorpus C;
   C.Extended = J.Opts.Extended;
   llvm::DenseMap<uint64_t, uint64_t> Counts;
-  support::Progress P("modules", J.Inputs.size(), IO.ShowProgress);
+  support::Progress P("modules", J.Inputs.size(), IO.Run.ShowProgress);
   llvm::Error E = corpus::runModules<ModuleTriplets>(
       IO, J.contextPolicy(), J.Inputs, 0,
       [&](size_t I, llvm::LLVMContext &Ctx) { return extract(J, I, Ctx); },
@@ -274,7 +274,7 @@ llvm::Expected<support::Outcome> runTripletCorpus(const TripletCorpusJob &J,
     return O.takeError();
   if (llvm::Error E = writeOpenKE(*Out, *C, J))
     return E;
-  IO.Report({support::Diagnostic::Note, coverageSummary(*C)});
+  IO.Run.Report({support::Diagnostic::Note, coverageSummary(*C)});
   return O;
 }
 

@@ -86,7 +86,7 @@ llvm::Error writeOpenKE(support::OutputDirectory &Dir, const TripletCorpus &C,
 std::string coverageSummary(const TripletCorpus &C);
 
 /// `ir2vec triplets --format openke -o Dir`: collects J's corpus and writes it; the
-/// coverage summary goes to IO.Report as a note. Partial when some modules failed.
+/// coverage summary goes to IO.Run.Report as a note. Partial when some modules failed.
 llvm::Expected<support::Outcome> runTripletCorpus(const TripletCorpusJob &J,
                                                   const std::string &Dir,
                                                   const corpus::BatchIO &IO);

@@ -177,14 +177,21 @@ CLI::Option *addModuleTimeLimit(CLI::App &Sub, double &Seconds) {
       ->type_name("SECONDS");
 }
 
+support::RunSettings runSettings(const support::Reporter &R, unsigned Jobs,
+                                 support::Distribution Dist) {
+  support::RunSettings S;
+  S.Jobs = jobsOrHardware(Jobs);
+  S.ShowProgress = !R.quiet();
+  S.Report = R.handler();
+  S.Dist = std::move(Dist);
+  return S;
+}
+
 corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds,
                         support::Distribution Dist) {
   corpus::BatchIO IO;
-  IO.Jobs = jobsOrHardware(Jobs);
+  IO.Run = runSettings(R, Jobs, std::move(Dist));
   IO.ModuleSeconds = ModuleSeconds;
-  IO.ShowProgress = !R.quiet();
-  IO.Report = R.handler();
-  IO.Dist = Dist;
   return IO;
 }
 

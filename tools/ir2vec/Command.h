@@ -7,6 +7,7 @@
 #pragma once
 
 #include "corpus/Batch.h"
+#include "support/RunSettings.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
 #include "support/Ranks.h"
@@ -118,6 +119,11 @@ unsigned jobsOrHardware(unsigned Jobs);
 /// up to DBL_MAX and lets "nan" through).
 CLI::Validator seconds();
 CLI::Option *addModuleTimeLimit(CLI::App &Sub, double &Seconds);
+/// The one RunSettings of a command: workers (0 = the hardware's), the progress line when
+/// the reporter is not quiet, diagnostics to the reporter, the ranks of an MPI run. The
+/// cancellation descriptor is set where it is made (support::withCancellation).
+support::RunSettings runSettings(const support::Reporter &R, unsigned Jobs,
+                                 support::Distribution Dist = {});
 corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds,
                         support::Distribution Dist = {});
 /// The inputs of a command, expanded; "-" (standard input) when there are none, which the ranks

@@ -22,11 +22,9 @@ llvm::Expected<support::Outcome> runExtract(ExtractOptions &O, const support::Re
   corpus::ExtractConfig &C = O.Config;
   if (!O.CmdFilter.empty())
     C.CmdFilter = O.CmdFilter;
-  C.Jobs = jobsOrHardware(O.Jobs);
-  C.ShowProgress = !O.Quiet;
-  C.Report = R.handler();
+  C.Run = runSettings(R, O.Jobs);
   return support::withCancellation([&](int Cancel) {
-    C.CancelFd = Cancel;
+    C.Run.CancelFd = Cancel;
     return corpus::runExtraction(O.Inputs, C);
   });
 }

@@ -113,14 +113,11 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
   C.Tools = O.Tools;
   if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
     return E;
-  C.Jobs = jobsOrHardware(O.Jobs);
-  C.Dist = Ctx.distribution(O.RootJobs);
+  C.Run = runSettings(R, O.Jobs, Ctx.distribution(O.RootJobs));
   C.Tools.TimeoutSeconds = O.Session.Timeout;
-  C.ShowProgress = !R.quiet();
   C.Resume = O.Resume;
-  C.Report = R.handler();
   return support::withCancellation([&](int Cancel) {
-    C.Tools.CancelFd = Cancel;
+    C.Run.CancelFd = Cancel;
     return mlgo::collectDataset(*Inputs, O.Output, C);
   });
 }
@@ -186,12 +183,9 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
     return E;
   C.Order = *Order;
   C.Vocabularies = O.Embeddings;
-  C.Jobs = jobsOrHardware(O.Jobs);
-  C.Dist = Ctx.distribution(O.RootJobs);
-  C.ShowProgress = !R.quiet();
-  C.Report = R.handler();
+  C.Run = runSettings(R, O.Jobs, Ctx.distribution(O.RootJobs));
   return support::withCancellation([&](int Cancel) {
-    C.Tools.CancelFd = Cancel;
+    C.Run.CancelFd = Cancel;
     return mlgo::runExploration(*Inputs, O.Split, C, O.Output, O.Resume);
   });
 }
@@ -221,9 +215,7 @@ llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
     return Opt.takeError();
   mlgo::FineTuneConfig &C = O.Config;
   C.Optimizer.Kind = *Opt;
-  C.Jobs = jobsOrHardware(O.Jobs);
-  C.ShowProgress = !O.Quiet;
-  C.Report = R.handler();
+  C.Run = runSettings(R, O.Jobs);
   if (O.FromHeuristic == !O.Model.empty())
     return support::usageError("start from --model FILE or from --from-heuristic (one of them)");
   auto Method = support::parseNamed<mlgo::TuneMethod>(mlgo::TuneMethodNames, O.Method, "method");
@@ -236,7 +228,7 @@ llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
   From.ModelPath = O.Model;
   From.Heuristic = O.FromHeuristic;
   return support::withCancellation([&](int Cancel) {
-    C.Tools.CancelFd = Cancel;
+    C.Run.CancelFd = Cancel;
     return mlgo::runFineTune(O.Exploration, From, O.Inputs, C, O.Output);
   });
 }
@@ -284,12 +276,9 @@ llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter
   if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
     return E;
   C.Tools.TimeoutSeconds = O.Session.Timeout;
-  C.Jobs = jobsOrHardware(O.Jobs);
-  C.Dist = Ctx.distribution(O.RootJobs);
-  C.ShowProgress = !R.quiet();
-  C.Report = R.handler();
+  C.Run = runSettings(R, O.Jobs, Ctx.distribution(O.RootJobs));
   return support::withCancellation([&](int Cancel) {
-    C.Tools.CancelFd = Cancel;
+    C.Run.CancelFd = Cancel;
     return mlgo::runEvaluation(J, C);
   });
 }
@@ -300,12 +289,10 @@ llvm::Expected<support::Outcome> runAblate(const AblateOptions &O, const support
     return Spec.takeError();
   mlgo::AblationConfig C;
   C.Tools = O.Tools;
-  C.Jobs = jobsOrHardware(O.Jobs);
-  C.ShowProgress = !O.Quiet;
+  C.Run = runSettings(R, O.Jobs);
   C.Gnuplot = O.Gnuplot;
-  C.Report = R.handler();
   return support::withCancellation([&](int Cancel) {
-    C.Tools.CancelFd = Cancel;
+    C.Run.CancelFd = Cancel;
     return mlgo::runAblation(*Spec, O.Output, C);
   });
 }
