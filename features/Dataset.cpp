@@ -141,6 +141,25 @@ std::optional<size_t> DatasetTable::find(llvm::StringRef Name) const {
   return std::nullopt;
 }
 
+DatasetTable selectRows(const DatasetTable &D, const std::function<bool(size_t Module)> &Keep) {
+  DatasetTable Out = D;
+  Out.Decisions.clear();
+  Out.RowModule.clear();
+  for (std::string &C : Out.Columns)
+    C.clear();
+  for (size_t R = 0; R < D.rows(); ++R) {
+    if (!Keep(size_t(D.RowModule[R])))
+      continue;
+    Out.Decisions.push_back(D.Decisions[R]);
+    Out.RowModule.push_back(D.RowModule[R]);
+    for (size_t F = 0; F < D.Features.size(); ++F) {
+      const size_t Row = D.Features[F].elementCount() * elementSize(D.Features[F].Type);
+      Out.Columns[F].append(D.Columns[F], R * Row, Row);
+    }
+  }
+  return Out;
+}
+
 llvm::Expected<DatasetTable> readDataset(llvm::StringRef File, llvm::StringRef Group) {
   const std::string Where = (File + (Group == "/" ? "" : ":" + Group)).str();
   auto Bad = [&](const llvm::Twine &What) { return support::fileError(Where, What); };

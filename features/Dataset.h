@@ -9,6 +9,8 @@
 #include <H5Cpp.h>
 
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,10 @@ struct DatasetTable {
   /// Index of the feature named Name, if present.
   std::optional<size_t> find(llvm::StringRef Name) const;
 };
+
+/// The rows of D whose module Keep(module index) accepts, in order (ModulePaths unchanged): the
+/// training rows of a fold, or its held-out labels.
+DatasetTable selectRows(const DatasetTable &D, const std::function<bool(size_t Module)> &Keep);
 
 /// Reads the dataset in group Group of File ("/" for a dataset file). Shapes, types and row
 /// counts are checked against the dataset's own feature set; every mismatch names the file,

@@ -1,6 +1,5 @@
 #include "mlgo/Ablate.h"
 
-#include "corpus/H5.h"
 #include "learn/Random.h"
 #include "runners/Models.h"
 #include "support/JSON.h"
@@ -18,6 +17,7 @@
 #include <chrono>
 #include <cstring>
 #include <numeric>
+#include <map>
 #include <set>
 
 namespace wb::mlgo {
@@ -112,8 +112,8 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
   if (!O)
     return support::fileError(Path, "expected a JSON object");
   if (llvm::Error E = R.onlyKeys(*O, "spec",
-                                 {"corpus", "split", "exploration", "model", "seeds", "arms",
-                                  "training_side", "timeout"}))
+                                 {"corpus", "protocol", "folds", "split", "exploration", "model",
+                                  "seeds", "arms", "training_side", "timeout"}))
     return E;
   AblationSpec S;
   S.Path = Path;
@@ -133,6 +133,25 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
     if (std::optional<llvm::StringRef> K = Sp->getString("keys_file"))
       S.Split.KeysFile = R.resolve(K->str());
   }
+  // The transfer protocol unless the spec asks otherwise; a split of its own asks for a split.
+  S.Proto = O->getObject("split") ? Protocol::Split : Protocol::Transfer;
+  if (const llvm::json::Value *P = O->get("protocol")) {
+    std::optional<llvm::StringRef> Name = P->getAsString();
+    auto Proto = support::parseNamed<Protocol>(ProtocolNames, Name.value_or(""), "protocol");
+    if (!Proto)
+      return R.error("protocol", llvm::toString(Proto.takeError()));
+    S.Proto = *Proto;
+  }
+  if (llvm::Error E = R.integer(*O, "folds", "spec", S.Folds))
+    return E;
+  if (S.Folds == 1)
+    return R.error("folds", "one fold leaves nothing to train on: 0 (one per package) or at "
+                            "least 2");
+  if (S.Proto == Protocol::Transfer && O->getObject("split") &&
+      O->getObject("split")->get("test_fraction"))
+    return R.error("split.test_fraction", "the transfer protocol scores every package by "
+                                          "cross-validation; a test fraction goes with "
+                                          "\"protocol\": \"split\"");
   if (const llvm::json::Object *X = O->getObject("exploration")) {
     if (llvm::Error E = R.onlyKeys(*X, "exploration", {"budget", "seed", "flip_order"}))
       return E;
@@ -293,18 +312,9 @@ PooledReduction poolReductions(const std::vector<std::vector<EvalModule>> &PerSe
   return P;
 }
 
-// ---- the run --------------------------------------------------------------------------------
+// ---- the study ------------------------------------------------------------------------------
 
 namespace {
-
-struct ArmResult {
-  std::vector<std::string> Files;                  // model per seed
-  std::vector<std::vector<EvalModule>> HeldOut;    // per seed
-  std::vector<EvalSummary> Summaries;              // per seed
-  std::vector<double> Agreement;                   // per seed, on held-out labels
-  std::optional<EvalSummary> TrainingSide;         // first seed
-  PooledReduction Pooled;
-};
 
 bool readsEmbeddings(const AblationArm &A) { return A.Vocabulary != "none"; }
 
@@ -373,166 +383,11 @@ const AblationArm *armWith(const std::vector<AblationArm> &Arms, std::set<std::s
   return nullptr;
 }
 
-} // namespace
-
-llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std::string &Dir,
-                                             const AblationConfig &C) {
-  using Clock = std::chrono::steady_clock;
-  const auto Start = Clock::now();
-  if (Dir.empty() || Dir == "-")
-    return support::usageError("ablate needs an output directory: -o DIR");
-  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
-  if (!Out)
-    return Out.takeError();
-  const std::string Models = Out->file("models");
-  llvm::Expected<support::OutputDirectory> ModelsDir = support::OutputDirectory::prepare(Models);
-  if (!ModelsDir)
-    return ModelsDir.takeError();
-  mlgo::SplitOptions SplitOpts = Spec.Split;
-  auto Inputs = support::expandInputs(Spec.Corpus, C.Run.Report, &SplitOpts.Names);
-  if (!Inputs)
-    return Inputs.takeError();
-  auto S = splitCorpus(*Inputs, SplitOpts);
-  if (!S)
-    return S.takeError();
-  // From here on the study writes what a rerun reuses (its explorations): the directory stays.
-  Out->keep();
-  ModelsDir->keep();
-
-  // One exploration (and one of the held-out side, for agreement) with every vocabulary.
-  ExploreConfig EC;
-  EC.Tools = C.Tools;
-  if (llvm::Error E = loadRecordedCommands(EC.Tools, Spec.Corpus))
-    return E;
-  EC.Tools.TimeoutSeconds = Spec.Timeout;
-  EC.Budget = Spec.Budget;
-  EC.Seed = Spec.ExploreSeed;
-  EC.Order = Spec.Order;
-  for (const AblationArm &A : Spec.Arms)
-    if (readsEmbeddings(A) &&
-        std::find(EC.Vocabularies.begin(), EC.Vocabularies.end(), augmenterVocabulary(A)) ==
-            EC.Vocabularies.end())
-      EC.Vocabularies.push_back(augmenterVocabulary(A));
-  EC.Run = C.Run;
-  const std::string Train = support::pathIn(Dir, "exploration.h5"),
-                    Held = support::pathIn(Dir, "heldout.h5");
-  double ExploreSeconds = 0;
-  for (bool HeldOut : {false, true}) {
-    EC.Side = HeldOut ? ExploredSide::Test : ExploredSide::Train;
-    const std::string &File = HeldOut ? Held : Train;
-    if (sameExploration(File, EC, *S)) {
-      C.Run.Report({Diagnostic::Note, File + ": reusing the exploration made with these settings"});
-      continue;
-    }
-    const auto T0 = Clock::now();
-    auto R = runExploration(*Inputs, SplitOpts, EC, File, /*Resume=*/true);
-    if (!R)
-      return R.takeError();
-    ExploreSeconds += std::chrono::duration<double>(Clock::now() - T0).count();
-  }
-  EvalRunConfig RC;
-  RC.Tools = EC.Tools;
-  RC.Run = C.Run;
-  const auto T1 = Clock::now();
-  const std::vector<EvalModule> Baselines = measureBaselines(S->modules(true), RC);
-  // The training side's heuristic sizes are the exploration's first rollouts.
-  llvm::Expected<ExplorationFile> Explored = readExploration(Train);
-  if (!Explored)
-    return Explored.takeError();
-  std::vector<EvalModule> TrainBase;
-  for (const ModuleExploration &X : Explored->Modules)
-    TrainBase.push_back({X.Path, X.Error, X.BaselineSize, -1, 0, ""});
-
-  auto TrainSHA = support::sha256OfFile(Train);
-  if (!TrainSHA)
-    return TrainSHA.takeError();
-  std::vector<ArmResult> Results(Spec.Arms.size());
-  size_t Compilations = Baselines.size(), Failed = 0;
-  for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
-    const AblationArm &A = Spec.Arms[AI];
-    auto Data = readObservations(Train, A.Vocabulary);
-    if (!Data)
-      return Data.takeError();
-    auto Labels = readObservations(Held, A.Vocabulary);
-    if (!Labels)
-      return Labels.takeError();
-    ArmResult &R = Results[AI];
-    for (uint64_t Seed : Spec.Seeds) {
-      if (support::cancelled(C.Run.CancelFd))
-        return support::interruptedError("interrupted; the explorations are kept in " + Dir);
-      TrainConfig TC = Spec.Model;
-      TC.Groups = A.Groups;
-      TC.Seed = Seed;
-      TrainingReport TR;
-      auto M = trainPolicy(*Data, TC, TR);
-      if (!M)
-        return support::prefixError("arm '" + A.Name + "'", M.takeError());
-      const std::string File = support::pathIn(Models, A.Name + "-seed" + std::to_string(Seed) + ".h5");
-      M->Provenance = trainingProvenance("ir2vec mlgo ablate", Train, *TrainSHA, A.Vocabulary,
-                                         S->toJSONText(), TC, TR);
-      M->Provenance.emplace_back("arm", A.Name);
-      if (llvm::Error E = runners::writeModelFile(File, *M))
-        return E;
-      runners::SessionConfig Session;
-      Session.T = runners::Task::Inline;
-      Session.Policy.Name = M->Kind;
-      Session.Policy.ModelPath = File;
-      Session.Policy.LoadModel = runners::cachingModelLoader();
-      // The one read of the model file, before the workers (runners::cachingModelLoader).
-      if (auto P = runners::makePolicy(Session.T, Session.Policy); !P)
-        return P.takeError();
-      const std::optional<std::string> Emb =
-          readsEmbeddings(A) ? std::optional<std::string>(augmenterVocabulary(A)) : std::nullopt;
-      std::vector<EvalModule> Held = Baselines;
-      measurePolicy(Held, Session, Emb, RC);
-      Compilations += Held.size();
-      R.Files.push_back(File);
-      R.Summaries.push_back(summarize(Held, Seed));
-      Failed += R.Summaries.back().Failed;
-      R.HeldOut.push_back(std::move(Held));
-      R.Agreement.push_back(agreement(*M, *Labels));
-      if (Spec.TrainingSide && Seed == Spec.Seeds.front()) {
-        std::vector<EvalModule> TrainSide = TrainBase;
-        measurePolicy(TrainSide, Session, Emb, RC);
-        Compilations += TrainSide.size();
-        R.TrainingSide = summarize(TrainSide, Seed);
-      }
-      C.Run.Report({Diagnostic::Note,
-                llvm::formatv("arm {0}, seed {1}: held-out reduction {2}, agreement {3:f4}",
-                              A.Name, Seed, percent(R.Summaries.back().Reduction),
-                              R.Agreement.back())
-                    .str()});
-    }
-  }
-  for (ArmResult &R : Results)
-    R.Pooled = poolReductions(R.HeldOut, Results.front().HeldOut, Spec.Seeds.front());
-  const double EvalSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
-
-  // Permutation importance of the reference arm's first model on held-out decisions.
-  std::vector<std::pair<std::string, double>> Importance;
-  {
-    auto M = runners::readModelFile(Results.front().Files.front());
-    auto Labels = readObservations(Held, Spec.Arms.front().Vocabulary);
-    if (M && Labels)
-      Importance = permutationImportance(*M, *Labels, Spec.Seeds.front());
-    else {
-      llvm::consumeError(M.takeError());
-      llvm::consumeError(Labels.takeError());
-    }
-  }
-
-  // Exploration statistics.
-  size_t Rollouts = 0, Smaller = 0;
-  const size_t TrainModules = Explored->Modules.size();
-  for (const ModuleExploration &X : Explored->Modules) {
-    Rollouts += X.Rollouts.size();
-    Smaller += X.BestSize < X.BaselineSize;
-  }
-  Compilations += Rollouts;
-  const double Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
-
-  // ---- the answers ----
-  std::vector<std::string> Answers;
+/// The questions the arms can answer: do embeddings help, can they stand in for the cost
+/// features (pairs of arms that differ only there), with paired resamples.
+std::vector<std::string> answers(const AblationSpec &Spec,
+                                 const std::vector<AblationArmResult> &Results) {
+  std::vector<std::string> Out;
   auto Verdict = [](const PooledReduction &P) {
     if (P.DiffLow > 0)
       return "better (the 95% interval of the difference is above zero)";
@@ -540,18 +395,18 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
       return "worse (the 95% interval of the difference is below zero)";
     return "no measurable difference (the 95% interval of the difference contains zero)";
   };
-  // One answer: arm X against arm Y on the same modules, with paired resamples.
   auto Answer = [&](llvm::StringRef Question, const AblationArm &X, llvm::StringRef XIs,
                     const AblationArm &Y, llvm::StringRef YIs) {
-    const ArmResult &RX = Results[&X - Spec.Arms.data()], &RY = Results[&Y - Spec.Arms.data()];
-    const PooledReduction P = poolReductions(RX.HeldOut, RY.HeldOut, Spec.Seeds.front());
-    Answers.push_back(llvm::formatv("**{0}** `{1}` ({2}) against `{3}` ({4}): held-out "
-                                    "reduction {5} against {6}, difference {7} (95% interval "
-                                    "{8} to {9}): {10}.",
-                                    Question, X.Name, XIs, Y.Name, YIs, percent(RX.Pooled.Mean),
-                                    percent(RY.Pooled.Mean), percent(P.Diff), percent(P.DiffLow),
-                                    percent(P.DiffHigh), Verdict(P))
-                          .str());
+    const AblationArmResult &RX = Results[&X - Spec.Arms.data()],
+                            &RY = Results[&Y - Spec.Arms.data()];
+    const PooledReduction P = poolReductions(RX.PerSeed, RY.PerSeed, Spec.Seeds.front());
+    Out.push_back(llvm::formatv("**{0}** `{1}` ({2}) against `{3}` ({4}): "
+                                "reduction {5} against {6}, difference {7} (95% interval "
+                                "{8} to {9}): {10}.",
+                                Question, X.Name, XIs, Y.Name, YIs, percent(RX.Pooled.Mean),
+                                percent(RY.Pooled.Mean), percent(P.Diff), percent(P.DiffLow),
+                                percent(P.DiffHigh), Verdict(P))
+                      .str());
   };
   for (const AblationArm &X : Spec.Arms) {
     if (!readsEmbeddings(X))
@@ -571,236 +426,299 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
       Answer("Can embeddings stand in for the cost features?", X,
              Vocab + " instead of the cost features", *Y, "the cost features, no embeddings");
   }
-  if (Answers.empty())
-    Answers.push_back("The spec has no pair of arms that differ only by embeddings, so neither "
-                      "question can be answered from it.");
+  if (Out.empty())
+    Out.push_back("The spec has no pair of arms that differ only by embeddings, so neither "
+                  "question can be answered from it.");
+  return Out;
+}
 
-  // ---- report.json and results.h5 ----
-  llvm::json::Array ArmsJ;
+/// Per-package seed means, the worst of them, and the seed mean of the captured share.
+void packageMeans(AblationArmResult &R) {
+  std::map<std::string, double> Sum;
+  std::vector<std::string> Order;
+  double Captured = 0;
+  for (const EvalSummary &S : R.Summaries) {
+    for (const PackageSummary &P : S.Packages) {
+      if (!Sum.count(P.Key))
+        Order.push_back(P.Key);
+      Sum[P.Key] += P.Reduction / double(R.Summaries.size());
+    }
+    Captured += S.Room.Captured / double(R.Summaries.size());
+  }
+  R.HeadroomCaptured = Captured;
+  for (const std::string &K : Order) {
+    R.PackageMeans.emplace_back(K, Sum[K]);
+    if (R.Worst < 0 || Sum[K] < R.PackageMeans[size_t(R.Worst)].second)
+      R.Worst = int(R.PackageMeans.size() - 1);
+  }
+}
+
+} // namespace
+
+llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const std::string &Dir,
+                                                const AblationConfig &C) {
+  using Clock = std::chrono::steady_clock;
+  const auto Start = Clock::now();
+  const std::string Models = support::pathIn(Dir, "models");
+  AblationResult Res;
+  Res.Spec = Spec;
+  Res.Dir = Dir;
+  mlgo::SplitOptions SplitOpts = Spec.Split;
+  auto Inputs = support::expandInputs(Spec.Corpus, C.Run.Report, &SplitOpts.Names);
+  if (!Inputs)
+    return Inputs.takeError();
+  const bool Transfer = Spec.Proto == Protocol::Transfer;
+  if (Transfer)
+    SplitOpts.TestFraction = 1; // every module keyed by its package; the folds divide them
+  auto S = splitCorpus(*Inputs, SplitOpts);
+  if (!S)
+    return S.takeError();
+  Res.Split = *S;
+  if (Transfer) {
+    auto F = foldsByPackage(S->Keys, Spec.Folds, Spec.Split.Seed);
+    if (!F)
+      return F.takeError();
+    Res.Folds = std::move(*F);
+  }
+
+  // The explorations, with every vocabulary: every module once (transfer), or the training
+  // side and the held-out side (split: labels for the held-out agreement).
+  ExploreConfig EC;
+  EC.Tools = C.Tools;
+  if (llvm::Error E = loadRecordedCommands(EC.Tools, Spec.Corpus))
+    return E;
+  EC.Tools.TimeoutSeconds = Spec.Timeout;
+  EC.Budget = Spec.Budget;
+  EC.Seed = Spec.ExploreSeed;
+  EC.Order = Spec.Order;
+  for (const AblationArm &A : Spec.Arms)
+    if (readsEmbeddings(A) &&
+        std::find(EC.Vocabularies.begin(), EC.Vocabularies.end(), augmenterVocabulary(A)) ==
+            EC.Vocabularies.end())
+      EC.Vocabularies.push_back(augmenterVocabulary(A));
+  EC.Run = C.Run;
+  Res.Tools = EC.Tools;
+  Res.Compile = EC.Tools.describe();
+  const std::string Train = support::pathIn(Dir, "exploration.h5"),
+                    Held = support::pathIn(Dir, "heldout.h5");
+  std::vector<std::pair<ExploredSide, std::string>> Explorations;
+  if (Transfer)
+    Explorations = {{ExploredSide::All, Train}};
+  else
+    Explorations = {{ExploredSide::Train, Train}, {ExploredSide::Test, Held}};
+  for (const auto &[Side, File] : Explorations) {
+    EC.Side = Side;
+    if (sameExploration(File, EC, *S)) {
+      C.Run.Report({Diagnostic::Note, File + ": reusing the exploration made with these settings"});
+      continue;
+    }
+    const auto T0 = Clock::now();
+    auto R = runExploration(*Inputs, SplitOpts, EC, File, /*Resume=*/true);
+    if (!R)
+      return R.takeError();
+    Res.ExploreSeconds += std::chrono::duration<double>(Clock::now() - T0).count();
+  }
+  llvm::Expected<ExplorationFile> Explored = readExploration(Train);
+  if (!Explored)
+    return Explored.takeError();
+  for (const ModuleExploration &X : Explored->Modules) {
+    Res.Rollouts += X.Rollouts.size();
+    Res.Smaller += X.BestSize < X.BaselineSize;
+  }
+  Res.ExploredModules = Explored->Modules.size();
+  Res.Compilations = Res.Rollouts;
+
+  EvalRunConfig RC;
+  RC.Tools = EC.Tools;
+  RC.Run = C.Run;
+  const auto T1 = Clock::now();
+  // The judged modules with their -Oz .text: under transfer the exploration's first rollouts
+  // (the heuristic's trajectory, the .text of the command alone) and its best .text, else the
+  // held-out side compiled once.
+  std::vector<EvalModule> TrainBase;
+  for (const ModuleExploration &X : Explored->Modules)
+    TrainBase.push_back({X.Path, X.Error, X.BaselineSize, -1, 0, X.Key, X.BestSize});
+  if (Transfer) {
+    Res.Judged = TrainBase;
+  } else {
+    Res.Judged = measureBaselines(S->modules(true), RC);
+    for (size_t I = 0, K = 0; I < S->Modules.size(); ++I)
+      if (S->Test[I])
+        Res.Judged[K++].Package = S->Keys[I];
+    Res.Compilations += Res.Judged.size();
+  }
+  // Fold of each judged module (transfer), by its position in the exploration.
+  std::vector<unsigned> FoldOf;
+  if (Transfer)
+    for (const ModuleExploration &X : Explored->Modules)
+      FoldOf.push_back(Res.Folds->FoldOfKey.at(X.Key));
+  const unsigned Folds = Transfer ? Res.Folds->Count : 1;
+
+  auto TrainSHA = support::sha256OfFile(Train);
+  if (!TrainSHA)
+    return TrainSHA.takeError();
+  Res.Arms.resize(Spec.Arms.size());
   for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
     const AblationArm &A = Spec.Arms[AI];
-    const ArmResult &R = Results[AI];
-    llvm::json::Array Seeds, Groups;
-    for (const std::string &G : A.Groups)
-      Groups.push_back(G);
-    for (size_t K = 0; K < Spec.Seeds.size(); ++K)
-      Seeds.push_back(llvm::json::Object{{"seed", int64_t(Spec.Seeds[K])},
-                                         {"model", R.Files[K]},
-                                         {"reduction", R.Summaries[K].Reduction},
-                                         {"ci95", llvm::json::Array{R.Summaries[K].Low, R.Summaries[K].High}},
-                                         {"grown", int64_t(R.Summaries[K].Grown)},
-                                         {"shrunk", int64_t(R.Summaries[K].Shrunk)},
-                                         {"failed", int64_t(R.Summaries[K].Failed)},
-                                         {"agreement", R.Agreement[K]}});
-    double Grown = 0, Agree = 0;
-    for (size_t K = 0; K < Spec.Seeds.size(); ++K) {
-      Grown += double(R.Summaries[K].Grown) / double(Spec.Seeds.size());
-      Agree += R.Agreement[K] / double(Spec.Seeds.size());
+    auto Data = readObservations(Train, A.Vocabulary);
+    if (!Data)
+      return Data.takeError();
+    std::optional<features::DatasetTable> HeldLabels;
+    if (!Transfer) {
+      auto L = readObservations(Held, A.Vocabulary);
+      if (!L)
+        return L.takeError();
+      HeldLabels = std::move(*L);
     }
-    llvm::json::Object O{{"name", A.Name},
-                         {"features", std::move(Groups)},
-                         {"vocabulary", A.Vocabulary},
-                         {"reduction", R.Pooled.Mean},
-                         {"ci95", llvm::json::Array{R.Pooled.Low, R.Pooled.High}},
-                         {"difference_to_reference", R.Pooled.Diff},
-                         {"difference_ci95", llvm::json::Array{R.Pooled.DiffLow, R.Pooled.DiffHigh}},
-                         {"grown_mean", Grown},
-                         {"agreement_mean", Agree},
-                         {"seeds", std::move(Seeds)}};
-    if (R.TrainingSide)
-      O["training_side_reduction"] = R.TrainingSide->Reduction;
-    ArmsJ.push_back(std::move(O));
+    AblationArmResult &R = Res.Arms[AI];
+    const std::optional<std::string> Emb =
+        readsEmbeddings(A) ? std::optional<std::string>(augmenterVocabulary(A)) : std::nullopt;
+    for (uint64_t Seed : Spec.Seeds) {
+      std::vector<EvalModule> Judged = Res.Judged;
+      std::vector<std::string> Files;
+      size_t Same = 0, Labels = 0;
+      for (unsigned F = 0; F < Folds; ++F) {
+        if (C.Run.cancelled())
+          return support::interruptedError("interrupted; the explorations are kept in " + Dir);
+        // Under transfer: train on the other folds' modules, judge this fold's.
+        auto InFold = [&](size_t Module) { return Transfer && FoldOf[Module] == F; };
+        const features::DatasetTable TrainRows =
+            Transfer ? features::selectRows(*Data, [&](size_t M) { return !InFold(M); }) : *Data;
+        TrainConfig TC = Spec.Model;
+        TC.Groups = A.Groups;
+        TC.Seed = Seed;
+        TrainingReport TR;
+        auto M = trainPolicy(TrainRows, TC, TR);
+        if (!M)
+          return support::prefixError("arm '" + A.Name + "'", M.takeError());
+        const std::string File = support::pathIn(
+            Models, A.Name + "-seed" + std::to_string(Seed) +
+                        (Transfer ? "-fold" + std::to_string(F) : std::string()) + ".h5");
+        std::string SplitText = S->toJSONText();
+        if (Transfer) {
+          // The model's own split: trained on the other folds, never on this one.
+          CorpusSplit Own = *S;
+          Own.TrainKeys.clear();
+          Own.TestKeys = Res.Folds->keys(F);
+          for (const auto &[K, Fo] : Res.Folds->FoldOfKey)
+            if (Fo != F)
+              Own.TrainKeys.push_back(K);
+          SplitText = Own.toJSONText();
+        }
+        M->Provenance = trainingProvenance("ir2vec mlgo ablate", Train, *TrainSHA, A.Vocabulary,
+                                           SplitText, TC, TR);
+        M->Provenance.emplace_back("arm", A.Name);
+        if (llvm::Error E = runners::writeModelFile(File, *M))
+          return E;
+        Files.push_back(File);
+        runners::SessionConfig Session;
+        Session.T = runners::Task::Inline;
+        Session.Policy.Name = M->Kind;
+        Session.Policy.ModelPath = File;
+        Session.Policy.LoadModel = runners::cachingModelLoader();
+        // The one read of the model file, before the workers (runners::cachingModelLoader).
+        if (auto P = runners::makePolicy(Session.T, Session.Policy); !P)
+          return P.takeError();
+        // This fold's modules (all of the held-out side under split).
+        std::vector<size_t> Index;
+        std::vector<EvalModule> Part;
+        for (size_t I = 0; I < Judged.size(); ++I)
+          if (!Transfer || InFold(I)) {
+            Index.push_back(I);
+            Part.push_back(Judged[I]);
+          }
+        measurePolicy(Part, Session, Emb, RC);
+        Res.Compilations += Part.size();
+        for (size_t K = 0; K < Index.size(); ++K)
+          Judged[Index[K]] = std::move(Part[K]);
+        const features::DatasetTable FoldLabels =
+            Transfer ? features::selectRows(*Data, InFold) : *HeldLabels;
+        const double Agree = agreement(*M, FoldLabels);
+        if (Agree >= 0) {
+          Same += size_t(Agree * double(FoldLabels.rows()) + 0.5);
+          Labels += FoldLabels.rows();
+        }
+        if (AI == 0 && Seed == Spec.Seeds.front() && F == 0)
+          Res.Importance = permutationImportance(*M, FoldLabels, Seed);
+        if (!Transfer && Spec.TrainingSide && Seed == Spec.Seeds.front()) {
+          std::vector<EvalModule> TrainSide = TrainBase;
+          measurePolicy(TrainSide, Session, Emb, RC);
+          Res.Compilations += TrainSide.size();
+          R.TrainingSide = summarize(TrainSide, Seed);
+        }
+      }
+      R.Models.push_back(std::move(Files));
+      R.Summaries.push_back(summarize(Judged, Seed));
+      Res.Failed += R.Summaries.back().Failed;
+      R.PerSeed.push_back(std::move(Judged));
+      R.Agreement.push_back(Labels ? double(Same) / double(Labels) : -1.0);
+      C.Run.Report({Diagnostic::Note,
+                    llvm::formatv("arm {0}, seed {1}: {2} reduction {3}, agreement {4:f4}",
+                                  A.Name, Seed, Transfer ? "cross-validated" : "held-out",
+                                  percent(R.Summaries.back().Reduction), R.Agreement.back())
+                        .str()});
+    }
   }
-  llvm::json::Array ImpJ, AnsJ;
-  for (const auto &[N, V] : Importance)
-    ImpJ.push_back(llvm::json::Object{{"feature", N}, {"importance", V}});
-  for (const std::string &A : Answers)
-    AnsJ.push_back(A);
-  llvm::json::Array SeedsJ;
-  for (uint64_t Sd : Spec.Seeds)
-    SeedsJ.push_back(int64_t(Sd));
-  llvm::json::Object Report{
-      {"schema", AblationSchema},
-      {"spec", Spec.Path},
-      {"spec_sha256", *support::sha256OfFile(Spec.Path)},
-      {"llvm_version", WB_LLVM_VERSION},
-      {"tool_version", WB_VERSION},
-      {"opt", C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " ")},
-      {"llc", C.Tools.Llc + " " + llvm::join(C.Tools.LlcArgs, " ") + " -filetype=obj"},
-      {"compile", support::nameOf<CompileMode>(CompileModeNames, C.Tools.Mode)},
-      {"split", S->toJSON()},
-      {"exploration", llvm::json::Object{{"budget", int64_t(Spec.Budget)},
-                                         {"seed", int64_t(Spec.ExploreSeed)},
-                                         {"flip_order", support::nameOf<FlipOrder>(FlipOrderNames, Spec.Order)},
-                                         {"training_modules", int64_t(TrainModules)},
-                                         {"compilations", int64_t(Rollouts)},
-                                         {"modules_smaller", int64_t(Smaller)}}},
-      {"reference_arm", Spec.Arms.front().Name},
-      {"seeds", std::move(SeedsJ)},
-      {"held_out_modules", int64_t(Baselines.size())},
-      {"arms", std::move(ArmsJ)},
-      {"permutation_importance", std::move(ImpJ)},
-      {"answers", std::move(AnsJ)},
-      {"wall_seconds", Seconds},
-      {"exploration_seconds", ExploreSeconds},
-      {"evaluation_seconds", EvalSeconds},
-      {"compilations", int64_t(Compilations)},
-      {"compilations_per_second", Seconds > 0 ? double(Compilations) / Seconds : 0.0}};
+  for (AblationArmResult &R : Res.Arms) {
+    R.Pooled = poolReductions(R.PerSeed, Res.Arms.front().PerSeed, Spec.Seeds.front());
+    packageMeans(R);
+  }
+  Res.EvalSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
+  Res.Answers = answers(Spec, Res.Arms);
+  Res.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+  return Res;
+}
+
+llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std::string &Dir,
+                                             const AblationConfig &C) {
+  if (Dir.empty() || Dir == "-")
+    return support::usageError("ablate needs an output directory: -o DIR");
+  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
+  if (!Out)
+    return Out.takeError();
+  llvm::Expected<support::OutputDirectory> ModelsDir =
+      support::OutputDirectory::prepare(Out->file("models"));
+  if (!ModelsDir)
+    return ModelsDir.takeError();
+  {
+    // Inputs and split are checked before the directory is kept: a spec that cannot run
+    // leaves nothing.
+    mlgo::SplitOptions SO = Spec.Split;
+    auto Inputs = support::expandInputs(Spec.Corpus, C.Run.Report, &SO.Names);
+    if (!Inputs)
+      return Inputs.takeError();
+    if (Spec.Proto == Protocol::Transfer)
+      SO.TestFraction = 1;
+    auto S = splitCorpus(*Inputs, SO);
+    if (!S)
+      return S.takeError();
+    if (Spec.Proto == Protocol::Transfer)
+      if (auto F = foldsByPackage(S->Keys, Spec.Folds, Spec.Split.Seed); !F)
+        return F.takeError();
+  }
+  // From here on the study writes what a rerun reuses (its explorations): the directory stays.
+  Out->keep();
+  ModelsDir->keep();
+  llvm::Expected<AblationResult> R = runAblationStudy(Spec, Dir, C);
+  if (!R)
+    return R.takeError();
   std::string ReportText;
-  llvm::raw_string_ostream(ReportText) << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object(Report)));
+  llvm::raw_string_ostream(ReportText) << llvm::formatv("{0:2}", llvm::json::Value(ablationJSON(*R)));
   if (llvm::Error E = support::writeFileAtomically(support::pathIn(Dir, "report.json"),
                                                    [&](llvm::raw_ostream &OS) { OS << ReportText << "\n"; }))
     return E;
-  if (llvm::Error E = corpus::h5::writeFileAtomically(
-          support::pathIn(Dir, "results.h5"), [&](H5::H5File &F) {
-            namespace h5 = corpus::h5;
-            h5::writeAttr(F, "schema", std::string(AblationSchema));
-            h5::writeAttr(F, "report", ReportText);
-            std::vector<std::string> Paths;
-            for (const EvalModule &M : Baselines)
-              Paths.push_back(M.Path);
-            H5::Group G = h5::createGroup(F, "heldout");
-            h5::writeStrings(G, "path", Paths);
-            std::vector<double> Base;
-            for (const EvalModule &M : Baselines)
-              Base.push_back(double(M.Baseline));
-            h5::writeMatrix(G, "baseline_text_size", Base.data(), Base.size(), 1);
-            for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
-              // [modules, seeds]: each arm's .text per held-out module and seed.
-              std::vector<double> Sizes;
-              for (size_t M = 0; M < Baselines.size(); ++M)
-                for (const std::vector<EvalModule> &E : Results[AI].HeldOut)
-                  Sizes.push_back(double(E[M].Policy));
-              h5::writeMatrix(G, Spec.Arms[AI].Name.c_str(), Sizes.data(), Baselines.size(),
-                              Spec.Seeds.size());
-            }
-          }))
+  if (llvm::Error E = writeAblationHDF5(*R, ReportText, support::pathIn(Dir, "results.h5")))
     return E;
-
-  // ---- plots (gnuplot) ----
-  const std::string RedData = support::pathIn(Dir, "reduction.dat"),
-                    ImpData = support::pathIn(Dir, "importance.dat"),
-                    Script = support::pathIn(Dir, "plots.gp");
-  if (llvm::Error E = support::writeFileAtomically(RedData, [&](llvm::raw_ostream &OS) {
-        for (size_t AI = 0; AI < Spec.Arms.size(); ++AI)
-          OS << Spec.Arms[AI].Name << " " << 100 * Results[AI].Pooled.Mean << " "
-             << 100 * Results[AI].Pooled.Low << " " << 100 * Results[AI].Pooled.High << "\n";
-      }))
+  if (llvm::Error E = drawAblationPlots(*R, C.Gnuplot, C.Run.CancelFd))
     return E;
-  std::vector<std::pair<std::string, double>> Sorted = Importance;
-  std::stable_sort(Sorted.begin(), Sorted.end(),
-                   [](const auto &A, const auto &B) { return A.second > B.second; });
-  if (llvm::Error E = support::writeFileAtomically(ImpData, [&](llvm::raw_ostream &OS) {
-        for (const auto &[N, V] : Sorted)
-          OS << N << " " << 100 * V << "\n";
-        if (Sorted.empty())
-          OS << "none 0\n";
-      }))
-    return E;
-  if (llvm::Error E = support::writeFileAtomically(Script, [&](llvm::raw_ostream &OS) {
-        for (const char *Term : {"pngcairo size 1000,560 font ',10'", "svg size 1000,560 dynamic"}) {
-          const std::string Ext = llvm::StringRef(Term).starts_with("png") ? "png" : "svg";
-          OS << "set terminal " << Term << "\n"
-             << "set output '" << support::pathIn(Dir, "reduction." + Ext) << "'\n"
-             << "set title 'Held-out .text reduction against -Oz (mean over " << Spec.Seeds.size()
-             << " seeds, 95% bootstrap interval over modules)'\n"
-             << "set ylabel 'reduction (%)'\nset grid ytics\nset key off\nset xtics rotate by -25\n"
-             << "set style data histogram\nset style histogram errorbars gap 1 lw 1\n"
-             << "set style fill solid 0.6 border -1\nset xzeroaxis lt -1\n"
-             << "plot '" << RedData << "' using 2:3:4:xtic(1)\n"
-             << "set output '" << support::pathIn(Dir, "importance." + Ext) << "'\n"
-             << "set title 'Permutation importance on held-out decisions (arm "
-             << Spec.Arms.front().Name << ", seed " << Spec.Seeds.front()
-             << "): drop in agreement with the best labels'\n"
-             << "set ylabel 'agreement drop (percentage points)'\nset xtics rotate by -60 font ',8'\n"
-             << "set style histogram clustered gap 1\n"
-             << "plot '" << ImpData << "' using 2:xtic(1)\n"
-             << "unset xtics\nset xtics\n";
-        }
-      }))
-    return E;
-  {
-    llvm::Expected<support::Child> G = support::Child::spawn({C.Gnuplot, Script});
-    if (!G)
-      return support::makeError("cannot draw the plots: " + llvm::toString(G.takeError()) +
-                                " (install Debian's gnuplot-nox)");
-    auto [St, TimedOut] = G->wait(120, C.Run.CancelFd);
-    if (TimedOut || St.Signaled || St.Code)
-      return support::makeError("gnuplot failed (" + St.describe() + ") on " + Script);
-  }
-
-  // ---- report.md ----
-  if (llvm::Error E = support::writeFileAtomically(support::pathIn(Dir, "report.md"), [&](llvm::raw_ostream &OS) {
-        OS << "# Feature ablation: inlining for size\n\n";
-        OS << "Spec `" << llvm::sys::path::filename(Spec.Path) << "` (SHA-256 "
-           << support::sha256OfFile(Spec.Path).get().substr(0, 12) << "); LLVM " << WB_LLVM_VERSION
-           << ", ir2vec " << WB_VERSION << ". Corpus split by package (seed " << Spec.Split.Seed
-           << "): " << TrainModules << " training modules (" << S->TrainKeys.size()
-           << " packages), " << Baselines.size() << " held-out modules ("
-           << llvm::join(S->TestKeys, ", ") << "). Exploration: budget " << Spec.Budget
-           << " compilations per module, flip order "
-           << support::nameOf<FlipOrder>(FlipOrderNames, Spec.Order) << ", " << Rollouts
-           << " compilations, " << Smaller << " training modules smaller than with -Oz. Models: "
-           << Spec.Model.Kind;
-        if (Spec.Model.Kind == "mlp")
-          OS << " (" << llvm::join(llvm::map_range(Spec.Model.Hidden, [](unsigned H) { return std::to_string(H); }), ", ") << ")";
-        OS << ", " << Spec.Model.Epochs << " epochs, seeds "
-           << llvm::join(llvm::map_range(Spec.Seeds, [](uint64_t X) { return std::to_string(X); }), ", ")
-           << ".\n\n";
-        OS << "## Held-out .text reduction against -Oz\n\n"
-           << "Reduction = 1 − Σ policy / Σ -Oz over the held-out modules (native objects, "
-              "`.text` and `.text.*`), averaged over the seeds; intervals are 95% bootstrap "
-              "intervals over modules (1000 resamples), the difference to `"
-           << Spec.Arms.front().Name << "` with paired resamples.\n\n"
-           << "| arm | features | vocabulary | held-out reduction | 95% interval | vs `"
-           << Spec.Arms.front().Name
-           << "` | 95% interval | training side | agreement | modules that grow |\n"
-           << "|---|---|---|---|---|---|---|---|---|---|\n";
-        for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
-          const AblationArm &A = Spec.Arms[AI];
-          const ArmResult &R = Results[AI];
-          double Grown = 0, Agree = 0;
-          for (size_t K = 0; K < Spec.Seeds.size(); ++K) {
-            Grown += double(R.Summaries[K].Grown) / double(Spec.Seeds.size());
-            Agree += R.Agreement[K] / double(Spec.Seeds.size());
-          }
-          OS << "| `" << A.Name << "` | " << llvm::join(A.Groups, ", ") << " | "
-             << llvm::sys::path::filename(A.Vocabulary) << " | " << percent(R.Pooled.Mean) << " | "
-             << percent(R.Pooled.Low) << " to " << percent(R.Pooled.High) << " | "
-             << (AI ? percent(R.Pooled.Diff) : std::string("–")) << " | "
-             << (AI ? percent(R.Pooled.DiffLow) + " to " + percent(R.Pooled.DiffHigh) : std::string("–"))
-             << " | " << (R.TrainingSide ? percent(R.TrainingSide->Reduction) : std::string("–"))
-             << " | " << llvm::formatv("{0:f3}", Agree).str() << " | "
-             << llvm::formatv("{0:f1}", Grown).str() << " of " << Baselines.size() << " |\n";
-        }
-        OS << "\n![Held-out reduction per arm](reduction.svg)\n\n## Answers\n\n";
-        for (const std::string &A : Answers)
-          OS << "- " << A << "\n";
-        OS << "\n## Permutation importance\n\nArm `" << Spec.Arms.front().Name << "`, seed "
-           << Spec.Seeds.front() << ": the drop in agreement with the best decisions of the "
-           << "held-out modules when one feature's values are shuffled across decisions.\n\n"
-           << "![Permutation importance](importance.svg)\n\n| feature | agreement drop |\n|---|---|\n";
-        for (size_t I = 0; I < std::min<size_t>(Sorted.size(), 10); ++I)
-          OS << "| `" << Sorted[I].first << "` | " << llvm::formatv("{0:f4}", Sorted[I].second).str() << " |\n";
-        OS << "\n## Run\n\n" << llvm::formatv("{0:f0}", Seconds).str() << " s wall time ("
-           << llvm::formatv("{0:f0}", ExploreSeconds).str() << " s exploring, "
-           << llvm::formatv("{0:f0}", EvalSeconds).str() << " s training and evaluating), "
-           << Compilations << " compilations ("
-           << llvm::formatv("{0:f1}", Seconds > 0 ? double(Compilations) / Seconds : 0.0).str()
-           << " per second); each is `" << C.Tools.describe()
-           << "` (under the host where a policy answers; modules with a recorded command line "
-              "are compiled with it). "
-           << "Everything the numbers come "
-           << "from is in this directory: report.json, results.h5 (every .text), the "
-           << "explorations and the models.\n";
-      }))
+  if (llvm::Error E = writeAblationMarkdown(*R, support::pathIn(Dir, "report.md")))
     return E;
   C.Run.Report({Diagnostic::Note, "wrote " + support::pathIn(Dir, "report.md") + " (" +
-                                  llvm::formatv("{0:f0}", Seconds).str() + " s, " +
-                                  std::to_string(Compilations) + " compilations)"});
-  if (Failed)
-    return support::Outcome::partial(std::to_string(Failed) +
-                                     " evaluations of held-out modules failed (each reported)");
+                                      llvm::formatv("{0:f0}", R->Seconds).str() + " s, " +
+                                      std::to_string(R->Compilations) + " compilations)"});
+  if (R->Failed)
+    return support::Outcome::partial(std::to_string(R->Failed) +
+                                     " evaluations of judged modules failed (each reported)");
   return support::Outcome::complete();
 }
 

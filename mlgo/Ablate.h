@@ -24,7 +24,7 @@
 
 namespace wb::mlgo {
 
-inline constexpr const char *AblationSchema = "ir2vec.mlgo-ablation/1";
+inline constexpr const char *AblationSchema = "ir2vec.mlgo-ablation/2";
 
 struct AblationArm {
   std::string Name;
@@ -36,6 +36,11 @@ struct AblationArm {
 struct AblationSpec {
   std::string Path; // the spec file (relative paths in it are relative to its directory)
   std::vector<std::string> Corpus;
+  /// Transfer (the default): every module explored once, each fold of packages scored by
+  /// models trained on the other folds. Split: one split by package (a spec with "split" and no
+  /// "protocol").
+  Protocol Proto = Protocol::Transfer;
+  unsigned Folds = 5; // transfer: folds of whole packages (0: one per package)
   SplitOptions Split;
   unsigned Budget = 16;
   uint64_t ExploreSeed = 1;
@@ -58,10 +63,6 @@ struct AblationConfig {
   support::RunSettings Run;
 };
 
-/// `ir2vec mlgo ablate`. An exploration already in DIR with the spec's settings is reused.
-llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std::string &Dir,
-                                             const AblationConfig &C);
-
 /// Pooled statistics of arms evaluated with several seeds on the same modules.
 struct PooledReduction {
   double Mean = 0, Low = 0, High = 0;  // seed-averaged reduction, 95% bootstrap over modules
@@ -72,5 +73,54 @@ struct PooledReduction {
 PooledReduction poolReductions(const std::vector<std::vector<EvalModule>> &PerSeed,
                                const std::vector<std::vector<EvalModule>> &Reference,
                                uint64_t Seed, unsigned Resamples = 1000);
+
+/// One arm's results: per seed, every judged module, its summary and its agreement with the
+/// exploration's best decisions.
+struct AblationArmResult {
+  std::vector<std::vector<std::string>> Models;     // per seed: the model files (one per fold)
+  std::vector<std::vector<EvalModule>> PerSeed;     // per seed, the judged modules in order
+  std::vector<EvalSummary> Summaries;               // per seed
+  std::vector<double> Agreement;                    // per seed
+  std::optional<EvalSummary> TrainingSide;          // split protocol: the first seed's
+  PooledReduction Pooled;                           // seed mean, intervals, vs the reference
+  /// Per package, the mean over seeds of its reduction; the worst of those.
+  std::vector<std::pair<std::string, double>> PackageMeans;
+  int Worst = -1;
+  double HeadroomCaptured = 0; // seed mean of the captured share (NaN without headroom)
+};
+
+/// What a study found, for the renderers (JSON, HDF5, Markdown, plots).
+struct AblationResult {
+  AblationSpec Spec;
+  std::string Dir;
+  CorpusSplit Split;                 // split protocol
+  std::optional<PackageFolds> Folds; // transfer protocol
+  std::vector<EvalModule> Judged;    // the judged modules' baselines (and best .text)
+  size_t ExploredModules = 0, Rollouts = 0, Smaller = 0;
+  std::vector<AblationArmResult> Arms;
+  std::vector<std::pair<std::string, double>> Importance;
+  std::vector<std::string> Answers;
+  double Seconds = 0, ExploreSeconds = 0, EvalSeconds = 0;
+  size_t Compilations = 0, Failed = 0;
+  std::string Compile; // how a module is compiled (Toolchain::describe)
+  Toolchain Tools;
+};
+
+/// The study: explorations (reused when DIR has them with the spec's settings), models per
+/// arm, seed (and fold), evaluations, statistics, answers. Writes the explorations and models
+/// into Dir; the reports are the renderers' job.
+llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const std::string &Dir,
+                                                const AblationConfig &C);
+
+/// Renderers of a result.
+llvm::json::Object ablationJSON(const AblationResult &R);
+llvm::Error writeAblationHDF5(const AblationResult &R, const std::string &ReportText,
+                              const std::string &Path);
+llvm::Error drawAblationPlots(const AblationResult &R, const std::string &Gnuplot, int CancelFd);
+llvm::Error writeAblationMarkdown(const AblationResult &R, const std::string &Path);
+
+/// `ir2vec mlgo ablate`: the study, then every renderer into Dir.
+llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std::string &Dir,
+                                             const AblationConfig &C);
 
 } // namespace wb::mlgo

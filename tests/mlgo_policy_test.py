@@ -357,7 +357,7 @@ r = harness.run([a.ir2vec, "mlgo", "ablate", spec_file, "-o", abl, "-j", "2"])
 if check("ablate: exit 0", r.returncode == 0, r.stderr):
     rep = json.load(open(os.path.join(abl, "report.json")))
     check("ablate: schema, every arm with every seed",
-          rep["schema"] == "ir2vec.mlgo-ablation/1" and [x["name"] for x in rep["arms"]] == [x["name"] for x in arms]
+          rep["schema"] == "ir2vec.mlgo-ablation/2" and rep["protocol"] == "split" and [x["name"] for x in rep["arms"]] == [x["name"] for x in arms]
           and all([s_["seed"] for s_ in x["seeds"]] == [1, 2] for x in rep["arms"]), rep.get("arms"))
     with h5py.File(os.path.join(abl, "exploration.h5")) as f:
         sets = [f["observations"][k] for k in sorted(f["observations"])]
@@ -379,13 +379,13 @@ if check("ablate: exit 0", r.returncode == 0, r.stderr):
                         np.array_equal(f[k][t][:], g[k][t][:]) for k in layers for t in ("weight", "bias"))
         check(f"ablate arm {x['name']}: the model mlgo train makes from the same labels and seed", same, r.stderr)
     with h5py.File(os.path.join(abl, "results.h5")) as f:
-        held = [p_.decode() for p_ in f["heldout/path"][:]]
-        base = f["heldout/baseline_text_size"][:, 0]
+        held = [p_.decode() for p_ in f["judged/path"][:]]
+        base = f["judged/baseline_text_size"][:, 0]
         check("ablate: the held-out modules of the split", sorted(held) == sorted(held_out), held)
         for i, path in enumerate(held):
             check(f"ablate {os.path.basename(path)}: -Oz .text = opt-22 alone (llvm-size)", base[i] == oz_text(path, f"ab{i}"))
         for x in rep["arms"]:
-            sizes = f["heldout"][x["name"]][:]
+            sizes = f["judged"][x["name"]][:]
             for k, sd in enumerate(x["seeds"]):
                 check(f"ablate {x['name']} seed {sd['seed']}: reduction = 1 - sum(policy) / sum(-Oz)",
                       abs(sd["reduction"] - (1 - sizes[:, k].sum() / base.sum())) < 1e-12, (sd, sizes[:, k]))
@@ -401,7 +401,7 @@ if check("ablate: exit 0", r.returncode == 0, r.stderr):
         if check("ablate: an embedding arm's model runs under opt-22", r.returncode == 0, r.stderr):
             harness.run([B("llc"), "-O2", "-filetype=obj", bc, "-o", obj], check=True)
             check("ablate: its held-out .text = its own run (llvm-size)",
-                  f["heldout"][x["name"]][0, 0] == mlgo_oracle.text_size(B("llvm-size"), obj))
+                  f["judged"][x["name"]][0, 0] == mlgo_oracle.text_size(B("llvm-size"), obj))
     for x in rep["arms"]:
         log = W(f"abl-clang-{x['name']}.log")
         r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "mlp", "--model", x["seeds"][0]["model"], "--embeddings",
@@ -436,6 +436,60 @@ for change, needle in (({"arms": arms + [{"name": "x", "features": ["cost"], "co
     r = harness.run([a.ir2vec, "mlgo", "ablate", bad, "-o", W("bad-abl")])
     check(f"ablate with a bad spec ({needle.decode()}): exit 1, named, nothing written",
           r.returncode == 1 and needle in r.stderr and b"bad-spec.json" in r.stderr and not os.path.exists(W("bad-abl")), r.stderr)
+
+# ---- 10b. the ablation by the transfer protocol: cross-validation by package ---------------
+ablt = W("abl-transfer")
+tspec = {"corpus": ["@" + listfile], "folds": 2, "exploration": {"budget": 6},
+         "model": {"kind": "mlp", "hidden": [8], "epochs": 10}, "seeds": [1], "arms": [arms[0]]}
+tspec_file = W("ablate-transfer.json")
+json.dump(tspec, open(tspec_file, "w"))
+r = harness.run([a.ir2vec, "mlgo", "ablate", tspec_file, "-o", ablt, "-j", "2"])
+if check("ablate (transfer): exit 0", r.returncode == 0, r.stderr):
+    rep = json.load(open(os.path.join(ablt, "report.json")))
+    folds = rep["folds"]["packages"]
+    pkgs = sorted({m.split("/corpus/")[1].split("/")[0] for m in modules})
+    check("ablate (transfer): the protocol, two folds of whole packages that cover the corpus once",
+          rep["protocol"] == "transfer" and rep["folds"]["folds"] == 2 and sorted(sum(folds, [])) == pkgs
+          and all(folds), rep.get("folds"))
+    with h5py.File(os.path.join(ablt, "exploration.h5")) as f:
+        check("ablate (transfer): one exploration of every module", f.attrs["side"] == "all"
+              and sorted(p_.decode() for p_ in f["modules/path"][:]) == sorted(modules))
+        explored_base = {p_.decode(): int(b) for p_, b in zip(f["modules/path"][:], f["modules/baseline_text_size"][:])}
+    x = rep["arms"][0]
+    sd = x["seeds"][0]
+    check("ablate (transfer): a model per fold", len(sd["models"]) == 2, sd)
+    with h5py.File(os.path.join(ablt, "results.h5")) as f:
+        judged = [p_.decode() for p_ in f["judged/path"][:]]
+        jbase = f["judged/baseline_text_size"][:, 0]
+        jsize = f["judged"][x["name"]][:, 0]
+    check("ablate (transfer): every module judged, with the exploration's -Oz .text",
+          sorted(judged) == sorted(modules) and all(jbase[i] == explored_base[p_] for i, p_ in enumerate(judged)))
+    for k, model_file in enumerate(sd["models"]):
+        with h5py.File(model_file) as f:
+            own = json.loads(f.attrs["split"])
+        check(f"ablate (transfer) fold {k}: its model was trained on the other fold's packages only",
+              sorted(own["train_keys"]) == sorted(folds[1 - k]) and sorted(own["test_keys"]) == sorted(folds[k]), own)
+        # mlgo eval of that model by the transfer protocol judges exactly the fold's modules,
+        # and gives the sizes the ablation measured.
+        evf = W(f"ev-fold{k}.json")
+        r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "-j", "2", "--policy", "mlp", "--model", model_file,
+                         "-o", evf, "@" + listfile])
+        if check(f"eval of fold {k}'s model: exit 0", r.returncode == 0, r.stderr):
+            ef = json.load(open(evf))
+            mine = {m: jsize[i] for i, m in enumerate(judged) if m.split("/corpus/")[1].split("/")[0] in folds[k]}
+            check(f"ablate (transfer) fold {k}: mlgo eval judges the fold's modules with the same .text",
+                  {q["path"]: q["policy_text_size"] for q in ef["modules"]} == mine, (ef["modules"], mine))
+    total = 1 - jsize.sum() / jbase.sum()
+    check("ablate (transfer): the seed's reduction over every module = 1 - sum(policy) / sum(-Oz)",
+          abs(sd["reduction"] - total) < 1e-12, (sd["reduction"], total))
+    worst = min(sd["packages"], key=lambda q: q["reduction"])
+    check("ablate (transfer): the worst package and the per-package reductions",
+          x["worst_package"]["package"] == worst["package"] and len(sd["packages"]) == len(pkgs), x)
+    check("ablate (transfer): the report says so", "Protocol transfer" in open(os.path.join(ablt, "report.md")).read())
+json.dump({**tspec, "protocol": "transfer", "split": {"test_fraction": 0.3}}, open(W("bad-t.json"), "w"))
+r = harness.run([a.ir2vec, "mlgo", "ablate", W("bad-t.json"), "-o", W("bad-t")])
+check("ablate: a test fraction with the transfer protocol is refused, named",
+      r.returncode == 1 and b"split.test_fraction" in r.stderr and not os.path.exists(W("bad-t")), r.stderr)
 
 # ---- 11. fine-tuning on the training side's .text ------------------------------------------
 ft, ft1 = W("ft.h5"), W("ft1.h5")
