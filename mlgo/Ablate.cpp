@@ -1,4 +1,5 @@
 #include "mlgo/Ablate.h"
+#include "mlgo/SpecReader.h"
 
 #include "learn/Random.h"
 #include "runners/Models.h"
@@ -26,103 +27,20 @@ using support::Diagnostic;
 
 // ---- the spec -------------------------------------------------------------------------------
 
-namespace {
-
-class SpecReader {
-public:
-  explicit SpecReader(std::string Path) : Path(std::move(Path)) {}
-
-  llvm::Error error(const llvm::Twine &Where, const llvm::Twine &What) const {
-    return support::fileError(Path, Where + ": " + What);
-  }
-  /// Unknown keys are errors: a misspelt key must not silently fall back to a default.
-  llvm::Error onlyKeys(const llvm::json::Object &O, const llvm::Twine &Where,
-                       std::initializer_list<llvm::StringRef> Known) const {
-    for (const auto &[K, V] : O)
-      if (std::find(Known.begin(), Known.end(), llvm::StringRef(K)) == Known.end())
-        return error(Where, "unknown key \"" + llvm::StringRef(K).str() + "\" (expected " +
-                                llvm::join(std::vector<std::string>(Known.begin(), Known.end()), ", ") +
-                                ")");
-    return llvm::Error::success();
-  }
-  llvm::Error number(const llvm::json::Object &O, llvm::StringRef Key, const llvm::Twine &Where,
-                     double &Out) const {
-    if (const llvm::json::Value *V = O.get(Key)) {
-      std::optional<double> D = V->getAsNumber();
-      if (!D)
-        return error(Where + "." + Key, "expected a number");
-      Out = *D;
-    }
-    return llvm::Error::success();
-  }
-  template <typename T>
-  llvm::Error integer(const llvm::json::Object &O, llvm::StringRef Key, const llvm::Twine &Where,
-                      T &Out, int64_t Min = 0) const {
-    if (const llvm::json::Value *V = O.get(Key)) {
-      std::optional<int64_t> I = V->getAsInteger();
-      if (!I || *I < Min)
-        return error(Where + "." + Key, "expected an integer of at least " + llvm::Twine(Min));
-      Out = T(*I);
-    }
-    return llvm::Error::success();
-  }
-  llvm::Error strings(const llvm::json::Value *V, const llvm::Twine &Where,
-                      std::vector<std::string> &Out) const {
-    Out.clear();
-    if (!V)
-      return llvm::Error::success();
-    if (std::optional<llvm::StringRef> S = V->getAsString()) {
-      Out.push_back(S->str());
-      return llvm::Error::success();
-    }
-    const llvm::json::Array *A = V->getAsArray();
-    if (!A)
-      return error(Where, "expected a string or an array of strings");
-    for (const llvm::json::Value &E : *A) {
-      std::optional<llvm::StringRef> S = E.getAsString();
-      if (!S)
-        return error(Where, "expected an array of strings");
-      Out.push_back(S->str());
-    }
-    return llvm::Error::success();
-  }
-  /// A path of the spec, relative to the spec's directory.
-  std::string resolve(const std::string &P) const {
-    if (P.empty() || llvm::sys::path::is_absolute(P))
-      return P;
-    llvm::SmallString<256> Out(llvm::sys::path::parent_path(Path));
-    llvm::sys::path::append(Out, P);
-    return std::string(Out);
-  }
-
-  std::string Path;
-};
-
-} // namespace
-
 llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
   SpecReader R(Path);
-  auto Buf = support::readInput(Path, /*IsText=*/true);
-  if (!Buf)
-    return support::fileError(Path, "cannot read the spec: " + support::readErrorMessage(Buf.getError()));
-  auto J = support::parseJSON((*Buf)->getBuffer());
+  llvm::Expected<llvm::json::Value> J = R.load();
   if (!J)
-    return support::fileError(Path, "invalid JSON: " + llvm::toString(J.takeError()));
+    return J.takeError();
   const llvm::json::Object *O = J->getAsObject();
-  if (!O)
-    return support::fileError(Path, "expected a JSON object");
   if (llvm::Error E = R.onlyKeys(*O, "spec",
                                  {"corpus", "protocol", "folds", "split", "exploration", "model",
                                   "seeds", "arms", "training_side", "timeout"}))
     return E;
   AblationSpec S;
   S.Path = Path;
-  if (llvm::Error E = R.strings(O->get("corpus"), "corpus", S.Corpus))
+  if (llvm::Error E = R.corpus(*O, S.Corpus))
     return E;
-  if (S.Corpus.empty())
-    return R.error("corpus", "name the corpus (files, directories, @lists, corpus descriptions)");
-  for (std::string &C : S.Corpus)
-    C = llvm::StringRef(C).starts_with("@") ? "@" + R.resolve(C.substr(1)) : R.resolve(C);
   if (const llvm::json::Object *Sp = O->getObject("split")) {
     if (llvm::Error E = R.onlyKeys(*Sp, "split", {"test_fraction", "seed", "keys_file"}))
       return E;
@@ -142,52 +60,17 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
       return R.error("protocol", llvm::toString(Proto.takeError()));
     S.Proto = *Proto;
   }
-  if (llvm::Error E = R.integer(*O, "folds", "spec", S.Folds))
+  if (llvm::Error E = R.folds(*O, S.Folds))
     return E;
-  if (S.Folds == 1)
-    return R.error("folds", "one fold leaves nothing to train on: 0 (one per package) or at "
-                            "least 2");
   if (S.Proto == Protocol::Transfer && O->getObject("split") &&
       O->getObject("split")->get("test_fraction"))
     return R.error("split.test_fraction", "the transfer protocol scores every package by "
                                           "cross-validation; a test fraction goes with "
                                           "\"protocol\": \"split\"");
-  if (const llvm::json::Object *X = O->getObject("exploration")) {
-    if (llvm::Error E = R.onlyKeys(*X, "exploration", {"budget", "seed", "flip_order"}))
-      return E;
-    if (llvm::Error E = R.integer(*X, "budget", "exploration", S.Budget, 1))
-      return E;
-    if (llvm::Error E = R.integer(*X, "seed", "exploration", S.ExploreSeed))
-      return E;
-    if (std::optional<llvm::StringRef> F = X->getString("flip_order")) {
-      auto Order = support::parseNamed<FlipOrder>(FlipOrderNames, *F, "flip order");
-      if (!Order)
-        return R.error("exploration.flip_order", llvm::toString(Order.takeError()));
-      S.Order = *Order;
-    }
-  }
-  if (const llvm::json::Object *M = O->getObject("model")) {
-    if (llvm::Error E = R.onlyKeys(*M, "model",
-                                   {"kind", "hidden", "epochs", "batch_size", "learning_rate"}))
-      return E;
-    if (std::optional<llvm::StringRef> K = M->getString("kind"))
-      S.Model.Kind = K->str();
-    if (const llvm::json::Array *H = M->getArray("hidden")) {
-      S.Model.Hidden.clear();
-      for (const llvm::json::Value &V : *H) {
-        std::optional<int64_t> N = V.getAsInteger();
-        if (!N || *N < 1)
-          return R.error("model.hidden", "expected an array of positive integers");
-        S.Model.Hidden.push_back(unsigned(*N));
-      }
-    }
-    if (llvm::Error E = R.integer(*M, "epochs", "model", S.Model.Epochs, 1))
-      return E;
-    if (llvm::Error E = R.integer(*M, "batch_size", "model", S.Model.BatchSize, 1))
-      return E;
-    if (llvm::Error E = R.number(*M, "learning_rate", "model", S.Model.Optimizer.LearningRate))
-      return E;
-  }
+  if (llvm::Error E = R.exploration(O->getObject("exploration"), S.Budget, S.ExploreSeed, S.Order))
+    return E;
+  if (llvm::Error E = R.model(O->getObject("model"), S.Model))
+    return E;
   if (const llvm::json::Array *Seeds = O->getArray("seeds")) {
     S.Seeds.clear();
     for (const llvm::json::Value &V : *Seeds) {
@@ -207,45 +90,20 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
   }
   if (llvm::Error E = R.number(*O, "timeout", "spec", S.Timeout))
     return E;
-  const llvm::json::Array *Arms = O->getArray("arms");
-  if (!Arms || Arms->empty())
-    return R.error("arms", "expected a non-empty array of arms");
   std::set<std::string> Names;
-  for (size_t I = 0; I < Arms->size(); ++I) {
-    const std::string Where = "arms[" + std::to_string(I) + "]";
-    const llvm::json::Object *A = (*Arms)[I].getAsObject();
-    if (!A)
-      return R.error(Where, "expected an object");
-    if (llvm::Error E = R.onlyKeys(*A, Where, {"name", "features", "vocabulary"}))
-      return E;
-    AblationArm Arm;
-    Arm.Name = A->getString("name").value_or("").str();
-    if (Arm.Name.empty() || Arm.Name.find_first_of("/ \t\n") != std::string::npos)
-      return R.error(Where + ".name", "expected a name without spaces or slashes");
-    if (!Names.insert(Arm.Name).second)
-      return R.error(Where + ".name", "arm '" + Arm.Name + "' is named twice");
-    if (llvm::Error E = R.strings(A->get("features"), Where + ".features", Arm.Groups))
-      return E;
-    if (Arm.Groups.empty())
-      return R.error(Where + ".features", "name at least one feature group");
-    auto Defs = features::featuresOfGroups(features::Task::Inline, Arm.Groups);
-    if (!Defs)
-      return R.error(Where + ".features", llvm::toString(Defs.takeError()));
-    Arm.Vocabulary = A->getString("vocabulary").value_or("none").str();
-    if (Arm.Vocabulary != "none" && Arm.Vocabulary != "default")
-      Arm.Vocabulary = R.resolve(Arm.Vocabulary);
-    const bool Embeds = std::any_of(Defs->begin(), Defs->end(), [](const features::FeatureDef *F) {
-      return F->Shape.size() == 1 && F->Shape[0] == features::DimD;
-    });
-    if (Embeds && Arm.Vocabulary == "none")
-      return R.error(Where + ".vocabulary",
-                     "arm '" + Arm.Name + "' reads embedding features: name a vocabulary "
-                     "(\"default\" or a file)");
-    if (!Embeds && Arm.Vocabulary != "none")
-      return R.error(Where + ".vocabulary", "arm '" + Arm.Name + "' reads no embedding feature: "
-                                            "its vocabulary would not be used (\"none\")");
-    S.Arms.push_back(std::move(Arm));
-  }
+  if (llvm::Error E = R.objects(*O, "arms", "arms", [&](const llvm::json::Object &A,
+                                                       const std::string &Where) -> llvm::Error {
+        AblationArm Arm;
+        if (llvm::Error E = R.onlyKeys(A, Where, {"name", "features", "vocabulary"}))
+          return E;
+        if (llvm::Error E = R.arm(A, Where, Arm.Name, Arm.Groups, Arm.Vocabulary))
+          return E;
+        if (!Names.insert(Arm.Name).second)
+          return R.error(Where + ".name", "arm '" + Arm.Name + "' is named twice");
+        S.Arms.push_back(std::move(Arm));
+        return llvm::Error::success();
+      }))
+    return E;
   S.Model.Groups = S.Arms.front().Groups;
   if (llvm::Error E = S.Model.validate())
     return R.error("model", llvm::toString(std::move(E)));

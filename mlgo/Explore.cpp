@@ -321,7 +321,12 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
   if (!C.Run.Dist.serving())
     if (llvm::Error E = support::checkOutputPath(Output))
       return E;
-  llvm::Expected<CorpusSplit> S = splitCorpus(Inputs, SplitOpts);
+  // Every module explored: the split only keys the modules by package, whatever the fraction
+  // (so that explorations of all of a corpus record the same split, and are reused alike).
+  SplitOptions SO = SplitOpts;
+  if (C.Side == ExploredSide::All)
+    SO.TestFraction = 1;
+  llvm::Expected<CorpusSplit> S = splitCorpus(Inputs, SO);
   if (!S)
     return S.takeError();
   std::vector<std::string> Train, Keys; // the side explored

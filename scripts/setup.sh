@@ -15,10 +15,12 @@ cd "$(dirname "$0")/.."
 # its tests. libopenmpi-dev, openmpi-bin: the MPI runs (`mpirun -np N ir2vec ...`, cluster/;
 # openssh-client, which openmpi-bin recommends, starts ranks on other nodes);
 # `scripts/setup.sh -DWB_MPI=OFF` neither installs nor uses them.
+# chromium-headless-shell: tests/benchmark_test.py renders the benchmark's page in a real
+# browser and checks its DOM against results.json.
 PKGS=(cmake make g++ llvm-22 llvm-22-dev clang-22 libarmadillo-dev libhdf5-dev libcli11-dev
       libgtest-dev libgmock-dev python3 python3-h5py python3-numpy bsdutils
       zlib1g-dev libzstd-dev gnuplot-nox libclang-rt-22-dev pybind11-dev python3-dev
-      python3-pytest)
+      python3-pytest chromium-headless-shell)
 case " $* " in
   *" -DWB_MPI=OFF "*) ;;
   *) PKGS+=(libopenmpi-dev openmpi-bin openssh-client) ;;

@@ -7,6 +7,7 @@
 #include "features/Dataset.h"
 #include "features/TrainingLog.h"
 #include "mlgo/Ablate.h"
+#include "mlgo/Benchmark.h"
 #include "mlgo/Collect.h"
 #include "mlgo/Eval.h"
 #include "mlgo/Explore.h"
@@ -61,6 +62,13 @@ struct EvalOptions {
 
 struct AblateOptions {
   std::string Spec, Output, Gnuplot = "gnuplot";
+  mlgo::Toolchain Tools;
+  unsigned Jobs = 0;
+  bool Quiet = false;
+};
+
+struct BenchmarkOptions {
+  std::string Spec, Output;
   mlgo::Toolchain Tools;
   unsigned Jobs = 0;
   bool Quiet = false;
@@ -297,6 +305,20 @@ llvm::Expected<support::Outcome> runAblate(const AblateOptions &O, const support
   });
 }
 
+llvm::Expected<support::Outcome> runBenchmarkCommand(const BenchmarkOptions &O,
+                                                     const support::Reporter &R) {
+  auto Spec = mlgo::readBenchmarkSpec(O.Spec);
+  if (!Spec)
+    return Spec.takeError();
+  mlgo::BenchmarkConfig C;
+  C.Tools = O.Tools;
+  C.Run = runSettings(R, O.Jobs);
+  return support::withCancellation([&](int Cancel) {
+    C.Run.CancelFd = Cancel;
+    return mlgo::runBenchmark(*Spec, O.Output, C);
+  });
+}
+
 /// A model's decisions on the observations of a session log, one per line.
 llvm::Expected<support::Outcome> runPredict(const std::string &Model, const std::string &Log) {
   llvm::Expected<runners::ModelFile> M = runners::readModelFile(Model);
@@ -497,6 +519,40 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   setRun(Cmds, Ablate, [&Ctx, A, AblateExits, Checked] {
     support::Reporter R = Ctx.reporter(MlgoToolName, A->Quiet);
     return finish(R, AblateExits, Checked([&] { return runAblate(*A, R); }));
+  });
+
+  auto BM = std::make_shared<BenchmarkOptions>();
+  ExitTable BenchmarkExits = CollectExits;
+  BenchmarkExits.Rows[0].Meaning = "every policy was judged on every module it was given";
+  BenchmarkExits.Rows[1].Meaning = "nothing usable (bad usage or spec, no input, a policy that "
+                                   "cannot be made, a failed exploration or training); no "
+                                   "results are written";
+  BenchmarkExits.Rows[2].Meaning = "some evaluations failed (each is reported); the results "
+                                   "cover the others";
+  BenchmarkExits.Rows[3].Meaning = "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers were "
+                                   "killed; the exploration is kept and reused by a rerun";
+  CLI::App *Bench = addCommand(
+      *M, Cmds, "benchmark",
+      "The open benchmark for inliner policies: policies judged by the transfer protocol on a "
+      "corpus (fixed policies on every package their model was not trained on, trained "
+      "policies by cross-validation by package), with the worst package, both intervals and "
+      "the headroom; results.json, manifest.json and a self-contained index.html "
+      "(docs/benchmark.md)",
+      BenchmarkExits);
+  Bench->add_option("spec", BM->Spec, "The benchmark (JSON, docs/benchmark.md; the default "
+                                      "set is bench/benchmark/benchmark.json)")
+      ->required();
+  Bench->add_option("-o,--output", BM->Output,
+                    "Output directory (results.json, manifest.json, index.html, the exploration, "
+                    "models); an exploration in it made with the same settings is reused")
+      ->type_name("DIR")
+      ->required();
+  addToolchainOptions(*Bench, BM->Tools);
+  addJobs(*Bench, BM->Jobs, "Modules in parallel");
+  addQuiet(*Bench, BM->Quiet, "No notes, warnings or progress line");
+  setRun(Cmds, Bench, [&Ctx, BM, BenchmarkExits, Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, BM->Quiet);
+    return finish(R, BenchmarkExits, Checked([&] { return runBenchmarkCommand(*BM, R); }));
   });
 
   auto T = std::make_shared<TrainOptions>();

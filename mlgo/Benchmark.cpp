@@ -1,0 +1,372 @@
+#include "mlgo/Benchmark.h"
+
+#include "mlgo/SpecReader.h"
+#include "runners/Policies.h"
+#include "support/Files.h"
+#include "support/Inputs.h"
+#include "support/JSON.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+#include <cmath>
+#include <set>
+
+namespace wb::mlgo {
+
+using support::Diagnostic;
+
+llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
+  SpecReader R(Path);
+  llvm::Expected<llvm::json::Value> J = R.load();
+  if (!J)
+    return J.takeError();
+  const llvm::json::Object *O = J->getAsObject();
+  if (llvm::Error E = R.onlyKeys(*O, "spec",
+                                 {"corpus", "corpus_manifest", "folds", "seed", "exploration",
+                                  "model", "timeout", "policies"}))
+    return E;
+  BenchmarkSpec S;
+  S.Path = Path;
+  if (llvm::Error E = R.corpus(*O, S.Corpus))
+    return E;
+  if (std::optional<llvm::StringRef> M = O->getString("corpus_manifest"))
+    S.CorpusManifest = R.resolve(M->str());
+  if (llvm::Error E = R.folds(*O, S.Folds))
+    return E;
+  if (llvm::Error E = R.integer(*O, "seed", "spec", S.Seed))
+    return E;
+  if (llvm::Error E = R.exploration(O->getObject("exploration"), S.Budget, S.ExploreSeed, S.Order))
+    return E;
+  if (llvm::Error E = R.model(O->getObject("model"), S.Model))
+    return E;
+  if (llvm::Error E = R.number(*O, "timeout", "spec", S.Timeout))
+    return E;
+  std::set<std::string> Names;
+  if (llvm::Error Err = R.objects(*O, "policies", "policies", [&](const llvm::json::Object &Obj,
+                                                                 const std::string &Where) -> llvm::Error {
+    const llvm::json::Object *P = &Obj;
+    BenchmarkPolicy B;
+    if (const llvm::json::Object *T = P->getObject("train")) {
+      if (llvm::Error E = R.onlyKeys(*P, Where, {"name", "train"}))
+        return E;
+      if (llvm::Error E = R.onlyKeys(*T, Where + ".train", {"features", "vocabulary"}))
+        return E;
+      llvm::json::Object Arm(*T);
+      Arm["name"] = P->getString("name").value_or("").str();
+      if (llvm::Error E = R.arm(Arm, Where, B.Train.Name, B.Train.Groups, B.Train.Vocabulary))
+        return E;
+      B.Name = B.Train.Name;
+    } else {
+      if (llvm::Error E = R.onlyKeys(*P, Where, {"name", "policy", "model", "embeddings"}))
+        return E;
+      B.Name = P->getString("name").value_or("").str();
+      if (B.Name.empty() || B.Name.find_first_of("/ \t\n") != std::string::npos)
+        return R.error(Where + ".name", "expected a name without spaces or slashes");
+      B.Policy = P->getString("policy").value_or("").str();
+      if (B.Policy.empty())
+        return R.error(Where, "a policy is either fixed (\"policy\": a name of `ir2vec mlgo "
+                              "policies`) or trained (\"train\": {\"features\": [...]})");
+      const runners::PolicyInfo *Info = runners::findPolicy(B.Policy);
+      if (!Info || !Info->serves(runners::Task::Inline))
+        return R.error(Where + ".policy", "'" + B.Policy + "' is not an inliner policy of "
+                                          "`ir2vec mlgo policies`");
+      if (std::optional<llvm::StringRef> M = P->getString("model"))
+        B.Model = R.resolve(M->str());
+      if (std::optional<llvm::StringRef> V = P->getString("embeddings"))
+        B.Embeddings = V->str() == "default" ? "default" : R.resolve(V->str());
+    }
+    if (!Names.insert(B.Name).second)
+      return R.error(Where + ".name", "policy '" + B.Name + "' is named twice");
+    S.Policies.push_back(std::move(B));
+    return llvm::Error::success();
+  }))
+    return Err;
+  if (std::any_of(S.Policies.begin(), S.Policies.end(),
+                  [](const BenchmarkPolicy &P) { return P.trained(); })) {
+    S.Model.Groups = {"cost"};
+    if (llvm::Error E = S.Model.validate())
+      return R.error("model", llvm::toString(std::move(E)));
+  }
+  return S;
+}
+
+namespace {
+
+/// Path relative to Dir when it is inside it (results do not depend on where they were made).
+std::string relativeTo(const std::string &Dir, const std::string &Path) {
+  llvm::StringRef P(Path), D(Dir);
+  D.consume_back("/");
+  if (P.consume_front(D) && P.consume_front("/"))
+    return P.str();
+  return Path;
+}
+
+std::string sha256Or(const std::string &Path) {
+  auto S = support::sha256OfFile(Path);
+  return S ? *S : "unreadable: " + llvm::toString(S.takeError());
+}
+
+llvm::json::Value numberOrNull(double X) {
+  return std::isnan(X) ? llvm::json::Value(nullptr) : llvm::json::Value(X);
+}
+
+} // namespace
+
+llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
+  const AblationResult &St = R.Study;
+  std::set<std::string> Packages;
+  for (const EvalModule &M : St.Judged)
+    Packages.insert(M.Package);
+  llvm::json::Array PackagesJ, PoliciesJ;
+  for (const std::string &P : Packages)
+    PackagesJ.push_back(P);
+  Headroom Room;
+  for (const EvalModule &M : St.Judged) {
+    EvalModule Heuristic = M;
+    Heuristic.Policy = M.Baseline;
+    Room.add(Heuristic);
+  }
+  Room.finish();
+  for (const BenchmarkEntry &E : R.Entries) {
+    llvm::json::Array Modules, Excluded, Models;
+    for (const EvalModule &M : E.Modules)
+      Modules.push_back(llvm::json::Object{{"path", M.Path},
+                                           {"package", M.Package},
+                                           {"baseline_text_size", M.Baseline},
+                                           {"policy_text_size", M.Policy},
+                                           {"best_text_size", M.Best},
+                                           {"error", M.Error}});
+    for (const std::string &K : E.Excluded)
+      Excluded.push_back(K);
+    for (const std::string &F : E.ModelFiles)
+      Models.push_back(llvm::json::Object{{"file", relativeTo(St.Dir, F)}, {"sha256", sha256Or(F)}});
+    const BenchmarkPolicy &P = *E.Policy;
+    llvm::json::Object O{{"name", P.Name},
+                         {"kind", P.trained() ? "trained" : "fixed"},
+                         {"models", std::move(Models)},
+                         {"excluded_packages", std::move(Excluded)},
+                         {"summary", summaryJSON(E.Summary)},
+                         {"packages", packagesJSON(E.Summary)},
+                         {"modules", std::move(Modules)}};
+    if (P.trained()) {
+      llvm::json::Array G;
+      for (const std::string &X : P.Train.Groups)
+        G.push_back(X);
+      O["features"] = std::move(G);
+      O["vocabulary"] = P.Train.Vocabulary;
+    } else {
+      O["policy"] = P.Policy;
+      O["embeddings"] = P.Embeddings;
+    }
+    PoliciesJ.push_back(std::move(O));
+  }
+  // The leaderboard: by total reduction, then name (ties in a stable order).
+  std::vector<const BenchmarkEntry *> Order;
+  for (const BenchmarkEntry &E : R.Entries)
+    Order.push_back(&E);
+  std::stable_sort(Order.begin(), Order.end(), [](const BenchmarkEntry *A, const BenchmarkEntry *B) {
+    return A->Summary.Reduction != B->Summary.Reduction ? A->Summary.Reduction > B->Summary.Reduction
+                                                        : A->Policy->Name < B->Policy->Name;
+  });
+  llvm::json::Array Board;
+  for (const BenchmarkEntry *E : Order)
+    Board.push_back(E->Policy->Name);
+  return llvm::json::Object{
+      {"schema", BenchmarkResultsSchema},
+      {"corpus", llvm::json::Object{{"modules", int64_t(St.Judged.size())},
+                                    {"packages", std::move(PackagesJ)}}},
+      {"protocol", llvm::json::Object{{"name", "transfer"},
+                                      {"folds", St.Folds ? llvm::json::Value(St.Folds->toJSON()) : nullptr},
+                                      {"seed", int64_t(R.Spec.Seed)},
+                                      {"bootstrap", llvm::json::Object{{"resamples", 1000}, {"seed", int64_t(R.Spec.Seed)}}}}},
+      {"exploration", llvm::json::Object{{"budget", int64_t(R.Spec.Budget)},
+                                         {"seed", int64_t(R.Spec.ExploreSeed)},
+                                         {"flip_order", support::nameOf<FlipOrder>(FlipOrderNames, R.Spec.Order)},
+                                         {"modules", int64_t(St.ExploredModules)},
+                                         {"compilations", int64_t(St.Rollouts)},
+                                         {"modules_smaller", int64_t(St.Smaller)},
+                                         {"baseline_text_size", Room.BaselineTotal},
+                                         {"best_text_size", Room.BestTotal},
+                                         {"headroom", numberOrNull(Room.Modules ? Room.Headroom : NAN)}}},
+      {"leaderboard", std::move(Board)},
+      {"policies", std::move(PoliciesJ)}};
+}
+
+llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
+  const AblationResult &St = R.Study;
+  llvm::json::Array Corpus;
+  for (const std::string &C : R.Spec.Corpus)
+    Corpus.push_back(C);
+  llvm::json::Object CorpusManifest;
+  if (!R.Spec.CorpusManifest.empty())
+    CorpusManifest = llvm::json::Object{{"file", R.Spec.CorpusManifest},
+                                        {"sha256", sha256Or(R.Spec.CorpusManifest)}};
+  return llvm::json::Object{
+      {"schema", BenchmarkManifestSchema},
+      {"llvm_version", WB_LLVM_VERSION},
+      {"tool_version", WB_VERSION},
+      {"spec", llvm::json::Object{{"file", R.Spec.Path}, {"sha256", sha256Or(R.Spec.Path)}}},
+      {"corpus", std::move(Corpus)},
+      {"corpus_manifest", R.Spec.CorpusManifest.empty() ? llvm::json::Value(nullptr)
+                                                        : llvm::json::Value(std::move(CorpusManifest))},
+      {"compile", St.Compile},
+      {"opt", St.Tools.Opt + " " + llvm::join(St.Tools.OptArgs, " ")},
+      {"llc", St.Tools.Llc + " " + llvm::join(St.Tools.LlcArgs, " ") + " -filetype=obj"},
+      {"toolchain", St.Tools.fingerprint()},
+      {"seeds", llvm::json::Object{{"folds_and_bootstrap", int64_t(R.Spec.Seed)},
+                                   {"exploration", int64_t(R.Spec.ExploreSeed)},
+                                   {"training", int64_t(R.Spec.Seed)}}},
+      {"exploration", llvm::json::Object{{"file", "exploration.h5"},
+                                         {"sha256", sha256Or(support::pathIn(St.Dir, "exploration.h5"))}}},
+      {"wall_seconds", R.Seconds},
+      {"exploration_seconds", St.ExploreSeconds},
+      {"trained_policies_seconds", St.EvalSeconds},
+      {"fixed_policies_seconds", R.FixedSeconds},
+      {"compilations", int64_t(St.Compilations)}};
+}
+
+llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const std::string &Dir,
+                                              const BenchmarkConfig &C) {
+  using Clock = std::chrono::steady_clock;
+  const auto Start = Clock::now();
+  if (Dir.empty() || Dir == "-")
+    return support::usageError("benchmark needs an output directory: -o DIR");
+  // A fixed policy that cannot be made (an unreadable model) fails here, before any work.
+  for (const BenchmarkPolicy &P : Spec.Policies) {
+    if (P.trained())
+      continue;
+    runners::PolicyOptions O;
+    O.Name = P.Policy;
+    O.ModelPath = P.Model;
+    O.LoadModel = runners::cachingModelLoader();
+    if (auto Made = runners::makePolicy(runners::Task::Inline, O); !Made)
+      return support::prefixError("policy '" + P.Name + "'", Made.takeError());
+  }
+  AblationSpec A;
+  A.Path = Spec.Path;
+  A.Corpus = Spec.Corpus;
+  A.Proto = Protocol::Transfer;
+  A.Folds = Spec.Folds;
+  A.Split.Seed = Spec.Seed;
+  A.Budget = Spec.Budget;
+  A.ExploreSeed = Spec.ExploreSeed;
+  A.Order = Spec.Order;
+  A.Model = Spec.Model;
+  A.Seeds = {Spec.Seed};
+  A.TrainingSide = false;
+  A.Timeout = Spec.Timeout;
+  for (const BenchmarkPolicy &P : Spec.Policies)
+    if (P.trained())
+      A.Arms.push_back(P.Train);
+  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
+  if (!Out)
+    return Out.takeError();
+  llvm::Expected<support::OutputDirectory> ModelsDir =
+      support::OutputDirectory::prepare(Out->file("models"));
+  if (!ModelsDir)
+    return ModelsDir.takeError();
+  Out->keep(); // the exploration is reused by a rerun
+  ModelsDir->keep();
+  AblationConfig AC;
+  AC.Tools = C.Tools;
+  AC.Run = C.Run;
+  BenchmarkResult R;
+  R.Spec = Spec;
+  llvm::Expected<AblationResult> Study = runAblationStudy(A, Dir, AC);
+  if (!Study)
+    return Study.takeError();
+  R.Study = std::move(*Study);
+
+  // The fixed policies, each on every package its model was not trained on.
+  const auto T0 = Clock::now();
+  EvalRunConfig RC;
+  RC.Tools = R.Study.Tools;
+  RC.Run = C.Run;
+  size_t Arm = 0, Failed = R.Study.Failed;
+  for (const BenchmarkPolicy &P : Spec.Policies) {
+    BenchmarkEntry E;
+    E.Policy = &P;
+    if (P.trained()) {
+      const AblationArmResult &X = R.Study.Arms[Arm++];
+      E.Modules = X.PerSeed.front();
+      E.ModelFiles = X.Models.front();
+    } else {
+      if (C.Run.cancelled())
+        return support::interruptedError("interrupted; the exploration is kept in " + Dir);
+      runners::SessionConfig Session;
+      Session.T = runners::Task::Inline;
+      Session.Policy.Name = P.Policy;
+      Session.Policy.ModelPath = P.Model;
+      Session.Policy.LoadModel = runners::cachingModelLoader();
+      const std::string Model = runners::modelFileOf(Session.Policy);
+      std::set<std::string> Seen;
+      if (!Model.empty()) {
+        E.ModelFiles.push_back(Model);
+        auto Keys = trainingPackagesOf(Model);
+        if (!Keys)
+          return Keys.takeError();
+        Seen.insert(Keys->begin(), Keys->end());
+      }
+      for (const EvalModule &M : R.Study.Judged)
+        if (!Seen.count(M.Package))
+          E.Modules.push_back(M);
+      for (const std::string &K : Seen)
+        if (llvm::any_of(R.Study.Judged, [&](const EvalModule &M) { return M.Package == K; }))
+          E.Excluded.push_back(K);
+      std::optional<std::string> Emb;
+      if (!P.Embeddings.empty())
+        Emb = P.Embeddings == "default" ? "" : P.Embeddings;
+      measurePolicy(E.Modules, Session, Emb, RC);
+      R.Study.Compilations += E.Modules.size();
+    }
+    E.Summary = summarize(E.Modules, Spec.Seed);
+    if (P.trained() == false)
+      Failed += E.Summary.Failed;
+    C.Run.Report({Diagnostic::Note,
+                  llvm::formatv("{0}: reduction {1:P2} on {2} modules of {3} packages; worst "
+                                "package {4} {5:P2}",
+                                P.Name, E.Summary.Reduction, E.Summary.Modules - E.Summary.Failed,
+                                E.Summary.Packages.size(),
+                                E.Summary.Worst >= 0 ? E.Summary.Packages[size_t(E.Summary.Worst)].Key : "-",
+                                E.Summary.Worst >= 0 ? E.Summary.Packages[size_t(E.Summary.Worst)].Reduction : 0.0)
+                      .str()});
+    R.Entries.push_back(std::move(E));
+  }
+  R.FixedSeconds = std::chrono::duration<double>(Clock::now() - T0).count();
+  R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+
+  std::string Results;
+  llvm::raw_string_ostream(Results) << llvm::formatv("{0:2}", llvm::json::Value(benchmarkResultsJSON(R)));
+  Results += "\n";
+  // The three files appear together or not at all.
+  support::OutputGroup Group;
+  auto Write = [&](const std::string &Name, const std::string &Text) -> llvm::Error {
+    auto Temp = Group.add(support::pathIn(Dir, Name));
+    if (!Temp)
+      return Temp.takeError();
+    return support::writeFileAtomically(*Temp, [&](llvm::raw_ostream &OS) { OS << Text; });
+  };
+  std::string Manifest;
+  llvm::raw_string_ostream(Manifest) << llvm::formatv("{0:2}", llvm::json::Value(benchmarkManifestJSON(R)));
+  if (llvm::Error E = Write("results.json", Results))
+    return E;
+  if (llvm::Error E = Write("manifest.json", Manifest + "\n"))
+    return E;
+  if (llvm::Error E = Write("index.html", benchmarkPage(Results)))
+    return E;
+  if (llvm::Error E = Group.commit())
+    return E;
+  C.Run.Report({Diagnostic::Note, llvm::formatv("wrote {0} ({1:f0} s, {2} compilations)",
+                                                support::pathIn(Dir, "index.html"), R.Seconds,
+                                                R.Study.Compilations)
+                                      .str()});
+  if (Failed)
+    return support::Outcome::partial(std::to_string(Failed) +
+                                     " evaluations failed (each reported)");
+  return support::Outcome::complete();
+}
+
+} // namespace wb::mlgo

@@ -1,0 +1,85 @@
+// The open benchmark for inliner policies (`ir2vec mlgo benchmark SPEC -o DIR`,
+// docs/benchmark.md): a set of policies judged by the transfer protocol on one corpus. Fixed
+// policies (the heuristic, `size`, any model file) are judged on every package their model was
+// not trained on; trained policies (feature groups and a vocabulary, as the arms of an
+// ablation) by cross-validation by package. One exploration of every module gives the -Oz
+// sizes, the labels of the trained policies and the headroom.
+//
+// Output: DIR/results.json (ir2vec.benchmark-results/1: everything measured, no times, paths
+// relative to DIR or as the corpus names them, so two runs give the same bytes),
+// DIR/manifest.json (ir2vec.benchmark-manifest/1: versions, commands, seeds, hashes, times),
+// DIR/index.html (a self-contained page drawn from the results), DIR/exploration.h5,
+// DIR/models/.
+#pragma once
+
+#include "mlgo/Ablate.h"
+
+#include <string>
+#include <vector>
+
+namespace wb::mlgo {
+
+inline constexpr const char *BenchmarkResultsSchema = "ir2vec.benchmark-results/1";
+inline constexpr const char *BenchmarkManifestSchema = "ir2vec.benchmark-manifest/1";
+
+struct BenchmarkPolicy {
+  std::string Name;
+  /// A fixed policy: a name of the policy table (`default`, `size`, `linear`, `mlp`, ...), its
+  /// model file when it reads one, and the vocabulary of its embedding features ("" = none,
+  /// "default" or a file).
+  std::string Policy, Model, Embeddings;
+  /// A trained policy (Policy empty): trained per fold as an ablation arm.
+  AblationArm Train;
+  bool trained() const { return Policy.empty(); }
+};
+
+struct BenchmarkSpec {
+  std::string Path;
+  std::vector<std::string> Corpus;
+  std::string CorpusManifest; // the corpus's manifest.json, hashed into the run's manifest
+  unsigned Folds = 5;
+  uint64_t Seed = 1; // folds, bootstrap and the trained policies' training
+  unsigned Budget = 16;
+  uint64_t ExploreSeed = 1;
+  FlipOrder Order = FlipOrder::Inlined;
+  TrainConfig Model;
+  double Timeout = 0;
+  std::vector<BenchmarkPolicy> Policies;
+};
+
+/// Reads and checks a spec (docs/benchmark.md): unknown keys, policies that are neither fixed
+/// nor trained, unknown policy names and duplicate names are errors naming the key.
+llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path);
+
+/// One policy's evaluation.
+struct BenchmarkEntry {
+  const BenchmarkPolicy *Policy = nullptr;
+  std::vector<EvalModule> Modules;       // the judged modules
+  EvalSummary Summary;
+  std::vector<std::string> Excluded;     // packages its model was trained on
+  std::vector<std::string> ModelFiles;   // relative to the output directory when inside it
+};
+
+struct BenchmarkResult {
+  BenchmarkSpec Spec;
+  AblationResult Study; // the exploration and the trained policies
+  std::vector<BenchmarkEntry> Entries; // in the spec's order
+  double Seconds = 0, FixedSeconds = 0;
+};
+
+struct BenchmarkConfig {
+  Toolchain Tools;
+  support::RunSettings Run;
+};
+
+/// `ir2vec mlgo benchmark`.
+llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const std::string &Dir,
+                                              const BenchmarkConfig &C);
+
+/// Renderers.
+llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R);
+llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R);
+/// The page: the results embedded as JSON, drawn by the page's own script (no network).
+std::string benchmarkPage(const std::string &ResultsJSON);
+
+} // namespace wb::mlgo

@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+"""The open benchmark (`ir2vec mlgo benchmark`, docs/benchmark.md) and its pinned corpus, against
+oracles independent of the code under test:
+
+  * the corpus script refuses sources whose SHA-256 differs from the pin, and files the list
+    does not pin, before building anything (a local fake of `apt-get` serves the downloads);
+  * the heuristic's sizes are opt-22 -Oz alone (llc-22, llvm-size-22), a fixed policy's are its
+    own run under the host, a trained policy's are what `mlgo eval` of its fold's model
+    measures (that model records the fold as its held-out side);
+  * totals, the worst package, the intervals' order and the captured headroom equal the test's
+    own sums over the per-module sizes; the leaderboard is ordered by reduction;
+  * two runs in different directories (-j1, -j2) write the same results.json, byte for byte;
+  * the page, rendered by Debian's chromium-headless-shell, shows in its DOM exactly the
+    numbers of results.json (leaderboard rows and per-package bars), and loads nothing from
+    the network;
+  * bad specs are refused by name, with nothing written.
+
+  benchmark_test.py --ir2vec BIN --llvm-bindir DIR
+"""
+import hashlib, html.parser, json, os, shutil, stat, subprocess, sys
+
+import harness
+import mlgo_oracle
+import small_corpus
+
+T = harness.ToolTest("benchmark-")
+a, res, check, tmp, W, B = T.args, T.res, T.check, T.tmp, T.W, T.B
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# ---- 1. the pinned corpus refuses what it did not pin ---------------------------------------
+# A package list of one package whose files a fake apt-get serves: first as pinned, then with
+# one byte changed, then with a file more.
+src = W("src")
+os.makedirs(src)
+payload = {"demo_1.0-1.dsc": b"Format: 3.0 (quilt)\nSource: demo\n", "demo_1.0.orig.tar.gz": b"not a tarball"}
+for n, b in payload.items():
+    open(os.path.join(src, n), "wb").write(b)
+fakebin = W("fakebin")
+os.makedirs(fakebin)
+fake_apt = os.path.join(fakebin, "apt-get")
+open(fake_apt, "w").write(f"#!/bin/sh\ncp {src}/* .\n")
+os.chmod(fake_apt, 0o755)
+pins = {n: hashlib.sha256(b).hexdigest() for n, b in payload.items()}
+plist = W("packages.json")
+json.dump({"schema": "ir2vec.benchmark-packages/1", "compiler": {"c": "clang-22", "c++": "clang++-22"},
+           "flags": ["-Oz"], "tools": [], "packages": [
+               {"name": "demo", "source": "demo", "version": "1.0-1", "language": "c", "build": "make",
+                "files": pins}]}, open(plist, "w"))
+env = dict(os.environ, PATH=fakebin + ":" + os.environ["PATH"])
+script = os.path.join(REPO, "scripts", "build-benchmark-corpus.py")
+
+
+def build_corpus(out):
+    return subprocess.run(["/usr/bin/python3", script, "--list", plist, "-o", out, "--ir2vec", a.ir2vec],
+                          env=env, capture_output=True)
+
+
+open(os.path.join(src, "demo_1.0.orig.tar.gz"), "wb").write(b"not a tarbalL")
+r = build_corpus(W("c1"))
+check("corpus: a source whose SHA-256 differs from the pin is refused, exit 1, nothing built",
+      r.returncode == 1 and b"demo_1.0.orig.tar.gz has SHA-256" in r.stderr and b"refusing" in r.stderr
+      and not os.path.exists(W("c1")), r.stderr)
+open(os.path.join(src, "demo_1.0.orig.tar.gz"), "wb").write(payload["demo_1.0.orig.tar.gz"])
+open(os.path.join(src, "demo_1.0-1.debian.tar.xz"), "wb").write(b"extra")
+r = build_corpus(W("c2"))
+check("corpus: a downloaded file the list does not pin is refused, exit 1",
+      r.returncode == 1 and b"does not pin: demo_1.0-1.debian.tar.xz" in r.stderr and not os.path.exists(W("c2")), r.stderr)
+os.remove(os.path.join(src, "demo_1.0-1.debian.tar.xz"))
+# With the pinned bytes the sources pass the check and go on to unpacking, which fails on the
+# fake tarball: a build failure, reported by package, not a refusal.
+r = build_corpus(W("c3"))
+check("corpus: pinned files pass the check; a package that fails is reported by name",
+      r.returncode == 1 and b"demo failed to build" in r.stderr and b"SHA-256" not in r.stderr, r.stderr)
+# The shipped list: every package has its source, version, a .dsc and SHA-256 pins.
+shipped = json.load(open(os.path.join(REPO, "bench", "benchmark", "packages.json")))
+ok = shipped["schema"] == "ir2vec.benchmark-packages/1" and len(shipped["packages"]) >= 30
+cxx = sum(p["language"] == "c++" for p in shipped["packages"])
+for p in shipped["packages"]:
+    ok &= sum(f.endswith(".dsc") for f in p["files"]) == 1 and all(len(h) == 64 for h in p["files"].values())
+check("corpus: the shipped list pins at least 30 packages, at least 10 of them C++", ok and cxx >= 10, cxx)
+
+# ---- 2. the benchmark on a small corpus of three packages -----------------------------------
+corpus = W("corpus")
+modules = small_corpus.build(corpus)
+listfile = W("corpus.list")
+open(listfile, "w").write("".join(m + "\n" for m in modules))
+spec = {"corpus": ["@" + listfile], "folds": 2, "seed": 1, "exploration": {"budget": 4},
+        "model": {"kind": "mlp", "hidden": [8], "epochs": 5},
+        "policies": [{"name": "heuristic", "policy": "default"},
+                     {"name": "size", "policy": "size"},
+                     {"name": "cloned", "train": {"features": ["cost", "callgraph", "heuristic"]}}]}
+spec_file = W("spec.json")
+json.dump(spec, open(spec_file, "w"))
+out1, out2 = W("run1"), W("run2")
+r1 = harness.run([a.ir2vec, "mlgo", "benchmark", spec_file, "-o", out1, "-j", "2"])
+r2 = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", spec_file, "-o", out2, "-j", "1"])
+if check("benchmark: exit 0 twice", r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr):
+    check("benchmark: two runs in different directories (-j2, -j1) give the same results.json",
+          open(os.path.join(out1, "results.json"), "rb").read() == open(os.path.join(out2, "results.json"), "rb").read())
+    res_ = json.load(open(os.path.join(out1, "results.json")))
+    man = json.load(open(os.path.join(out1, "manifest.json")))
+    check("benchmark: schemas, the corpus and the protocol",
+          res_["schema"] == "ir2vec.benchmark-results/1" and man["schema"] == "ir2vec.benchmark-manifest/1"
+          and res_["corpus"]["modules"] == len(modules) and res_["corpus"]["packages"] == ["alpha", "beta", "gamma"]
+          and res_["protocol"]["name"] == "transfer" and res_["protocol"]["folds"]["folds"] == 2)
+    check("benchmark: the manifest names versions, commands, seeds and hashes",
+          man["llvm_version"].startswith("22.") and len(man["spec"]["sha256"]) == 64
+          and len(man["exploration"]["sha256"]) == 64 and "opt-22" in man["opt"] and man["wall_seconds"] > 0)
+    pol = {p["name"]: p for p in res_["policies"]}
+    # The heuristic: -Oz alone, measured here.
+    for i, m in enumerate(pol["heuristic"]["modules"]):
+        bc, obj = W(f"oz{i}.bc"), W(f"oz{i}.o")
+        harness.run([B("opt"), "-passes=default<Oz>", m["path"], "-o", bc], check=True)
+        harness.run([B("llc"), "-O2", "-filetype=obj", bc, "-o", obj], check=True)
+        oz = mlgo_oracle.text_size(B("llvm-size"), obj)
+        check(f"benchmark heuristic {os.path.basename(m['path'])}: -Oz .text and the heuristic's = opt-22 -Oz alone",
+              m["baseline_text_size"] == oz and m["policy_text_size"] == oz, (m, oz))
+    # A fixed policy: its own run under the host.
+    m = pol["size"]["modules"][0]
+    bc, obj = W("size.bc"), W("size.o")
+    harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--", B("opt"), "-passes=default<Oz>", m["path"], "-o", bc],
+                check=True)
+    harness.run([B("llc"), "-O2", "-filetype=obj", bc, "-o", obj], check=True)
+    check("benchmark size: a module's .text = the policy's own run (llvm-size)",
+          m["policy_text_size"] == mlgo_oracle.text_size(B("llvm-size"), obj), m)
+    # A trained policy: each fold's model judged by mlgo eval (transfer) measures the same .text.
+    cl = pol["cloned"]
+    folds = res_["protocol"]["folds"]["packages"]
+    check("benchmark cloned: a model per fold, every module judged once",
+          len(cl["models"]) == 2 and sorted(x["path"] for x in cl["modules"]) == sorted(modules), cl["models"])
+    for k, mf in enumerate(cl["models"]):
+        evj = W(f"ev{k}.json")
+        r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "--policy", "mlp", "--model", os.path.join(out1, mf["file"]),
+                         "-o", evj, "@" + listfile])
+        if check(f"benchmark cloned fold {k}: mlgo eval of its model runs", r.returncode == 0, r.stderr):
+            ev = json.load(open(evj))
+            mine = {x["path"]: x["policy_text_size"] for x in cl["modules"] if x["package"] in folds[k]}
+            check(f"benchmark cloned fold {k}: judged on its fold only, with the same .text as mlgo eval",
+                  {x["path"]: x["policy_text_size"] for x in ev["modules"]} == mine, (ev["modules"], mine))
+    # Totals, worst package, captured headroom: the test's own sums.
+    for name, p in pol.items():
+        ms = [x for x in p["modules"] if not x["error"]]
+        base = sum(x["baseline_text_size"] for x in ms)
+        polsum = sum(x["policy_text_size"] for x in ms)
+        best = sum(x["best_text_size"] for x in ms)
+        s = p["summary"]
+        per = {}
+        for x in ms:
+            b_, q_ = per.get(x["package"], (0, 0))
+            per[x["package"]] = (b_ + x["baseline_text_size"], q_ + x["policy_text_size"])
+        red = {k: 1 - q_ / b_ for k, (b_, q_) in per.items()}
+        worst = min(red, key=lambda k: (red[k], list(per).index(k)))
+        check(f"benchmark {name}: reduction, worst package and captured headroom = the test's sums",
+              abs(s["reduction"] - (1 - polsum / base)) < 1e-12 and s["worst_package"]["package"] == worst
+              and abs(s["worst_package"]["reduction"] - red[worst]) < 1e-12
+              and (s["headroom"]["captured"] is None if base == best else abs(s["headroom"]["captured"] - (base - polsum) / (base - best)) < 1e-12)
+              and s["ci95"][0] <= s["reduction"] <= s["ci95"][1], (name, s, red))
+    check("benchmark: the leaderboard is ordered by reduction",
+          [pol[n]["summary"]["reduction"] for n in res_["leaderboard"]] ==
+          sorted((p["summary"]["reduction"] for p in res_["policies"]), reverse=True) and sorted(res_["leaderboard"]) == sorted(pol))
+    rerun = harness.run([a.ir2vec, "mlgo", "benchmark", spec_file, "-o", out1, "-j", "2"])
+    check("benchmark again: the exploration is reused, the results are the same",
+          rerun.returncode == 0 and b"reusing the exploration" in rerun.stderr
+          and json.load(open(os.path.join(out1, "results.json"))) == res_, rerun.stderr)
+
+    # ---- 3. the page in a real browser ------------------------------------------------------
+    class DOM(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.bars, self.row, self.cell, self.drawn, self.links = [], [], None, None, False, []
+
+        def handle_starttag(self, tag, attrs):
+            at = dict(attrs)
+            if tag == "body" and at.get("data-drawn") == "yes":
+                self.drawn = True
+            for k in ("src", "href"):
+                if k in at:
+                    self.links.append(at[k])
+            if tag == "tr" and "data-policy" in at:
+                self.row = {"policy": at["data-policy"], "cells": {}}
+                self.rows.append(self.row)
+            elif tag == "td" and self.row is not None:
+                self.cell = at.get("data-field")
+                self.row["cells"][self.cell] = {"value": at.get("data-value"), "text": ""}
+            elif tag == "rect" and "data-reduction" in at:
+                self.bars.append((at["data-policy"], at["data-package"], float(at["data-reduction"])))
+
+        def handle_endtag(self, tag):
+            if tag == "td":
+                self.cell = None
+            elif tag == "tr":
+                self.row = None
+
+        def handle_data(self, data):
+            if self.row is not None and self.cell is not None:
+                self.row["cells"][self.cell]["text"] += data
+
+    page = os.path.join(out1, "index.html")
+    browser = shutil.which("chromium-headless-shell")
+    if check("the browser is installed (Debian's chromium-headless-shell, scripts/setup.sh)", browser is not None):
+        r = subprocess.run([browser, "--no-sandbox", "--disable-gpu", "--user-data-dir=" + W("chrome"),
+                            "--dump-dom", "file://" + page], capture_output=True, timeout=120)
+        d = DOM()
+        d.feed(r.stdout.decode())
+        check("page: the browser ran its script", r.returncode == 0 and d.drawn, r.stderr[-800:])
+        check("page: the leaderboard rows in results.json's order", [x["policy"] for x in d.rows] == res_["leaderboard"],
+              [x["policy"] for x in d.rows])
+        for row in d.rows:
+            s = pol[row["policy"]]["summary"]
+            c = row["cells"]
+            shown = float(c["reduction"]["text"].replace("%", "").strip()) / 100
+            check(f"page {row['policy']}: reduction, intervals, worst package, captured, counts = results.json",
+                  float(c["reduction"]["value"]) == s["reduction"] and abs(shown - s["reduction"]) <= 0.00005 + 1e-12
+                  and [float(v) for v in c["ci95"]["value"].split()] == s["ci95"]
+                  and [float(v) for v in c["ci95_packages"]["value"].split()] == s["ci95_packages"]
+                  and c["worst_package"]["text"].startswith(s["worst_package"]["package"] + " ")
+                  and float(c["worst_package"]["value"]) == s["worst_package"]["reduction"]
+                  and int(c["modules"]["value"]) == s["modules"] - s["failed"]
+                  and int(c["grown"]["value"]) == s["grown"] and int(c["shrunk"]["value"]) == s["shrunk"]
+                  and (s["headroom"]["captured"] is None or float(c["captured"]["value"]) == s["headroom"]["captured"]), c)
+        want = sorted((p["name"], q["package"], q["reduction"]) for p in res_["policies"] for q in p["packages"])
+        check("page: one bar per policy and package, each the package's reduction", sorted(d.bars) == want, (d.bars, want))
+        check("page: nothing loaded from anywhere (no src or href)", d.links == [], d.links)
+
+# ---- 4. bad specs -----------------------------------------------------------------------------
+for change, needle in (({"colour": 1}, b'unknown key "colour"'),
+                       ({"policies": [{"name": "x", "policy": "nonsense"}]}, b"policies[0].policy"),
+                       ({"policies": [{"name": "x", "policy": "default"}, {"name": "x", "policy": "size"}]},
+                        b"policy 'x' is named twice"),
+                       ({"policies": [{"name": "x"}]}, b"either fixed"),
+                       ({"policies": [{"name": "x", "train": {"features": ["nonsense"]}}]}, b"unknown feature group"),
+                       ({"folds": 1}, b"one fold leaves nothing to train on"),
+                       ({"policies": [{"name": "m", "policy": "mlp", "model": W("missing.h5")}]}, b"missing.h5")):
+    bad = W("bad-spec.json")
+    json.dump({**spec, **change}, open(bad, "w"))
+    r = harness.run([a.ir2vec, "mlgo", "benchmark", bad, "-o", W("bad-out")])
+    check(f"benchmark with a bad spec ({needle.decode()}): exit 1, named, nothing written",
+          r.returncode == 1 and needle in r.stderr and not os.path.exists(W("bad-out")), r.stderr)
+
+sys.exit(T.finish())
