@@ -454,7 +454,6 @@ if check("ablate (transfer): exit 0", r.returncode == 0, r.stderr):
     with h5py.File(os.path.join(ablt, "exploration.h5")) as f:
         check("ablate (transfer): one exploration of every module", f.attrs["side"] == "all"
               and sorted(p_.decode() for p_ in f["modules/path"][:]) == sorted(modules))
-        explored_base = {p_.decode(): int(b) for p_, b in zip(f["modules/path"][:], f["modules/baseline_text_size"][:])}
     x = rep["arms"][0]
     sd = x["seeds"][0]
     check("ablate (transfer): a model per fold", len(sd["models"]) == 2, sd)
@@ -462,8 +461,8 @@ if check("ablate (transfer): exit 0", r.returncode == 0, r.stderr):
         judged = [p_.decode() for p_ in f["judged/path"][:]]
         jbase = f["judged/baseline_text_size"][:, 0]
         jsize = f["judged"][x["name"]][:, 0]
-    check("ablate (transfer): every module judged, with the exploration's -Oz .text",
-          sorted(judged) == sorted(modules) and all(jbase[i] == explored_base[p_] for i, p_ in enumerate(judged)))
+    check("ablate (transfer): every module judged, -Oz .text = opt-22 alone (llvm-size)",
+          sorted(judged) == sorted(modules) and all(jbase[i] == oz_text(p_, f"abt{i}") for i, p_ in enumerate(judged)))
     for k, model_file in enumerate(sd["models"]):
         with h5py.File(model_file) as f:
             own = json.loads(f.attrs["split"])
