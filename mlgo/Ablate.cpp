@@ -527,6 +527,8 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
                         .str()});
     }
   }
+  if (C.Run.cancelled())
+    return support::interruptedError("interrupted; the explorations are kept in " + Dir);
   for (AblationArmResult &R : Res.Arms) {
     R.Pooled = poolReductions(R.PerSeed, Res.Arms.front().PerSeed, Spec.Seeds.front());
     packageMeans(R);

@@ -93,6 +93,22 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
   return S;
 }
 
+llvm::Error addMadePolicy(BenchmarkSpec &Spec, const std::string &Name, const std::string &What,
+                          std::function<llvm::Expected<std::unique_ptr<runners::Policy>>()> Make) {
+  if (Name.empty() || Name.find_first_of("/ \t\n") != std::string::npos)
+    return support::usageError("policy name '" + Name + "': expected a name without spaces or "
+                               "slashes");
+  for (const BenchmarkPolicy &P : Spec.Policies)
+    if (P.Name == Name)
+      return support::usageError("policy '" + Name + "' is named twice (the spec has it)");
+  BenchmarkPolicy B;
+  B.Name = Name;
+  B.Policy = What;
+  B.Make = std::move(Make);
+  Spec.Policies.push_back(std::move(B));
+  return llvm::Error::success();
+}
+
 namespace {
 
 /// Path relative to Dir when it is inside it (results do not depend on where they were made).
@@ -238,6 +254,11 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
   for (const BenchmarkPolicy &P : Spec.Policies) {
     if (P.trained())
       continue;
+    if (P.Make) {
+      if (auto Made = P.Make(); !Made)
+        return support::prefixError("policy '" + P.Name + "'", Made.takeError());
+      continue;
+    }
     runners::PolicyOptions O;
     O.Name = P.Policy;
     O.ModelPath = P.Model;
@@ -301,7 +322,8 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
       Session.Policy.Name = P.Policy;
       Session.Policy.ModelPath = P.Model;
       Session.Policy.LoadModel = runners::cachingModelLoader();
-      const std::string Model = runners::modelFileOf(Session.Policy);
+      Session.MakePolicy = P.Make;
+      const std::string Model = P.Make ? std::string() : runners::modelFileOf(Session.Policy);
       std::set<std::string> Seen;
       if (!Model.empty()) {
         E.ModelFiles.push_back(Model);
@@ -335,6 +357,9 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
                       .str()});
     R.Entries.push_back(std::move(E));
   }
+  // Stopped during the last policy's modules: its measurements are failures, not results.
+  if (C.Run.cancelled())
+    return support::interruptedError("interrupted; the exploration is kept in " + Dir);
   R.FixedSeconds = std::chrono::duration<double>(Clock::now() - T0).count();
   R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
 

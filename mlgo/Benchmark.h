@@ -14,6 +14,8 @@
 
 #include "mlgo/Ablate.h"
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,9 @@ struct BenchmarkPolicy {
   /// model file when it reads one, and the vocabulary of its embedding features ("" = none,
   /// "default" or a file).
   std::string Policy, Model, Embeddings;
+  /// A policy made in-process by its front end (a Python callable, `ir2vec.mlgo.benchmark`):
+  /// judged as a fixed policy without a model; Policy then says what it is ("python").
+  std::function<llvm::Expected<std::unique_ptr<runners::Policy>>()> Make;
   /// A trained policy (Policy empty): trained per fold as an ablation arm.
   AblationArm Train;
   bool trained() const { return Policy.empty(); }
@@ -50,6 +55,11 @@ struct BenchmarkSpec {
 /// Reads and checks a spec (docs/benchmark.md): unknown keys, policies that are neither fixed
 /// nor trained, unknown policy names and duplicate names are errors naming the key.
 llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path);
+
+/// Adds a policy made in-process (a front end's own, e.g. a Python callable) under Name; an
+/// error when the name is not a name or is taken.
+llvm::Error addMadePolicy(BenchmarkSpec &Spec, const std::string &Name, const std::string &What,
+                          std::function<llvm::Expected<std::unique_ptr<runners::Policy>>()> Make);
 
 /// One policy's evaluation.
 struct BenchmarkEntry {

@@ -7,6 +7,7 @@
 #include "python/Parts.h"
 
 #include "features/Dataset.h"
+#include "mlgo/Benchmark.h"
 #include "features/TrainingLog.h"
 #include "runners/InteractiveHost.h"
 #include "runners/Models.h"
@@ -20,6 +21,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 #include <unistd.h>
 
 namespace wb::python {
@@ -62,8 +65,11 @@ class PythonPolicy : public runners::Policy {
 public:
   // Fn is borrowed: the caller's frame holds it for the whole session, and the host makes and
   // drops policies without the GIL, so no reference count may change there.
-  PythonPolicy(PyObject *Fn, TensorSpec Advice, std::optional<py::error_already_set> &Raised)
-      : Fn(Fn), Advice(std::move(Advice)), Raised(Raised) {}
+  /// StopFd: written to when the callable raises, so that a run of many sessions (the
+  /// benchmark) stops at once instead of judging the other modules with a broken policy.
+  PythonPolicy(PyObject *Fn, TensorSpec Advice, std::optional<py::error_already_set> &Raised,
+               int StopFd = -1)
+      : Fn(Fn), Advice(std::move(Advice)), Raised(Raised), StopFd(StopFd) {}
 
   std::vector<TensorSpec> inputs() const override { return {}; }
   bool readsEverything() const override { return true; }
@@ -85,12 +91,16 @@ public:
       return support::makeError("advice of type " + features::shapeString(Advice) +
                                 " is not supported");
     } catch (py::error_already_set &E) {
-      Raised.emplace(std::move(E));
+      if (!Raised)
+        Raised.emplace(std::move(E));
     } catch (const py::cast_error &) {
       PyErr_SetString(PyExc_TypeError,
                       ("the policy must return a number (the " + Advice.Name + " advice)").c_str());
-      Raised.emplace();
+      if (!Raised)
+        Raised.emplace();
     }
+    if (StopFd >= 0)
+      (void)!::write(StopFd, "x", 1);
     return support::makeError("the Python policy raised an exception");
   }
 
@@ -98,6 +108,7 @@ private:
   PyObject *Fn;
   TensorSpec Advice;
   std::optional<py::error_already_set> &Raised;
+  int StopFd;
 };
 
 /// Python's own signal wake-up (signal.set_wakeup_fd) pointed at a pipe for the session: the
@@ -127,6 +138,7 @@ public:
     ::close(P[1]);
   }
   int readEnd() const { return P[0]; }
+  int writeEnd() const { return P[1]; }
 
 private:
   int P[2] = {-1, -1};
@@ -231,10 +243,72 @@ py::object run(const std::vector<std::string> &Command, const py::object &Policy
   return py::module_::import("types").attr("SimpleNamespace")(**Out);
 }
 
+/// ir2vec.mlgo.benchmark: the CLI's benchmark with Python callables as further fixed policies.
+py::object benchmark(const std::string &Spec, const std::string &Output, const py::dict &Policies,
+                     unsigned Jobs) {
+  mlgo::BenchmarkSpec S = valueOrRaise(mlgo::readBenchmarkSpec(Spec));
+  std::optional<py::error_already_set> Raised;
+  const TensorSpec Advice = features::taskInfo(runners::Task::Inline).Advice;
+  std::vector<py::object> Held; // the callables outlive the run
+  WakeupPipe Wakeup;
+  const int Stop = Wakeup.writeEnd();
+  for (const auto &[Name, Fn] : Policies) {
+    if (!PyCallable_Check(Fn.ptr()))
+      throw py::type_error("policies: '" + py::str(Name).cast<std::string>() +
+                           "' is not a callable (observation dict -> advice)");
+    Held.push_back(py::reinterpret_borrow<py::object>(Fn));
+    PyObject *Ptr = Fn.ptr();
+    if (llvm::Error E = mlgo::addMadePolicy(
+            S, py::str(Name).cast<std::string>(), "python",
+            [Ptr, Advice, &Raised, Stop]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+              return std::make_unique<PythonPolicy>(Ptr, Advice, Raised, Stop);
+            }))
+      valueOrRaise(llvm::Expected<int>(std::move(E)));
+  }
+  mlgo::BenchmarkConfig C;
+  C.Run.Jobs = Jobs ? Jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::mutex M;
+  std::vector<std::string> Warnings;
+  C.Run.Report = [&](const support::Diagnostic &D) {
+    if (D.Kind == support::Diagnostic::Warning || D.Kind == support::Diagnostic::Error) {
+      std::lock_guard<std::mutex> L(M);
+      Warnings.push_back(D.Message);
+    }
+  };
+  C.Run.CancelFd = Wakeup.readEnd();
+  std::optional<llvm::Expected<support::Outcome>> R;
+  {
+    py::gil_scoped_release Unlocked;
+    R.emplace(mlgo::runBenchmark(S, Output, C));
+  }
+  if (Raised) {
+    if (!*R)
+      llvm::consumeError(R->takeError());
+    throw *Raised;
+  }
+  if (!*R && PyErr_CheckSignals() != 0) {
+    llvm::consumeError(R->takeError());
+    throw py::error_already_set();
+  }
+  support::Outcome O = valueOrRaise(std::move(*R));
+  warnAll(Warnings);
+  py::dict Out;
+  Out["complete"] = O.K == support::Outcome::Complete;
+  Out["results"] = (std::filesystem::path(Output) / "results.json").string();
+  Out["page"] = (std::filesystem::path(Output) / "index.html").string();
+  return py::module_::import("types").attr("SimpleNamespace")(**Out);
+}
+
 } // namespace
 
 void addMlgo(py::module_ &M) {
   py::module_ Mlgo = M.def_submodule("mlgo", "MLGO: the interactive host, training logs");
+  Mlgo.def("benchmark", &benchmark, py::arg("spec"), py::arg("output"),
+           py::arg("policies") = py::dict(), py::arg("jobs") = 0u,
+           "The open benchmark (docs/benchmark.md) as `ir2vec mlgo benchmark SPEC -o OUTPUT`, "
+           "with each callable of `policies` (name -> observation dict -> advice) judged as a "
+           "further fixed policy on every package of the corpus. Returns the paths of "
+           "results.json and index.html and whether every evaluation succeeded.");
   Mlgo.def("run", &run, py::arg("command"), py::arg("policy"), py::arg("task") = "inline",
            py::arg("timeout") = 0.0, py::arg("log") = py::none(),
            py::arg("zero_missing") = false, py::arg("model") = py::none(),

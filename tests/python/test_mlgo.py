@@ -166,3 +166,66 @@ def test_read_dataset_equals_h5py(opts, tmp_path):
     with pytest.raises(ValueError, match="garbage.h5"):
         (tmp_path / "garbage.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\x00" * 64)
         ir2vec.mlgo.read_dataset(tmp_path / "garbage.h5")
+
+
+# ---- ir2vec.mlgo.benchmark: Python callables judged as policies of the open benchmark ----------
+
+def benchmark_corpus(opts, tmp_path):
+    """Two packages (the folds need two), each one module of the MLGO test sources."""
+    mods = []
+    for pkg, name in (("one", "mlgo_six.c"), ("two", "calls.c")):
+        (tmp_path / pkg).mkdir()
+        bc = bitcode(opts, tmp_path, name)
+        dest = tmp_path / pkg / (name + ".bc")
+        bc.rename(dest)
+        mods.append(dest)
+    listfile = tmp_path / "corpus.list"
+    listfile.write_text("".join(f"{m}\n" for m in mods))
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"corpus": ["@%s"], "folds": 2, "exploration": {"budget": 2}, '
+                    '"policies": [{"name": "heuristic", "policy": "default"}]}' % listfile)
+    return mods, spec
+
+
+def test_benchmark_judges_python_policies(opts, tmp_path):
+    import json
+    mods, spec = benchmark_corpus(opts, tmp_path)
+    never = lambda obs: 0
+    r = ir2vec.mlgo.benchmark(str(spec), str(tmp_path / "out"), jobs=2,
+                              policies={"py-default": lambda obs: obs["inlining_default"], "never": never})
+    assert r.complete and os.path.exists(r.page)
+    res = json.load(open(r.results))
+    pol = {p["name"]: p for p in res["policies"]}
+    assert pol["py-default"]["policy"] == "python" and pol["py-default"]["excluded_packages"] == []
+    # The compiler's own answers from Python: the heuristic's sizes, module by module.
+    assert [m["policy_text_size"] for m in pol["py-default"]["modules"]] == \
+        [m["policy_text_size"] for m in pol["heuristic"]["modules"]]
+    # Never inlining: each module's .text is what mlgo.run with the same callable under opt-22,
+    # then llc-22 and llvm-size-22, gives.
+    for m in pol["never"]["modules"]:
+        out = tmp_path / "never.bc"
+        s = ir2vec.mlgo.run(opt(m["path"], out), never)
+        assert s.outcome == "exited" and s.exit_status == 0
+        assert m["policy_text_size"] == text_size(tmp_path, out)
+        assert m["baseline_text_size"] == text_size(tmp_path, _plain(tmp_path, m["path"]))
+
+
+def _plain(tmp_path, path):
+    out = tmp_path / "plain-oz.bc"
+    subprocess.run(opt(path, out), check=True)
+    return out
+
+
+def test_benchmark_raises_the_policys_exception_and_refuses_bad_names(opts, tmp_path):
+    mods, spec = benchmark_corpus(opts, tmp_path)
+
+    def broken(obs):
+        raise RuntimeError("policy bug")
+
+    with pytest.raises(RuntimeError, match="policy bug"):
+        ir2vec.mlgo.benchmark(str(spec), str(tmp_path / "out"), policies={"broken": broken})
+    assert not os.path.exists(tmp_path / "out" / "results.json")
+    with pytest.raises(ValueError, match="named twice"):
+        ir2vec.mlgo.benchmark(str(spec), str(tmp_path / "o2"), policies={"heuristic": lambda o: 0})
+    with pytest.raises(TypeError, match="not a callable"):
+        ir2vec.mlgo.benchmark(str(spec), str(tmp_path / "o3"), policies={"x": 3})
