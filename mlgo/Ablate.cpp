@@ -539,6 +539,22 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
   return Res;
 }
 
+llvm::Error checkStudyInputs(const AblationSpec &Spec, const support::RunSettings &Run) {
+  mlgo::SplitOptions SO = Spec.Split;
+  auto Inputs = support::expandInputs(Spec.Corpus, Run.Report, &SO.Names);
+  if (!Inputs)
+    return Inputs.takeError();
+  if (Spec.Proto == Protocol::Transfer)
+    SO.TestFraction = 1;
+  auto S = splitCorpus(*Inputs, SO);
+  if (!S)
+    return S.takeError();
+  if (Spec.Proto == Protocol::Transfer)
+    if (auto F = foldsByPackage(S->Keys, Spec.Folds, Spec.Split.Seed); !F)
+      return F.takeError();
+  return llvm::Error::success();
+}
+
 llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std::string &Dir,
                                              const AblationConfig &C) {
   if (Dir.empty() || Dir == "-")
@@ -550,22 +566,8 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
       support::OutputDirectory::prepare(Out->file("models"));
   if (!ModelsDir)
     return ModelsDir.takeError();
-  {
-    // Inputs and split are checked before the directory is kept: a spec that cannot run
-    // leaves nothing.
-    mlgo::SplitOptions SO = Spec.Split;
-    auto Inputs = support::expandInputs(Spec.Corpus, C.Run.Report, &SO.Names);
-    if (!Inputs)
-      return Inputs.takeError();
-    if (Spec.Proto == Protocol::Transfer)
-      SO.TestFraction = 1;
-    auto S = splitCorpus(*Inputs, SO);
-    if (!S)
-      return S.takeError();
-    if (Spec.Proto == Protocol::Transfer)
-      if (auto F = foldsByPackage(S->Keys, Spec.Folds, Spec.Split.Seed); !F)
-        return F.takeError();
-  }
+  if (llvm::Error E = checkStudyInputs(Spec, C.Run))
+    return E;
   // From here on the study writes what a rerun reuses (its explorations): the directory stays.
   Out->keep();
   ModelsDir->keep();

@@ -112,6 +112,10 @@ struct AblationResult {
 llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const std::string &Dir,
                                                 const AblationConfig &C);
 
+/// The corpus, its split and (transfer) its folds, checked before a study writes anything:
+/// a spec that cannot run leaves no output directory behind.
+llvm::Error checkStudyInputs(const AblationSpec &Spec, const support::RunSettings &Run);
+
 /// Renderers of a result.
 llvm::json::Object ablationJSON(const AblationResult &R);
 llvm::Error writeAblationHDF5(const AblationResult &R, const std::string &ReportText,

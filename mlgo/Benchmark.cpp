@@ -111,13 +111,15 @@ llvm::Error addMadePolicy(BenchmarkSpec &Spec, const std::string &Name, const st
 
 namespace {
 
-/// Path relative to Dir when it is inside it (results do not depend on where they were made).
+/// A model file as results name it: relative to Dir when inside it, else by its file name
+/// (its SHA-256 beside it says which file it was): results do not depend on where they were
+/// made, nor on where the tool is installed.
 std::string relativeTo(const std::string &Dir, const std::string &Path) {
   llvm::StringRef P(Path), D(Dir);
   D.consume_back("/");
   if (P.consume_front(D) && P.consume_front("/"))
     return P.str();
-  return Path;
+  return llvm::sys::path::filename(Path).str();
 }
 
 std::string sha256Or(const std::string &Path) {
@@ -228,7 +230,10 @@ llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
       {"corpus", std::move(Corpus)},
       {"corpus_manifest", R.Spec.CorpusManifest.empty() ? llvm::json::Value(nullptr)
                                                         : llvm::json::Value(std::move(CorpusManifest))},
-      {"compile", St.Compile},
+      {"compile", llvm::json::Object{
+                      {"mode", support::nameOf<CompileMode>(CompileModeNames, St.Tools.Mode)},
+                      {"recorded", "each module with its recorded command line: clang-22 ARGS -x ir MODULE -o OUT (ARGS: the .cmd beside it, -cc1 ... -Oz)"},
+                      {"pipeline", St.Compile + " (modules without a recorded command line)"}}},
       {"opt", St.Tools.Opt + " " + llvm::join(St.Tools.OptArgs, " ")},
       {"llc", St.Tools.Llc + " " + llvm::join(St.Tools.LlcArgs, " ") + " -filetype=obj"},
       {"toolchain", St.Tools.fingerprint()},
@@ -289,6 +294,8 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
       support::OutputDirectory::prepare(Out->file("models"));
   if (!ModelsDir)
     return ModelsDir.takeError();
+  if (llvm::Error E = checkStudyInputs(A, C.Run))
+    return E;
   Out->keep(); // the exploration is reused by a rerun
   ModelsDir->keep();
   AblationConfig AC;

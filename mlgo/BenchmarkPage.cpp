@@ -46,7 +46,8 @@ constexpr const char *PageTail = R"HTML(
 <script>
 "use strict";
 const R = JSON.parse(document.getElementById("results").textContent);
-const pct = x => (x === null || x === undefined) ? "–" : (100 * x).toFixed(2) + " %";
+const pct = x => (x === null || x === undefined) ? "–" :
+  ((100 * x).toFixed(2) === "-0.00" ? "0.00" : (100 * x).toFixed(2)) + " %";
 const el = (tag, attrs, text) => {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
@@ -95,7 +96,8 @@ R.leaderboard.forEach((name, i) => {
   pkgs.forEach(k => { pols.forEach(p => { const v = val(p, k); if (v !== null) all.push(v); });
                       const h = room(k); if (h !== null) all.push(h); });
   const hi = Math.max(0.005, ...all), lo = Math.min(-0.005, ...all);
-  const W = 60 + pkgs.length * (pols.length * 10 + 12), H = 320, top = 20, bottom = 110;
+  // Wide enough for the bars and for the legend below them (one entry per policy).
+  const W = Math.max(60 + pkgs.length * (pols.length * 10 + 12), 60 + pols.length * 120), H = 320, top = 20, bottom = 110;
   const y = v => top + (hi - v) / (hi - lo) * (H - top - bottom);
   const NS = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(NS, "svg");

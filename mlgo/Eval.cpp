@@ -11,6 +11,7 @@
 #include "support/Progress.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -250,13 +251,19 @@ llvm::Error attachBest(std::vector<EvalModule> &Modules, const std::string &Expl
   llvm::Expected<ExplorationFile> X = readExploration(Exploration);
   if (!X)
     return X.takeError();
+  // Matched by the file, not by how a path was typed: an exploration run from another
+  // directory names the same modules differently.
+  auto Real = [](const std::string &P) {
+    llvm::SmallString<256> Out;
+    return llvm::sys::fs::real_path(P, Out) ? P : std::string(Out);
+  };
   std::map<std::string, int64_t> Best;
   for (const ModuleExploration &E : X->Modules)
     if (E.Error.empty() && E.BestSize >= 0)
-      Best[E.Path] = E.BestSize;
+      Best[Real(E.Path)] = E.BestSize;
   size_t Found = 0;
   for (EvalModule &M : Modules)
-    if (auto It = Best.find(M.Path); It != Best.end()) {
+    if (auto It = Best.find(Real(M.Path)); It != Best.end()) {
       M.Best = It->second;
       ++Found;
     }

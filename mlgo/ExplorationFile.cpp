@@ -7,6 +7,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
+
 namespace wb::mlgo {
 
 namespace h5 = corpus::h5;
@@ -21,6 +23,32 @@ llvm::Error refuseHeldOut(const std::string &Path, const ExplorationHeader &H,
     return llvm::Error::success();
   return support::fileError(Path, "an exploration of the held-out side is for evaluation only; " +
                                       What + " on the training side's");
+}
+
+std::string ExplorationHeader::trainedSplit() const {
+  if (Side != "all")
+    return Split;
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Split);
+  llvm::json::Object *O = V ? V->getAsObject() : nullptr;
+  if (!O) {
+    if (!V)
+      llvm::consumeError(V.takeError());
+    return Split;
+  }
+  llvm::json::Array Keys;
+  for (const char *Side : {"train_keys", "test_keys"})
+    if (const llvm::json::Array *A = O->getArray(Side))
+      for (const llvm::json::Value &K : *A)
+        Keys.push_back(K);
+  std::sort(Keys.begin(), Keys.end(), [](const llvm::json::Value &A, const llvm::json::Value &B) {
+    return A.getAsString().value_or("") < B.getAsString().value_or("");
+  });
+  (*O)["train_keys"] = std::move(Keys);
+  (*O)["test_keys"] = llvm::json::Array();
+  (*O)["side"] = "all: every module trained on";
+  std::string Out;
+  llvm::raw_string_ostream(Out) << *V;
+  return Out;
 }
 
 std::string ExplorationHeader::settings() const {

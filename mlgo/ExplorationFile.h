@@ -49,6 +49,10 @@ struct ExplorationHeader {
 
   /// Everything that decides the explored values, as one comparable string.
   std::string settings() const;
+  /// The split a model trained on this exploration's labels records: its packages are the
+  /// training keys (an exploration of every module, side all, learnt from every package, so
+  /// the transfer protocol must never judge such a model on any of them).
+  std::string trainedSplit() const;
 };
 
 struct ExplorationFile {

@@ -344,7 +344,7 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
         Exploration, "its modules were compiled with another toolchain or other command lines (" +
                          X->Header.Toolchain + "); give the corpus inputs and the toolchain "
                          "options of the exploration");
-  Split = X->Header.Split;
+  Split = X->Header.trainedSplit();
   for (const ModuleExploration &E : X->Modules) {
     if (!E.Error.empty())
       continue;

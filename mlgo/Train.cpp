@@ -358,7 +358,7 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
     return X.takeError();
   if (llvm::Error E = refuseHeldOut(Exploration, X->Header, "train"))
     return E;
-  const std::string Split = X->Header.Split;
+  const std::string Split = X->Header.trainedSplit();
   if (std::find(X->ObservationSets.begin(), X->ObservationSets.end(), Observations) ==
       X->ObservationSets.end())
     return support::usageError("--observations: '" + Observations + "' is not among the "

@@ -115,6 +115,9 @@ if check("benchmark: exit 0 twice", r1.returncode == 0 and r2.returncode == 0, r
         oz = mlgo_oracle.text_size(B("llvm-size"), obj)
         check(f"benchmark heuristic {os.path.basename(m['path'])}: -Oz .text and the heuristic's = opt-22 -Oz alone",
               m["baseline_text_size"] == oz and m["policy_text_size"] == oz, (m, oz))
+    check("benchmark size: its model named by file name and hash, not by where it is installed",
+          [m_["file"] for m_ in pol["size"]["models"]] == ["inline-size.h5"] and len(pol["size"]["models"][0]["sha256"]) == 64,
+          pol["size"]["models"])
     # A fixed policy: its own run under the host.
     m = pol["size"]["modules"][0]
     bc, obj = W("size.bc"), W("size.o")
@@ -223,6 +226,8 @@ if check("benchmark: exit 0 twice", r1.returncode == 0 and r2.returncode == 0, r
         check("page: nothing loaded from anywhere (no src or href)", d.links == [], d.links)
 
 # ---- 4. bad specs -----------------------------------------------------------------------------
+one_pkg = W("one-package.list")
+open(one_pkg, "w").write(modules[0] + "\n")  # one module: one package
 for change, needle in (({"colour": 1}, b'unknown key "colour"'),
                        ({"policies": [{"name": "x", "policy": "nonsense"}]}, b"policies[0].policy"),
                        ({"policies": [{"name": "x", "policy": "default"}, {"name": "x", "policy": "size"}]},
@@ -230,7 +235,8 @@ for change, needle in (({"colour": 1}, b'unknown key "colour"'),
                        ({"policies": [{"name": "x"}]}, b"either fixed"),
                        ({"policies": [{"name": "x", "train": {"features": ["nonsense"]}}]}, b"unknown feature group"),
                        ({"folds": 1}, b"one fold leaves nothing to train on"),
-                       ({"policies": [{"name": "m", "policy": "mlp", "model": W("missing.h5")}]}, b"missing.h5")):
+                       ({"policies": [{"name": "m", "policy": "mlp", "model": W("missing.h5")}]}, b"missing.h5"),
+                       ({"corpus": ["@" + one_pkg]}, b"at least two packages")):
     bad = W("bad-spec.json")
     json.dump({**spec, **change}, open(bad, "w"))
     r = harness.run([a.ir2vec, "mlgo", "benchmark", bad, "-o", W("bad-out")])

@@ -321,6 +321,29 @@ if check("explore --all: exit 0", r.returncode == 0, r.stderr):
         check("eval (transfer): the worst package is the one with the smallest reduction",
               et["summary"]["worst_package"]["package"] == worst["package"]
               and et["summary"]["worst_package"]["reduction"] == worst["reduction"], et["summary"])
+    # Modules named by relative paths from another directory than the exploration's (absolute)
+    # names: matched by file.
+    rel = [os.path.relpath(m, W("corpus")) for m in modules]
+    r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "--policy", "default", "--exploration", exall, "-o", W("ev-rel.json"),
+                     *rel], cwd=W("corpus"))
+    ok = r.returncode == 0
+    if ok:
+        rows = json.load(open(W("ev-rel.json")))["modules"]
+        ok = len(rows) == len(modules) and all(
+            x["best_text_size"] == best_of.get(os.path.join(W("corpus"), x["path"]), -2) for x in rows)
+    check("eval --exploration with modules named by other (relative) paths: the best sizes are found", ok, r.stderr)
+    # A model trained on the exploration of every module learnt from every package: the
+    # transfer protocol has nothing left to judge it on.
+    allmodel = W("all-model.h5")
+    r = harness.run([a.ir2vec, "mlgo", "train", exall, "--model", "linear", "--epochs", "2", "-o", allmodel])
+    if check("train on an --all exploration: exit 0", r.returncode == 0, r.stderr):
+        with h5py.File(allmodel) as f:
+            sp = json.loads(f.attrs["split"])
+        check("train on an --all exploration: the model records every package as trained on",
+              sorted(sp["train_keys"]) == sorted({m.split("/corpus/")[1].split("/")[0] for m in modules}) and sp["test_keys"] == [], sp)
+        r = harness.run([a.ir2vec, "mlgo", "eval", "--policy", "linear", "--model", allmodel, "-o", W("ev-all.json"), "@" + listfile])
+        check("eval (transfer) of a model trained on every package: refused, named, nothing written",
+              r.returncode == 1 and b"trained on every package" in r.stderr and not os.path.exists(W("ev-all.json")), r.stderr)
 r = harness.run([a.ir2vec, "mlgo", "eval", "--protocol", "transfer", "--test-fraction", "0.3", "--policy", "default",
                  "-o", W("bad-ev.json"), "@" + listfile])
 check("eval --protocol transfer --test-fraction: exit 1 (bad usage), nothing written",
