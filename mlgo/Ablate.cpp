@@ -88,7 +88,7 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
       return R.error("training_side", "expected true or false");
     S.TrainingSide = *B;
   }
-  if (llvm::Error E = R.number(*O, "timeout", "spec", S.Timeout))
+  if (llvm::Error E = R.timeout(*O, S.Timeout))
     return E;
   std::set<std::string> Names;
   if (llvm::Error E = R.objects(*O, "arms", "arms", [&](const llvm::json::Object &A,
@@ -107,6 +107,7 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
   S.Model.Groups = S.Arms.front().Groups;
   if (llvm::Error E = S.Model.validate())
     return R.error("model", llvm::toString(std::move(E)));
+  S.SHA256 = R.SHA256;
   return S;
 }
 
@@ -539,7 +540,8 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
   return Res;
 }
 
-llvm::Error checkStudyInputs(const AblationSpec &Spec, const support::RunSettings &Run) {
+llvm::Expected<std::vector<std::string>> checkStudyInputs(const AblationSpec &Spec,
+                                                          const support::RunSettings &Run) {
   mlgo::SplitOptions SO = Spec.Split;
   auto Inputs = support::expandInputs(Spec.Corpus, Run.Report, &SO.Names);
   if (!Inputs)
@@ -552,6 +554,38 @@ llvm::Error checkStudyInputs(const AblationSpec &Spec, const support::RunSetting
   if (Spec.Proto == Protocol::Transfer)
     if (auto F = foldsByPackage(S->Keys, Spec.Folds, Spec.Split.Seed); !F)
       return F.takeError();
+  return S->Keys;
+}
+
+llvm::Error checkStudyOutputs(const std::string &Dir, const std::vector<std::string> &Names,
+                              const AblationSpec &Spec, const std::vector<std::string> &Extra,
+                              const support::RunSettings &Run) {
+  std::vector<std::string> Outputs, Inputs = Extra;
+  for (const std::string &N : Names) {
+    Outputs.push_back(support::pathIn(Dir, N));
+    if (auto T = support::resolveOutput(Outputs.back(), support::Within::Directory); !T)
+      return T.takeError();
+  }
+  Inputs.push_back(Spec.Path);
+  for (const std::string &C : Spec.Corpus)
+    Inputs.push_back(llvm::StringRef(C).starts_with("@") ? C.substr(1) : C);
+  auto Modules = support::expandInputs(Spec.Corpus, [](const support::Diagnostic &) {});
+  if (!Modules)
+    return Modules.takeError();
+  Inputs.insert(Inputs.end(), Modules->begin(), Modules->end());
+  (void)Run;
+  if (llvm::Error E = support::checkOutputsAgainstInputs(Outputs, Inputs, support::Within::Directory))
+    return E;
+  // The models the study writes are replaced whatever their names: no input may live there.
+  llvm::SmallString<256> Models;
+  if (!llvm::sys::fs::real_path(support::pathIn(Dir, "models"), Models))
+    for (const std::string &In : Inputs) {
+      llvm::SmallString<256> Real;
+      if (!llvm::sys::fs::real_path(In, Real) && llvm::StringRef(Real).starts_with(Models.str().str() + "/"))
+        return support::fileError(In, "an input of the run inside its models directory " +
+                                          Models.str() + ", which the run rewrites: move it out "
+                                          "or choose another -o");
+    }
   return llvm::Error::success();
 }
 
@@ -566,7 +600,13 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
       support::OutputDirectory::prepare(Out->file("models"));
   if (!ModelsDir)
     return ModelsDir.takeError();
-  if (llvm::Error E = checkStudyInputs(Spec, C.Run))
+  if (auto Keys = checkStudyInputs(Spec, C.Run); !Keys)
+    return Keys.takeError();
+  if (llvm::Error E = checkStudyOutputs(Dir, {"report.json", "results.h5", "report.md",
+                                              "exploration.h5", "heldout.h5", "reduction.dat",
+                                              "importance.dat", "plots.gp", "reduction.png",
+                                              "reduction.svg", "importance.png", "importance.svg"},
+                                        Spec, {}, C.Run))
     return E;
   // From here on the study writes what a rerun reuses (its explorations): the directory stays.
   Out->keep();

@@ -35,6 +35,7 @@ struct AblationArm {
 
 struct AblationSpec {
   std::string Path; // the spec file (relative paths in it are relative to its directory)
+  std::string SHA256; // of the bytes read
   std::vector<std::string> Corpus;
   /// Transfer (the default): every module explored once, each fold of packages scored by
   /// models trained on the other folds. Split: one split by package (a spec with "split" and no
@@ -113,8 +114,16 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
                                                 const AblationConfig &C);
 
 /// The corpus, its split and (transfer) its folds, checked before a study writes anything:
-/// a spec that cannot run leaves no output directory behind.
-llvm::Error checkStudyInputs(const AblationSpec &Spec, const support::RunSettings &Run);
+/// a spec that cannot run leaves no output directory behind. Returns the modules' keys.
+llvm::Expected<std::vector<std::string>> checkStudyInputs(const AblationSpec &Spec,
+                                                          const support::RunSettings &Run);
+
+/// Before any work: the files a study writes in Dir (Names) can be written there (entries of
+/// the directory, replaced themselves, never followed), and none is one of its inputs (the
+/// spec, the corpus's modules and @lists, Extra: models, manifests).
+llvm::Error checkStudyOutputs(const std::string &Dir, const std::vector<std::string> &Names,
+                              const AblationSpec &Spec, const std::vector<std::string> &Extra,
+                              const support::RunSettings &Run);
 
 /// Renderers of a result.
 llvm::json::Object ablationJSON(const AblationResult &R);

@@ -115,11 +115,10 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
     AnsJ.push_back(A);
   for (uint64_t Sd : Spec.Seeds)
     SeedsJ.push_back(int64_t(Sd));
-  auto SpecSHA = support::sha256OfFile(Spec.Path);
   return llvm::json::Object{
       {"schema", AblationSchema},
       {"spec", Spec.Path},
-      {"spec_sha256", SpecSHA ? *SpecSHA : llvm::toString(SpecSHA.takeError())},
+      {"spec_sha256", Spec.SHA256},
       {"llvm_version", WB_LLVM_VERSION},
       {"tool_version", WB_VERSION},
       {"opt", R.Tools.Opt + " " + llvm::join(R.Tools.OptArgs, " ")},
@@ -236,10 +235,9 @@ llvm::Error writeAblationMarkdown(const AblationResult &R, const std::string &Pa
   const auto Sorted = sortedImportance(R);
   const bool T = transfer(R);
   return support::writeFileAtomically(Path, [&](llvm::raw_ostream &OS) {
-    auto SpecSHA = support::sha256OfFile(Spec.Path);
     OS << "# Feature ablation: inlining for size\n\n";
     OS << "Spec `" << llvm::sys::path::filename(Spec.Path) << "` (SHA-256 "
-       << (SpecSHA ? SpecSHA->substr(0, 12) : std::string("?")) << "); LLVM " << WB_LLVM_VERSION
+       << Spec.SHA256.substr(0, 12) << "); LLVM " << WB_LLVM_VERSION
        << ", ir2vec " << WB_VERSION << ". Protocol "
        << support::nameOf<Protocol>(ProtocolNames, Spec.Proto).str() << " (docs/benchmark.md): "
        << judgedWhat(R) << ". Exploration: " << R.ExploredModules << " modules, budget "

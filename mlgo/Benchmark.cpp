@@ -42,7 +42,7 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
     return E;
   if (llvm::Error E = R.model(O->getObject("model"), S.Model))
     return E;
-  if (llvm::Error E = R.number(*O, "timeout", "spec", S.Timeout))
+  if (llvm::Error E = R.timeout(*O, S.Timeout))
     return E;
   std::set<std::string> Names;
   if (llvm::Error Err = R.objects(*O, "policies", "policies", [&](const llvm::json::Object &Obj,
@@ -90,6 +90,7 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
     if (llvm::Error E = S.Model.validate())
       return R.error("model", llvm::toString(std::move(E)));
   }
+  S.SHA256 = R.SHA256;
   return S;
 }
 
@@ -226,7 +227,7 @@ llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
       {"schema", BenchmarkManifestSchema},
       {"llvm_version", WB_LLVM_VERSION},
       {"tool_version", WB_VERSION},
-      {"spec", llvm::json::Object{{"file", R.Spec.Path}, {"sha256", sha256Or(R.Spec.Path)}}},
+      {"spec", llvm::json::Object{{"file", R.Spec.Path}, {"sha256", R.Spec.SHA256}}},
       {"corpus", std::move(Corpus)},
       {"corpus_manifest", R.Spec.CorpusManifest.empty() ? llvm::json::Value(nullptr)
                                                         : llvm::json::Value(std::move(CorpusManifest))},
@@ -294,8 +295,40 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
       support::OutputDirectory::prepare(Out->file("models"));
   if (!ModelsDir)
     return ModelsDir.takeError();
-  if (llvm::Error E = checkStudyInputs(A, C.Run))
+  auto Keys = checkStudyInputs(A, C.Run);
+  if (!Keys)
+    return Keys.takeError();
+  // Every file this run writes, checked before any work: writable entries of DIR, none of
+  // them an input (the spec, the corpus and its lists, a model, the corpus manifest).
+  std::vector<std::string> Extra;
+  if (!Spec.CorpusManifest.empty())
+    Extra.push_back(Spec.CorpusManifest);
+  for (const BenchmarkPolicy &P : Spec.Policies)
+    if (!P.Model.empty())
+      Extra.push_back(P.Model);
+  if (llvm::Error E = checkStudyOutputs(Dir, {"results.json", "manifest.json", "index.html",
+                                              "exploration.h5"},
+                                        A, Extra, C.Run))
     return E;
+  // A fixed policy whose model was trained on every package has nothing to be judged on.
+  for (const BenchmarkPolicy &P : Spec.Policies) {
+    if (P.trained() || P.Make)
+      continue;
+    runners::PolicyOptions O;
+    O.Name = P.Policy;
+    O.ModelPath = P.Model;
+    const std::string Model = runners::modelFileOf(O);
+    if (Model.empty())
+      continue;
+    auto Seen = trainingPackagesOf(Model);
+    if (!Seen)
+      return Seen.takeError();
+    std::set<std::string> SeenSet(Seen->begin(), Seen->end());
+    if (llvm::all_of(*Keys, [&](const std::string &K) { return SeenSet.count(K) != 0; }))
+      return support::makeError("policy '" + P.Name + "': its model " + Model +
+                                " was trained on every package of this corpus: nothing is "
+                                "left to judge it on");
+  }
   Out->keep(); // the exploration is reused by a rerun
   ModelsDir->keep();
   AblationConfig AC;
@@ -376,7 +409,9 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
   // The three files appear together or not at all.
   support::OutputGroup Group;
   auto Write = [&](const std::string &Name, const std::string &Text) -> llvm::Error {
-    auto Temp = Group.add(support::pathIn(Dir, Name));
+    // An entry of the output directory: replaced itself, never followed (a symlink there
+    // does not send the results onto the file it names).
+    auto Temp = Group.add(support::pathIn(Dir, Name), support::Within::Directory);
     if (!Temp)
       return Temp.takeError();
     return support::writeFileAtomically(*Temp, [&](llvm::raw_ostream &OS) { OS << Text; });

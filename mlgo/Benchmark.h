@@ -40,6 +40,7 @@ struct BenchmarkPolicy {
 
 struct BenchmarkSpec {
   std::string Path;
+  std::string SHA256; // of the bytes read
   std::vector<std::string> Corpus;
   std::string CorpusManifest; // the corpus's manifest.json, hashed into the run's manifest
   unsigned Folds = 5;

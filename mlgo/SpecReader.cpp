@@ -1,15 +1,17 @@
 #include "mlgo/SpecReader.h"
 
+#include "support/Files.h"
 #include "support/Inputs.h"
 #include "support/JSON.h"
 
 namespace wb::mlgo {
 
-llvm::Expected<llvm::json::Value> SpecReader::load() const {
+llvm::Expected<llvm::json::Value> SpecReader::load() {
   auto Buf = support::readInput(Path, /*IsText=*/true);
   if (!Buf)
     return support::fileError(Path, "cannot read the spec: " +
                                         support::readErrorMessage(Buf.getError()));
+  SHA256 = support::sha256Hex((*Buf)->getBuffer());
   auto J = support::parseJSON((*Buf)->getBuffer());
   if (!J)
     return support::fileError(Path, "invalid JSON: " + llvm::toString(J.takeError()));

@@ -76,8 +76,17 @@ public:
     }
     return llvm::Error::success();
   }
-  /// The spec's top-level JSON object, read and parsed (errors name the file).
-  llvm::Expected<llvm::json::Value> load() const;
+  /// The spec's top-level JSON object, read and parsed (errors name the file); SHA256 is then
+  /// the hash of the bytes read (a spec that is a FIFO or /dev/fd/N is read once).
+  llvm::Expected<llvm::json::Value> load();
+  /// "timeout": seconds, not negative.
+  llvm::Error timeout(const llvm::json::Object &O, double &Out) const {
+    if (llvm::Error E = number(O, "timeout", "spec", Out))
+      return E;
+    if (!(Out >= 0))
+      return error("spec.timeout", "expected seconds, 0 or more (0: no limit)");
+    return llvm::Error::success();
+  }
   /// "corpus": inputs as on the command line, relative to the spec's directory; required.
   llvm::Error corpus(const llvm::json::Object &O, std::vector<std::string> &Out) const;
   /// A non-empty array of objects under Key (What names them in the error), each given to Each
@@ -167,6 +176,7 @@ public:
   }
 
   std::string Path;
+  std::string SHA256;
 };
 
 } // namespace wb::mlgo

@@ -26,9 +26,12 @@ llvm::Error TrainConfig::validate() const {
     return support::usageError("--model: expected linear or mlp, found '" + Kind + "'");
   if (Epochs == 0 || BatchSize == 0 || Quantiles == 0)
     return support::usageError("--epochs, --batch-size and the quantiles must be at least 1");
+  // Widths are bounded so that a typo cannot ask for gigabytes of weights (an MLP of 100
+  // million units ended the process by bad_alloc); the inliner's models use tens.
+  constexpr unsigned MaxWidth = 65536;
   for (unsigned H : Hidden)
-    if (H == 0)
-      return support::usageError("--hidden: layer widths must be at least 1");
+    if (H == 0 || H > MaxWidth)
+      return support::usageError("--hidden: layer widths must be 1 to " + llvm::Twine(MaxWidth));
   return Optimizer.validate();
 }
 

@@ -50,21 +50,47 @@ def sha256(path):
 
 def read_list(path):
     with open(path) as f:
-        doc = json.load(f)
+        try:
+            doc = json.load(f)
+        except ValueError as e:
+            raise Refused(f"{path}: not JSON: {e}")
+    if not isinstance(doc, dict):
+        raise Refused(f"{path}: expected a JSON object")
     if doc.get("schema") != LIST_SCHEMA:
         raise Refused(f"{path}: schema {doc.get('schema')!r}, expected {LIST_SCHEMA!r}")
+    for key, typ in (("packages", list), ("compiler", dict), ("flags", list), ("tools", list)):
+        if not isinstance(doc.get(key), typ):
+            raise Refused(f"{path}: '{key}': expected a JSON {typ.__name__}")
     names = set()
     for i, p in enumerate(doc["packages"]):
+        if not isinstance(p, dict):
+            raise Refused(f"{path}: packages[{i}]: expected an object")
         for key in ("name", "source", "version", "language", "build", "files"):
             if key not in p:
                 raise Refused(f"{path}: packages[{i}]: no '{key}'")
-        if p["name"] in names or "/" in p["name"]:
-            raise Refused(f"{path}: packages[{i}]: name {p['name']!r} repeated or not a name")
+        for key in ("name", "source", "version", "language", "build"):
+            if not isinstance(p[key], str):
+                raise Refused(f"{path}: packages[{i}].{key}: expected a string")
+        if not isinstance(p["files"], dict) or not all(isinstance(h, str) for h in p["files"].values()):
+            raise Refused(f"{path}: packages[{i}].files: expected an object of file: SHA-256")
+        # A name becomes a directory and a module-name component: plain names only.
+        import re
+        if p["name"] in names or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.+_-]*", p["name"]):
+            raise Refused(f"{path}: packages[{i}]: name {p['name']!r} repeated or not a plain name")
         if p["build"] not in BUILDERS:
             raise Refused(f"{path}: packages[{i}]: build {p['build']!r}, expected one of "
                           + ", ".join(BUILDERS))
         names.add(p["name"])
     return doc
+
+
+def is_corpus(man_path):
+    """Whether man_path is the manifest of a corpus this script built."""
+    try:
+        with open(man_path) as f:
+            return json.load(f).get("schema") == SCHEMA
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def list_digest(doc):
@@ -222,7 +248,7 @@ def main():
         print(f"build-benchmark-corpus: {e}", file=sys.stderr)
         return 1
     pkgs = doc["packages"]
-    if a.packages:
+    if a.packages is not None:
         want = a.packages.split(",")
         unknown = [w for w in want if w not in {p["name"] for p in pkgs}]
         if unknown:
@@ -243,7 +269,13 @@ def main():
                 return 0 if not old["failed"] else 2
         except (OSError, ValueError, KeyError):
             pass
-    if os.path.exists(out) and not os.path.exists(man_path) and os.listdir(out):
+    if os.path.islink(out) or (os.path.exists(out) and not os.path.isdir(out)):
+        print(f"build-benchmark-corpus: {out} is not a directory (or is a link); give a "
+              "directory for the corpus", file=sys.stderr)
+        return 1
+    if os.path.exists(out) and os.listdir(out) and not is_corpus(man_path):
+        # Only a directory this script made is replaced: a manifest.json of some other
+        # project does not make a directory ours.
         print(f"build-benchmark-corpus: {out} exists and is not a benchmark corpus; refusing to "
               "replace it", file=sys.stderr)
         return 1
@@ -339,6 +371,15 @@ def build_all(a, doc, pkgs, digest, out, work, start):
 
 
 if __name__ == "__main__":
+    import signal
+
+    def stop(signum, frame):
+        # SIGTERM and SIGHUP end the run as SIGINT does: the work directory is removed.
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            signal.signal(sig, stop)
     try:
         sys.exit(main())
     except KeyboardInterrupt:

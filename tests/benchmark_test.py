@@ -27,6 +27,38 @@ T = harness.ToolTest("benchmark-")
 a, res, check, tmp, W, B = T.args, T.res, T.check, T.tmp, T.W, T.B
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+class DOM(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.rows, self.bars, self.row, self.cell, self.drawn, self.links = [], [], None, None, False, []
+
+    def handle_starttag(self, tag, attrs):
+        at = dict(attrs)
+        if tag == "body" and at.get("data-drawn") == "yes":
+            self.drawn = True
+        for k in ("src", "href"):
+            if k in at:
+                self.links.append(at[k])
+        if tag == "tr" and "data-policy" in at:
+            self.row = {"policy": at["data-policy"], "cells": {}}
+            self.rows.append(self.row)
+        elif tag == "td" and self.row is not None:
+            self.cell = at.get("data-field")
+            self.row["cells"][self.cell] = {"value": at.get("data-value"), "text": ""}
+        elif tag == "rect" and "data-reduction" in at:
+            self.bars.append((at["data-policy"], at["data-package"], float(at["data-reduction"])))
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self.cell = None
+        elif tag == "tr":
+            self.row = None
+
+    def handle_data(self, data):
+        if self.row is not None and self.cell is not None:
+            self.row["cells"][self.cell]["text"] += data
+
+
 # ---- 1. the pinned corpus refuses what it did not pin ---------------------------------------
 # A package list of one package whose files a fake apt-get serves: first as pinned, then with
 # one byte changed, then with a file more.
@@ -71,6 +103,20 @@ os.remove(os.path.join(src, "demo_1.0-1.debian.tar.xz"))
 r = build_corpus(W("c3"))
 check("corpus: pinned files pass the check; a package that fails is reported by name",
       r.returncode == 1 and b"demo failed to build" in r.stderr and b"SHA-256" not in r.stderr, r.stderr)
+# A directory of the user's that happens to hold a manifest.json is not a corpus to replace.
+foreign = W("userproj")
+os.makedirs(foreign)
+open(os.path.join(foreign, "manifest.json"), "w").write('{"name": "my app"}')
+open(os.path.join(foreign, "main.js"), "w").write("keep me")
+r = build_corpus(foreign)
+check("corpus: a directory with someone else's manifest.json is refused, left as it was",
+      r.returncode == 1 and b"not a benchmark corpus" in r.stderr and sorted(os.listdir(foreign)) == ["main.js", "manifest.json"],
+      r.stderr)
+bad_list = W("array.json")
+open(bad_list, "w").write("[1]")
+r = subprocess.run(["/usr/bin/python3", script, "--list", bad_list, "-o", W("c4")], env=env, capture_output=True)
+check("corpus: a list that is not an object is refused naming the file (no traceback)",
+      r.returncode == 1 and b"array.json: expected a JSON object" in r.stderr and b"Traceback" not in r.stderr, r.stderr)
 # The shipped list: every package has its source, version, a .dsc and SHA-256 pins.
 shipped = json.load(open(os.path.join(REPO, "bench", "benchmark", "packages.json")))
 ok = shipped["schema"] == "ir2vec.benchmark-packages/1" and len(shipped["packages"]) >= 30
@@ -167,37 +213,6 @@ if check("benchmark: exit 0 twice", r1.returncode == 0 and r2.returncode == 0, r
           and json.load(open(os.path.join(out1, "results.json"))) == res_, rerun.stderr)
 
     # ---- 3. the page in a real browser ------------------------------------------------------
-    class DOM(html.parser.HTMLParser):
-        def __init__(self):
-            super().__init__()
-            self.rows, self.bars, self.row, self.cell, self.drawn, self.links = [], [], None, None, False, []
-
-        def handle_starttag(self, tag, attrs):
-            at = dict(attrs)
-            if tag == "body" and at.get("data-drawn") == "yes":
-                self.drawn = True
-            for k in ("src", "href"):
-                if k in at:
-                    self.links.append(at[k])
-            if tag == "tr" and "data-policy" in at:
-                self.row = {"policy": at["data-policy"], "cells": {}}
-                self.rows.append(self.row)
-            elif tag == "td" and self.row is not None:
-                self.cell = at.get("data-field")
-                self.row["cells"][self.cell] = {"value": at.get("data-value"), "text": ""}
-            elif tag == "rect" and "data-reduction" in at:
-                self.bars.append((at["data-policy"], at["data-package"], float(at["data-reduction"])))
-
-        def handle_endtag(self, tag):
-            if tag == "td":
-                self.cell = None
-            elif tag == "tr":
-                self.row = None
-
-        def handle_data(self, data):
-            if self.row is not None and self.cell is not None:
-                self.row["cells"][self.cell]["text"] += data
-
     page = os.path.join(out1, "index.html")
     browser = shutil.which("chromium-headless-shell")
     if check("the browser is installed (Debian's chromium-headless-shell, scripts/setup.sh)", browser is not None):
@@ -236,11 +251,42 @@ for change, needle in (({"colour": 1}, b'unknown key "colour"'),
                        ({"policies": [{"name": "x", "train": {"features": ["nonsense"]}}]}, b"unknown feature group"),
                        ({"folds": 1}, b"one fold leaves nothing to train on"),
                        ({"policies": [{"name": "m", "policy": "mlp", "model": W("missing.h5")}]}, b"missing.h5"),
-                       ({"corpus": ["@" + one_pkg]}, b"at least two packages")):
+                       ({"corpus": ["@" + one_pkg]}, b"at least two packages"),
+                       ({"model": {"hidden": [100000000]}}, b"layer widths must be 1 to"),
+                       ({"timeout": -1}, b"spec.timeout")):
     bad = W("bad-spec.json")
     json.dump({**spec, **change}, open(bad, "w"))
     r = harness.run([a.ir2vec, "mlgo", "benchmark", bad, "-o", W("bad-out")])
     check(f"benchmark with a bad spec ({needle.decode()}): exit 1, named, nothing written",
           r.returncode == 1 and needle in r.stderr and not os.path.exists(W("bad-out")), r.stderr)
+
+# ---- 5. outputs that are inputs, links inside the output directory, names that are markup ----
+hostile = W("hostile")
+os.makedirs(hostile)
+shutil.copy(spec_file, os.path.join(hostile, "results.json"))
+before = open(os.path.join(hostile, "results.json"), "rb").read()
+r = harness.run([a.ir2vec, "mlgo", "benchmark", os.path.join(hostile, "results.json"), "-o", hostile])
+check("benchmark: a spec that is one of the run's outputs is refused before any work, kept intact",
+      r.returncode == 1 and open(os.path.join(hostile, "results.json"), "rb").read() == before
+      and not os.path.exists(os.path.join(hostile, "exploration.h5")), r.stderr)
+linked = W("linked")
+os.makedirs(linked)
+victim = W("victim.txt")
+open(victim, "w").write("the user's file\n")
+os.symlink(victim, os.path.join(linked, "results.json"))
+markup = dict(spec, policies=[{"name": "<!--<script>", "policy": "default"}, {"name": "b", "policy": "size"}])
+json.dump(markup, open(W("markup.json"), "w"))
+r = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", W("markup.json"), "-o", linked])
+check("benchmark: a symlink inside the output directory is replaced, its target untouched",
+      r.returncode == 0 and open(victim).read() == "the user's file\n"
+      and not os.path.islink(os.path.join(linked, "results.json")), r.stderr)
+browser = shutil.which("chromium-headless-shell")
+if check("benchmark with markup in a name: a page to render", browser is not None and r.returncode == 0):
+    r = subprocess.run([browser, "--no-sandbox", "--disable-gpu", "--user-data-dir=" + W("chrome2"),
+                        "--dump-dom", "file://" + os.path.join(linked, "index.html")], capture_output=True, timeout=120)
+    d = DOM()
+    d.feed(r.stdout.decode())
+    check("page: a policy named '<!--<script>' is drawn as text, the page still drawn",
+          d.drawn and "<!--<script>" in [x["policy"] for x in d.rows], [x["policy"] for x in d.rows])
 
 sys.exit(T.finish())
