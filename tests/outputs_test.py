@@ -242,6 +242,7 @@ def same_dir(i):
     run("vocab", "export", "-o", os.path.join(d, "v.json"), check=True)
     os.makedirs(os.path.join(d, "dir"))
     shutil.copy(module, os.path.join(d, "dir", "in.ll"))
+    open(os.path.join(d, "in.list"), "w").write(os.path.join(d, "calls.ll") + "\n")
     return lambda n: os.path.join(d, n)
 
 
@@ -252,6 +253,11 @@ SAME = [
     ("embeddings hdf5 -o IN (in a directory input)",
      lambda S: ["embeddings", "--format", "hdf5", "-o", S("dir/in.ll"), S("dir")], "dir/in.ll"),
     ("embeddings -o VOCAB", lambda S: ["embeddings", "--vocab", S("v.json"), "-o", S("v.json"), S("calls.ll")], "v.json"),
+    ("embeddings -o LIST @LIST", lambda S: ["embeddings", "-o", S("in.list"), "@" + S("in.list")], "in.list"),
+    ("mlgo explore --all -o LIST @LIST", lambda S: ["mlgo", "explore", "--all", "-o", S("in.list"), "@" + S("in.list")], "in.list"),
+    ("mlgo eval -o LIST @LIST", lambda S: ["mlgo", "eval", "-o", S("in.list"), "@" + S("in.list")], "in.list"),
+    ("mlgo collect -o LIST @LIST", lambda S: ["mlgo", "collect", "-o", S("in.list"), "@" + S("in.list")], "in.list"),
+    ("triplets -o LIST @LIST", lambda S: ["triplets", "-o", S("in.list"), "@" + S("in.list")], "in.list"),
     ("triplets -o IN IN", lambda S: ["triplets", "-o", S("calls.ll"), S("calls.ll")], "calls.ll"),
     ("from-counts -o IN IN", lambda S: ["from-counts", "-o", S("counts.h5"), S("counts.h5")], "counts.h5"),
     ("vocab export --vocab V -o V", lambda S: ["vocab", "export", "--vocab", S("v.json"), "-o", S("v.json")], "v.json"),

@@ -213,6 +213,14 @@ llvm::Expected<std::vector<std::string>> commandInputs(const std::vector<std::st
   return Inputs;
 }
 
+std::vector<std::string> listFiles(const std::vector<std::string> &Args,
+                                   std::vector<std::string> More) {
+  for (const std::string &A : Args)
+    if (A.size() > 1 && A[0] == '@')
+      More.push_back(A.substr(1));
+  return More;
+}
+
 llvm::Error checkOutputs(const std::vector<std::string> &Outputs,
                          const std::vector<std::string> &Inputs,
                          const std::vector<std::string> &More) {

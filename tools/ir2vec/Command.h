@@ -134,6 +134,10 @@ llvm::Expected<std::vector<std::string>> commandInputs(const std::vector<std::st
 using support::outcomeOf;
 /// Refuses outputs that are inputs (Inputs, then More: vocabularies, models, logs) or each
 /// other, before any work (support::checkOutputsAgainstInputs).
+/// The @LIST files among a command's input arguments, with More: inputs too (an output must
+/// never replace the list that named the modules).
+std::vector<std::string> listFiles(const std::vector<std::string> &Args,
+                                   std::vector<std::string> More = {});
 llvm::Error checkOutputs(const std::vector<std::string> &Outputs,
                          const std::vector<std::string> &Inputs,
                          const std::vector<std::string> &More = {});

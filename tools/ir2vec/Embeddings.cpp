@@ -87,7 +87,7 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
   auto Inputs = commandInputs(O.Inputs, Ctx, R);
   if (!Inputs)
     return Inputs.takeError();
-  if (llvm::Error E = checkOutputs({O.Output}, *Inputs, {O.Vocab.Path}))
+  if (llvm::Error E = checkOutputs({O.Output}, *Inputs, listFiles(O.Inputs, {O.Vocab.Path})))
     return E;
   J.Inputs = std::move(*Inputs);
   return ir2vec::runEmbeddings(J, batchIO(R, O.Jobs, O.ModuleSeconds,

@@ -110,7 +110,7 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
   auto Inputs = support::expandInputs(O.Inputs, R.handler());
   if (!Inputs)
     return Inputs.takeError();
-  if (llvm::Error E = checkOutputs({O.Output}, *Inputs, {O.Session.Policy.ModelPath}))
+  if (llvm::Error E = checkOutputs({O.Output}, *Inputs, listFiles(O.Inputs, {O.Session.Policy.ModelPath})))
     return E;
   mlgo::CollectConfig C;
   C.T = *Task;
@@ -184,7 +184,7 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
   auto Inputs = support::expandInputs(O.Inputs, R.handler(), &O.Split.Names);
   if (!Inputs)
     return Inputs.takeError();
-  if (llvm::Error E = checkOutputs({O.Output}, *Inputs))
+  if (llvm::Error E = checkOutputs({O.Output}, *Inputs, listFiles(O.Inputs)))
     return E;
   mlgo::ExploreConfig &C = O.Config;
   if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
@@ -247,7 +247,7 @@ llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter
   if (!Inputs)
     return Inputs.takeError();
   if (llvm::Error E = checkOutputs({O.Output, O.HDF5Output}, *Inputs,
-                                   {O.Session.Policy.ModelPath, O.Exploration}))
+                                   listFiles(O.Inputs, {O.Session.Policy.ModelPath, O.Exploration})))
     return E;
   mlgo::EvalJob J;
   J.Inputs = std::move(*Inputs);

@@ -44,7 +44,7 @@ llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
   if (!Inputs)
     return Inputs.takeError();
   if (O.Format != "openke")
-    if (llvm::Error E = checkOutputs({O.Output}, *Inputs))
+    if (llvm::Error E = checkOutputs({O.Output}, *Inputs, listFiles(O.Inputs)))
       return E;
   J.Inputs = std::move(*Inputs);
   J.Opts.Extended = O.Extended;
