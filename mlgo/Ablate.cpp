@@ -562,6 +562,13 @@ llvm::Error checkStudyOutputs(const std::string &Dir, const std::vector<std::str
                               const support::RunSettings &Run) {
   std::vector<std::string> Outputs, Inputs = Extra;
   for (const std::string &N : Names) {
+    // The explorations are written by the exploration's own output rules, which follow a
+    // link: a link there would send a run's exploration onto the file it names.
+    if ((N == "exploration.h5" || N == "heldout.h5") &&
+        llvm::sys::fs::is_symlink_file(support::pathIn(Dir, N)))
+      return support::fileError(support::pathIn(Dir, N),
+                                "a link inside the output directory, where the run writes its "
+                                "exploration: remove the link or choose another -o");
     Outputs.push_back(support::pathIn(Dir, N));
     if (auto T = support::resolveOutput(Outputs.back(), support::Within::Directory); !T)
       return T.takeError();

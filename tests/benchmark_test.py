@@ -289,4 +289,12 @@ if check("benchmark with markup in a name: a page to render", browser is not Non
     check("page: a policy named '<!--<script>' is drawn as text, the page still drawn",
           d.drawn and "<!--<script>" in [x["policy"] for x in d.rows], [x["policy"] for x in d.rows])
 
+linked2 = W("linked2")
+os.makedirs(linked2)
+os.symlink(victim, os.path.join(linked2, "exploration.h5"))
+r = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", spec_file, "-o", linked2])
+check("benchmark: a link named exploration.h5 in the output directory is refused, its target untouched",
+      r.returncode == 1 and b"a link inside the output directory" in r.stderr and open(victim).read() == "the user's file\n",
+      r.stderr)
+
 sys.exit(T.finish())
