@@ -299,12 +299,14 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   if (!W) {
     Done = Checkpoint{};
     llvm::sys::fs::remove(StatePath); // a stale state must not describe the new partial file
-    Out.uselessUntilCheckpoint();
-    support::createAsTarget(Out.path(), State->target().Path);
-    auto C = EmbeddingFileWriter::create(Out.path(), J.Header, J.Compress);
-    if (!C)
-      return C.takeError();
-    W.emplace(std::move(*C));
+    if (llvm::Error E = Out.startUntilCheckpoint([&]() -> llvm::Error {
+          auto C = EmbeddingFileWriter::create(Out.path(), J.Header, J.Compress);
+          if (!C)
+            return C.takeError();
+          W.emplace(std::move(*C));
+          return llvm::Error::success();
+        }))
+      return E;
   }
 
   support::Progress P("modules", J.Inputs.size(), IO.Run.ShowProgress);

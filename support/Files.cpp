@@ -580,10 +580,12 @@ PendingFile::~PendingFile() {
     ::close(StreamFd);
 }
 
-void PendingFile::uselessUntilCheckpoint() {
+llvm::Error PendingFile::startUntilCheckpoint(llvm::function_ref<llvm::Error()> Open) {
   OutputStep L(outputLock());
   if (!RemovedOnSignal && !Temp.empty() && !llvm::sys::RemoveFileOnSignal(Temp))
     RemovedOnSignal = true;
+  createAsTarget(Temp, Target.Path);
+  return Open();
 }
 
 void PendingFile::checkpointed() {

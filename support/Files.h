@@ -21,6 +21,7 @@
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -125,9 +126,12 @@ public:
   llvm::Error commit();
   /// Removes the temporary file now.
   void discard();
-  /// For a resumable file: until the run's first checkpoint it resumes nothing, so a signal
-  /// removes it like a temporary file; checkpointed() keeps it from then on.
-  void uselessUntilCheckpoint();
+  /// For a resumable file started afresh: creates it with the target's mode and runs Open
+  /// (the writer's own open of path(), e.g. HDF5's create) under the output lock. Until the
+  /// run's first checkpoint it resumes nothing, so a signal removes it like a temporary file;
+  /// checkpointed() keeps it from then on. The lock makes a signal wait for Open: a writer
+  /// that opened with O_CREAT after the removal would bring the file back.
+  llvm::Error startUntilCheckpoint(llvm::function_ref<llvm::Error()> Open);
   void checkpointed();
 
 private:
