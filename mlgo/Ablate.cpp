@@ -67,7 +67,7 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
     return R.error("split.test_fraction", "the transfer protocol scores every package by "
                                           "cross-validation; a test fraction goes with "
                                           "\"protocol\": \"split\"");
-  if (llvm::Error E = R.exploration(O->getObject("exploration"), S.Budget, S.ExploreSeed, S.Order))
+  if (llvm::Error E = R.exploration(O->getObject("exploration"), S.Search))
     return E;
   if (llvm::Error E = R.model(O->getObject("model"), S.Model))
     return E;
@@ -347,9 +347,7 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
   if (llvm::Error E = loadRecordedCommands(EC.Tools, Spec.Corpus))
     return E;
   EC.Tools.TimeoutSeconds = Spec.Timeout;
-  EC.Budget = Spec.Budget;
-  EC.Seed = Spec.ExploreSeed;
-  EC.Order = Spec.Order;
+  EC.Search = Spec.Search;
   for (const AblationArm &A : Spec.Arms)
     if (readsEmbeddings(A) &&
         std::find(EC.Vocabularies.begin(), EC.Vocabularies.end(), augmenterVocabulary(A)) ==

@@ -43,9 +43,7 @@ struct AblationSpec {
   Protocol Proto = Protocol::Transfer;
   unsigned Folds = 5; // transfer: folds of whole packages (0: one per package)
   SplitOptions Split;
-  unsigned Budget = 16;
-  uint64_t ExploreSeed = 1;
-  FlipOrder Order = FlipOrder::Inlined;
+  SearchSettings Search;
   TrainConfig Model;
   std::vector<uint64_t> Seeds = {1, 2, 3};
   std::vector<AblationArm> Arms; // the first is the reference arm

@@ -3,6 +3,7 @@
 #include "mlgo/Ablate.h"
 
 #include "corpus/H5.h"
+#include "support/JSON.h"
 #include "support/Files.h"
 #include "support/Process.h"
 
@@ -16,14 +17,13 @@
 
 namespace wb::mlgo {
 
+using support::numberOrNull;
+using support::withKeys;
+
 namespace {
 
 std::string percent(double X) {
   return std::isnan(X) ? std::string("–") : llvm::formatv("{0:f2}%", 100 * X).str();
-}
-
-llvm::json::Value numberOrNull(double X) {
-  return std::isnan(X) ? llvm::json::Value(nullptr) : llvm::json::Value(X);
 }
 
 bool transfer(const AblationResult &R) { return R.Spec.Proto == Protocol::Transfer; }
@@ -127,13 +127,11 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
       {"protocol", support::nameOf<Protocol>(ProtocolNames, Spec.Proto)},
       {"folds", R.Folds ? llvm::json::Value(R.Folds->toJSON()) : nullptr},
       {"split", transfer(R) ? llvm::json::Value(nullptr) : llvm::json::Value(R.Split.toJSON())},
-      {"exploration", llvm::json::Object{{"budget", int64_t(Spec.Budget)},
-                                         {"seed", int64_t(Spec.ExploreSeed)},
-                                         {"flip_order", support::nameOf<FlipOrder>(FlipOrderNames, Spec.Order)},
-                                         {"side", transfer(R) ? "all" : "train"},
-                                         {"modules", int64_t(R.ExploredModules)},
-                                         {"compilations", int64_t(R.Rollouts)},
-                                         {"modules_smaller", int64_t(R.Smaller)}}},
+      {"exploration", withKeys(Spec.Search.toJSON(), llvm::json::Object
+                               {{"side", transfer(R) ? "all" : "train"},
+                                {"modules", int64_t(R.ExploredModules)},
+                                {"compilations", int64_t(R.Rollouts)},
+                                {"modules_smaller", int64_t(R.Smaller)}})},
       {"reference_arm", Spec.Arms.front().Name},
       {"seeds", std::move(SeedsJ)},
       {"judged_modules", int64_t(R.Judged.size())},
@@ -241,8 +239,7 @@ llvm::Error writeAblationMarkdown(const AblationResult &R, const std::string &Pa
        << ", ir2vec " << WB_VERSION << ". Protocol "
        << support::nameOf<Protocol>(ProtocolNames, Spec.Proto).str() << " (docs/benchmark.md): "
        << judgedWhat(R) << ". Exploration: " << R.ExploredModules << " modules, budget "
-       << Spec.Budget << " compilations per module, flip order "
-       << support::nameOf<FlipOrder>(FlipOrderNames, Spec.Order) << ", " << R.Rollouts
+       << Spec.Search.describe() << ", " << R.Rollouts
        << " compilations, " << R.Smaller << " modules smaller than with -Oz. Models: "
        << Spec.Model.Kind;
     if (Spec.Model.Kind == "mlp")

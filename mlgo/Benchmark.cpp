@@ -16,6 +16,9 @@
 
 namespace wb::mlgo {
 
+using support::numberOrNull;
+using support::withKeys;
+
 using support::Diagnostic;
 
 llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
@@ -38,7 +41,7 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
     return E;
   if (llvm::Error E = R.integer(*O, "seed", "spec", S.Seed))
     return E;
-  if (llvm::Error E = R.exploration(O->getObject("exploration"), S.Budget, S.ExploreSeed, S.Order))
+  if (llvm::Error E = R.exploration(O->getObject("exploration"), S.Search))
     return E;
   if (llvm::Error E = R.model(O->getObject("model"), S.Model))
     return E;
@@ -49,7 +52,17 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
                                                                  const std::string &Where) -> llvm::Error {
     const llvm::json::Object *P = &Obj;
     BenchmarkPolicy B;
-    if (const llvm::json::Object *T = P->getObject("train")) {
+    if (const llvm::json::Object *G = P->getObject("search")) {
+      if (llvm::Error E = R.onlyKeys(*P, Where, {"name", "search"}))
+        return E;
+      B.Name = P->getString("name").value_or("").str();
+      if (B.Name.empty() || B.Name.find_first_of("/ \t\n") != std::string::npos)
+        return R.error(Where + ".name", "expected a name without spaces or slashes");
+      auto Grid = ruleGridFromJSON(*G, Where + ".search");
+      if (!Grid)
+        return Grid.takeError();
+      B.Search = std::move(*Grid);
+    } else if (const llvm::json::Object *T = P->getObject("train")) {
       if (llvm::Error E = R.onlyKeys(*P, Where, {"name", "train"}))
         return E;
       if (llvm::Error E = R.onlyKeys(*T, Where + ".train", {"features", "vocabulary"}))
@@ -67,8 +80,9 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
         return R.error(Where + ".name", "expected a name without spaces or slashes");
       B.Policy = P->getString("policy").value_or("").str();
       if (B.Policy.empty())
-        return R.error(Where, "a policy is either fixed (\"policy\": a name of `ir2vec mlgo "
-                              "policies`) or trained (\"train\": {\"features\": [...]})");
+        return R.error(Where, "a policy is fixed (\"policy\": a name of `ir2vec mlgo "
+                              "policies`), trained (\"train\": {\"features\": [...]}) or "
+                              "searched (\"search\": {\"add\": [...], ...})");
       const runners::PolicyInfo *Info = runners::findPolicy(B.Policy);
       if (!Info || !Info->serves(runners::Task::Inline))
         return R.error(Where + ".policy", "'" + B.Policy + "' is not an inliner policy of "
@@ -128,10 +142,6 @@ std::string sha256Or(const std::string &Path) {
   return S ? *S : "unreadable: " + llvm::toString(S.takeError());
 }
 
-llvm::json::Value numberOrNull(double X) {
-  return std::isnan(X) ? llvm::json::Value(nullptr) : llvm::json::Value(X);
-}
-
 } // namespace
 
 llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
@@ -164,7 +174,7 @@ llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
       Models.push_back(llvm::json::Object{{"file", relativeTo(St.Dir, F)}, {"sha256", sha256Or(F)}});
     const BenchmarkPolicy &P = *E.Policy;
     llvm::json::Object O{{"name", P.Name},
-                         {"kind", P.trained() ? "trained" : "fixed"},
+                         {"kind", P.trained() ? "trained" : P.searched() ? "search" : "fixed"},
                          {"models", std::move(Models)},
                          {"excluded_packages", std::move(Excluded)},
                          {"summary", summaryJSON(E.Summary)},
@@ -176,6 +186,8 @@ llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
         G.push_back(X);
       O["features"] = std::move(G);
       O["vocabulary"] = P.Train.Vocabulary;
+    } else if (P.searched()) {
+      O["search"] = ruleSearchJSON(*P.Search, *St.Folds, *E.Search);
     } else {
       O["policy"] = P.Policy;
       O["embeddings"] = P.Embeddings;
@@ -201,15 +213,13 @@ llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
                                       {"folds", St.Folds ? llvm::json::Value(St.Folds->toJSON()) : nullptr},
                                       {"seed", int64_t(R.Spec.Seed)},
                                       {"bootstrap", llvm::json::Object{{"resamples", 1000}, {"seed", int64_t(R.Spec.Seed)}}}}},
-      {"exploration", llvm::json::Object{{"budget", int64_t(R.Spec.Budget)},
-                                         {"seed", int64_t(R.Spec.ExploreSeed)},
-                                         {"flip_order", support::nameOf<FlipOrder>(FlipOrderNames, R.Spec.Order)},
-                                         {"modules", int64_t(St.ExploredModules)},
-                                         {"compilations", int64_t(St.Rollouts)},
-                                         {"modules_smaller", int64_t(St.Smaller)},
-                                         {"baseline_text_size", Room.BaselineTotal},
-                                         {"best_text_size", Room.BestTotal},
-                                         {"headroom", numberOrNull(Room.Modules ? Room.Headroom : NAN)}}},
+      {"exploration", withKeys(R.Spec.Search.toJSON(), llvm::json::Object
+                               {{"modules", int64_t(St.ExploredModules)},
+                                {"compilations", int64_t(St.Rollouts)},
+                                {"modules_smaller", int64_t(St.Smaller)},
+                                {"baseline_text_size", Room.BaselineTotal},
+                                {"best_text_size", Room.BestTotal},
+                                {"headroom", numberOrNull(Room.Modules ? Room.Headroom : NAN)}})},
       {"leaderboard", std::move(Board)},
       {"policies", std::move(PoliciesJ)}};
 }
@@ -239,7 +249,7 @@ llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
       {"llc", St.Tools.Llc + " " + llvm::join(St.Tools.LlcArgs, " ") + " -filetype=obj"},
       {"toolchain", St.Tools.fingerprint()},
       {"seeds", llvm::json::Object{{"folds_and_bootstrap", int64_t(R.Spec.Seed)},
-                                   {"exploration", int64_t(R.Spec.ExploreSeed)},
+                                   {"exploration", int64_t(R.Spec.Search.Seed)},
                                    {"training", int64_t(R.Spec.Seed)}}},
       {"exploration", llvm::json::Object{{"file", "exploration.h5"},
                                          {"sha256", sha256Or(support::pathIn(St.Dir, "exploration.h5"))}}},
@@ -258,7 +268,7 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
     return support::usageError("benchmark needs an output directory: -o DIR");
   // A fixed policy that cannot be made (an unreadable model) fails here, before any work.
   for (const BenchmarkPolicy &P : Spec.Policies) {
-    if (P.trained())
+    if (!P.fixed())
       continue;
     if (P.Make) {
       if (auto Made = P.Make(); !Made)
@@ -278,9 +288,7 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
   A.Proto = Protocol::Transfer;
   A.Folds = Spec.Folds;
   A.Split.Seed = Spec.Seed;
-  A.Budget = Spec.Budget;
-  A.ExploreSeed = Spec.ExploreSeed;
-  A.Order = Spec.Order;
+  A.Search = Spec.Search;
   A.Model = Spec.Model;
   A.Seeds = {Spec.Seed};
   A.TrainingSide = false;
@@ -312,7 +320,7 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
     return E;
   // A fixed policy whose model was trained on every package has nothing to be judged on.
   for (const BenchmarkPolicy &P : Spec.Policies) {
-    if (P.trained() || P.Make)
+    if (!P.fixed() || P.Make)
       continue;
     runners::PolicyOptions O;
     O.Name = P.Policy;
@@ -354,6 +362,26 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
       const AblationArmResult &X = R.Study.Arms[Arm++];
       E.Modules = X.PerSeed.front();
       E.ModelFiles = X.Models.front();
+    } else if (P.searched()) {
+      RuleSearchJob J;
+      J.Name = P.Name;
+      J.Grid = *P.Search;
+      J.Judged = R.Study.Judged;
+      J.Split = &R.Study.Split;
+      J.Folds = &*R.Study.Folds;
+      J.ModelsDir = ModelsDir->path();
+      J.Provenance = {{"created_by", "ir2vec mlgo benchmark (rule search)"},
+                      {"benchmark_spec", Spec.Path},
+                      {"benchmark_spec_sha256", Spec.SHA256},
+                      {"llvm_version", WB_LLVM_VERSION},
+                      {"tool_version", WB_VERSION}};
+      auto S = runRuleSearch(J, RC);
+      if (!S)
+        return support::prefixError("policy '" + P.Name + "'", S.takeError());
+      R.Study.Compilations += S->Compilations;
+      E.Modules = S->Judged;
+      E.ModelFiles = S->ModelFiles;
+      E.Search = std::move(*S);
     } else {
       if (C.Run.cancelled())
         return support::interruptedError("interrupted; the exploration is kept in " + Dir);
@@ -385,7 +413,7 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
       R.Study.Compilations += E.Modules.size();
     }
     E.Summary = summarize(E.Modules, Spec.Seed);
-    if (P.trained() == false)
+    if (!P.trained())
       Failed += E.Summary.Failed;
     C.Run.Report({Diagnostic::Note,
                   llvm::formatv("{0}: reduction {1:P2} on {2} modules of {3} packages; worst "

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "mlgo/Ablate.h"
+#include "mlgo/RuleSearch.h"
 
 #include <functional>
 #include <memory>
@@ -33,9 +34,13 @@ struct BenchmarkPolicy {
   /// A policy made in-process by its front end (a Python callable, `ir2vec.mlgo.benchmark`):
   /// judged as a fixed policy without a model; Policy then says what it is ("python").
   std::function<llvm::Expected<std::unique_ptr<runners::Policy>>()> Make;
-  /// A trained policy (Policy empty): trained per fold as an ablation arm.
+  /// A trained policy (Policy empty, no Search): trained per fold as an ablation arm.
   AblationArm Train;
-  bool trained() const { return Policy.empty(); }
+  /// A searched policy: the rule of the grid chosen per fold (mlgo/RuleSearch.h).
+  std::optional<RuleGrid> Search;
+  bool trained() const { return Policy.empty() && !Search; }
+  bool searched() const { return Search.has_value(); }
+  bool fixed() const { return !Policy.empty(); }
 };
 
 struct BenchmarkSpec {
@@ -45,9 +50,7 @@ struct BenchmarkSpec {
   std::string CorpusManifest; // the corpus's manifest.json, hashed into the run's manifest
   unsigned Folds = 5;
   uint64_t Seed = 1; // folds, bootstrap and the trained policies' training
-  unsigned Budget = 16;
-  uint64_t ExploreSeed = 1;
-  FlipOrder Order = FlipOrder::Inlined;
+  SearchSettings Search;
   TrainConfig Model;
   double Timeout = 0;
   std::vector<BenchmarkPolicy> Policies;
@@ -69,6 +72,7 @@ struct BenchmarkEntry {
   EvalSummary Summary;
   std::vector<std::string> Excluded;     // packages its model was trained on
   std::vector<std::string> ModelFiles;   // relative to the output directory when inside it
+  std::optional<RuleSearchResult> Search; // a searched policy's candidates and choices
 };
 
 struct BenchmarkResult {

@@ -6,6 +6,7 @@
 #include "corpus/OrderedPipeline.h"
 #include "features/Augment.h"
 #include "learn/Random.h"
+#include "support/JSON.h"
 #include "support/Files.h"
 #include "support/Process.h"
 #include "support/Progress.h"
@@ -22,6 +23,9 @@
 #include <tuple>
 
 namespace wb::mlgo {
+
+using support::numberOrNull;
+using support::withKeys;
 
 using support::Diagnostic;
 
@@ -275,11 +279,6 @@ llvm::Error attachBest(std::vector<EvalModule> &Modules, const std::string &Expl
 }
 
 namespace {
-
-/// A ratio that may be undefined (no headroom) as JSON: null then.
-llvm::json::Value numberOrNull(double X) {
-  return std::isnan(X) ? llvm::json::Value(nullptr) : llvm::json::Value(X);
-}
 
 llvm::json::Object roomJSON(const Headroom &R) {
   return llvm::json::Object{{"modules", int64_t(R.Modules)},

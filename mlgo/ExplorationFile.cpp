@@ -52,9 +52,11 @@ std::string ExplorationHeader::trainedSplit() const {
 }
 
 std::string ExplorationHeader::settings() const {
-  llvm::json::Array V;
+  llvm::json::Array V, R;
   for (const std::string &X : Vocabularies)
     V.push_back(X);
+  for (const std::string &X : Rules)
+    R.push_back(X);
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << llvm::json::Value(llvm::json::Object{{"budget", Budget},
@@ -63,7 +65,8 @@ std::string ExplorationHeader::settings() const {
                                              {"split", Split},
                                              {"side", Side},
                                              {"toolchain", Toolchain},
-                                             {"vocabularies", std::move(V)}});
+                                             {"vocabularies", std::move(V)},
+                                             {"rules", std::move(R)}});
   return Text;
 }
 
@@ -76,6 +79,40 @@ void writeInts(H5::Group &G, const char *Name, const std::vector<int64_t> &V) {
   H5::DataSet DS = G.createDataSet(Name, H5::PredType::STD_I64LE, H5::DataSpace(1, N), P);
   if (!V.empty())
     DS.write(V.data(), H5::PredType::NATIVE_INT64);
+}
+
+std::string jsonStrings(const std::vector<std::string> &V) {
+  llvm::json::Array A;
+  for (const std::string &X : V)
+    A.push_back(X);
+  std::string Text;
+  llvm::raw_string_ostream(Text) << llvm::json::Value(std::move(A));
+  return Text;
+}
+
+/// Attribute Name of F, a JSON array of strings.
+llvm::Expected<std::vector<std::string>> readJSONStrings(const std::string &Path, H5::H5File &F,
+                                                         const char *Name) {
+  const std::string Text = h5::readStrAttr(F, Name);
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
+  const llvm::json::Array *A = V ? V->getAsArray() : nullptr;
+  auto Bad = [&] {
+    return support::fileError(Path, llvm::Twine("attribute ") + Name +
+                                        " is not a JSON array of strings");
+  };
+  if (!A) {
+    if (!V)
+      llvm::consumeError(V.takeError());
+    return Bad();
+  }
+  std::vector<std::string> Out;
+  for (const llvm::json::Value &E : *A) {
+    auto S = E.getAsString();
+    if (!S)
+      return Bad();
+    Out.push_back(S->str());
+  }
+  return Out;
 }
 
 void writeBody(H5::H5File &F, const ExplorationFile &X) {
@@ -93,16 +130,12 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
   h5::writeAttr(F, "toolchain", H.Toolchain);
   h5::writeAttr(F, "llvm_version", H.LLVMVersion);
   h5::writeAttr(F, "tool_version", H.ToolVersion);
-  llvm::json::Array Vocabs;
-  for (const std::string &V : H.Vocabularies)
-    Vocabs.push_back(V);
-  std::string VocabText;
-  llvm::raw_string_ostream(VocabText) << llvm::json::Value(std::move(Vocabs));
-  h5::writeAttr(F, "vocabularies", VocabText);
+  h5::writeAttr(F, "vocabularies", jsonStrings(H.Vocabularies));
+  h5::writeAttr(F, "rules", jsonStrings(H.Rules));
 
   std::vector<std::string> Paths, Commands, Keys, Errors;
   std::vector<int64_t> Base, Best, BestRollout, FirstRollout;
-  std::vector<int64_t> RModule, RSize, RFlip, RFirst, RCount;
+  std::vector<int64_t> RModule, RSize, RFlip, RRule, RFirst, RCount;
   std::vector<std::string> RError;
   std::vector<int8_t> Decisions;
   for (size_t M = 0; M < X.Modules.size(); ++M) {
@@ -119,6 +152,7 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
       RModule.push_back(int64_t(M));
       RSize.push_back(R.TextSize);
       RFlip.push_back(R.Flip);
+      RRule.push_back(R.Rule);
       RError.push_back(R.Error);
       RFirst.push_back(int64_t(Decisions.size()));
       RCount.push_back(int64_t(R.Decisions.size()));
@@ -139,6 +173,7 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
   writeInts(RG, "module", RModule);
   writeInts(RG, "text_size", RSize);
   writeInts(RG, "flip", RFlip);
+  writeInts(RG, "rule", RRule);
   h5::writeStrings(RG, "error", RError);
   writeInts(RG, "first_decision", RFirst);
   writeInts(RG, "decision_count", RCount);
@@ -177,7 +212,8 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
 
 /// The header and the observation sets' names of an open file.
 llvm::Expected<ExplorationFile> readHeader(const std::string &Path, H5::H5File &F) {
-  if (!F.attrExists("schema") || h5::readStrAttr(F, "schema") != ExplorationSchema)
+  const std::string Schema = F.attrExists("schema") ? h5::readStrAttr(F, "schema") : "";
+  if (Schema != ExplorationSchema && Schema != ExplorationSchemaV1)
     return support::fileError(Path, llvm::Twine("not an exploration (expected attribute "
                                                 "schema = ") +
                                         ExplorationSchema + ")");
@@ -197,19 +233,15 @@ llvm::Expected<ExplorationFile> readHeader(const std::string &Path, H5::H5File &
   if (H.Side != "train" && H.Side != "test" && H.Side != "all")
     return support::fileError(Path, "attribute side '" + H.Side +
                                         "', expected train, test or all");
-  const std::string VocabText = h5::readStrAttr(F, "vocabularies");
-  llvm::Expected<llvm::json::Value> V = llvm::json::parse(VocabText);
-  const llvm::json::Array *A = V ? V->getAsArray() : nullptr;
-  if (!A) {
-    if (!V)
-      llvm::consumeError(V.takeError());
-    return support::fileError(Path, "attribute vocabularies is not a JSON array of strings");
-  }
-  for (const llvm::json::Value &E : *A) {
-    auto S = E.getAsString();
-    if (!S)
-      return support::fileError(Path, "attribute vocabularies is not a JSON array of strings");
-    H.Vocabularies.push_back(S->str());
+  llvm::Expected<std::vector<std::string>> Vocabs = readJSONStrings(Path, F, "vocabularies");
+  if (!Vocabs)
+    return Vocabs.takeError();
+  H.Vocabularies = std::move(*Vocabs);
+  if (Schema != ExplorationSchemaV1) { // schema /1 rolled out no rules
+    llvm::Expected<std::vector<std::string>> Rules = readJSONStrings(Path, F, "rules");
+    if (!Rules)
+      return Rules.takeError();
+    H.Rules = std::move(*Rules);
   }
   H5::Group O = F.openGroup("observations");
   for (hsize_t I = 0; I < O.getNumObjs(); ++I) {
@@ -243,6 +275,8 @@ llvm::Error readBody(const std::string &Path, H5::H5File &F, ExplorationFile &X)
   const uint64_t NR = h5::extentOf(RM);
   const auto RModule = h5::readNumbers<int64_t>(RM, H5::PredType::NATIVE_INT64, 0, NR, 1);
   const auto RSize = Ints("rollouts/text_size", NR), RFlip = Ints("rollouts/flip", NR),
+             RRule = F.nameExists("rollouts/rule") ? Ints("rollouts/rule", NR)
+                                                   : std::vector<int64_t>(NR, -1),
              RFirst = Ints("rollouts/first_decision", NR),
              RCount = Ints("rollouts/decision_count", NR);
   H5::DataSet RE = F.openDataSet("rollouts/error");
@@ -277,9 +311,15 @@ llvm::Error readBody(const std::string &Path, H5::H5File &F, ExplorationFile &X)
                                                     "the file's {1} modules and {2} decisions",
                                                     R, N, ND)
                                           .str());
+    if (RRule[R] < -1 || RRule[R] >= int64_t(X.Header.Rules.size()))
+      return support::fileError(Path, llvm::formatv("rollout {0}: rule {1} is not one of the "
+                                                    "{2} rules of attribute rules",
+                                                    R, RRule[R], X.Header.Rules.size())
+                                          .str());
     Rollout Ro;
     Ro.TextSize = RSize[R];
     Ro.Flip = RFlip[R];
+    Ro.Rule = RRule[R];
     Ro.Error = RError[R];
     Ro.Decisions.assign(Decisions.begin() + RFirst[R], Decisions.begin() + RFirst[R] + RCount[R]);
     X.Modules[size_t(RModule[R])].Rollouts.push_back(std::move(Ro));

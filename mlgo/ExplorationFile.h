@@ -14,7 +14,8 @@
 
 namespace wb::mlgo {
 
-inline constexpr const char *ExplorationSchema = "ir2vec.mlgo-exploration/1";
+inline constexpr const char *ExplorationSchema = "ir2vec.mlgo-exploration/2";
+inline constexpr const char *ExplorationSchemaV1 = "ir2vec.mlgo-exploration/1"; // still read
 
 /// Which modules an exploration covers: one side of a split by package, or every module (the
 /// transfer protocol's cross-validation trains each fold on the others' labels).
@@ -23,7 +24,11 @@ enum class ExploredSide { Train, Test, All };
 struct Rollout {
   std::vector<int64_t> Decisions;
   int64_t TextSize = -1; // -1: failed
-  int64_t Flip = -1;     // the flipped decision's index (-1: the heuristic's trajectory)
+  int64_t Flip = -1;     // the flipped decision's index (-1: none)
+  /// What answered after the prefix (and the flip): the header's Rules[Rule], or -1 for the
+  /// heuristic. Flip -1 and Rule -1: the heuristic's trajectory; Flip -1 and a rule: that
+  /// rule's whole-module rollout.
+  int64_t Rule = -1;
   std::string Error;
 };
 
@@ -46,6 +51,8 @@ struct ExplorationHeader {
   std::string FlipOrder, Split, Side, Opt, Llc, Compile, Toolchain;
   std::string LLVMVersion, ToolVersion;
   std::vector<std::string> Vocabularies; // of observation sets 1, 2, ... ("" = default)
+  /// The margin rules rolled out before the flips (runners::marginRules names), in order.
+  std::vector<std::string> Rules;
 
   /// Everything that decides the explored values, as one comparable string.
   std::string settings() const;

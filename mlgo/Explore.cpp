@@ -27,8 +27,56 @@ namespace wb::mlgo {
 using runners::Task;
 using support::Diagnostic;
 
+llvm::json::Object SearchSettings::toJSON() const {
+  llvm::json::Array R;
+  for (const runners::InlineRule *X : Rules)
+    R.push_back(X->name());
+  return llvm::json::Object{{"budget", int64_t(Budget)},
+                            {"seed", int64_t(Seed)},
+                            {"flip_order", support::nameOf<FlipOrder>(FlipOrderNames, Order)},
+                            {"rules", std::move(R)}};
+}
+
+std::string SearchSettings::describe() const {
+  std::string S = std::to_string(Budget) + " compilations per module, flip order " +
+                  support::nameOf<FlipOrder>(FlipOrderNames, Order).str();
+  if (!Rules.empty())
+    S += ", " + std::to_string(Rules.size()) + " margin rules first";
+  return S;
+}
+
+std::string marginRuleNames() {
+  std::string Known;
+  for (const runners::InlineRule &X : runners::marginRules())
+    Known += (Known.empty() ? "" : ", ") + X.name();
+  return Known;
+}
+
+llvm::Expected<std::vector<const runners::InlineRule *>> parseRules(llvm::StringRef Text) {
+  std::vector<const runners::InlineRule *> Out;
+  if (Text == "none" || Text.empty())
+    return Out;
+  if (Text == "all") {
+    for (const runners::InlineRule &R : runners::marginRules())
+      Out.push_back(&R);
+    return Out;
+  }
+  llvm::SmallVector<llvm::StringRef> Names;
+  Text.split(Names, ',');
+  for (llvm::StringRef N : Names) {
+    const runners::InlineRule *R = runners::findMarginRule(N.trim());
+    if (!R)
+      return support::usageError("unknown margin rule '" + N.trim() + "' (all, none, " +
+                                 marginRuleNames() + ")");
+    if (llvm::is_contained(Out, R))
+      return support::usageError("margin rule '" + N.trim() + "' named twice");
+    Out.push_back(R);
+  }
+  return Out;
+}
+
 llvm::Error ExploreConfig::validate() const {
-  if (Budget < 1)
+  if (Search.Budget < 1)
     return support::usageError("--budget must be at least 1 (the heuristic's trajectory)");
   return llvm::Error::success();
 }
@@ -81,12 +129,13 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
     return X;
   }
   unsigned Runs = 0;
-  auto Run = [&](std::vector<int64_t> Prefix,
+  auto Run = [&](std::vector<int64_t> Prefix, int64_t Rule,
                  const std::optional<std::string> &Vocab) -> llvm::Expected<Compiled> {
     runners::SessionConfig S;
     S.T = Task::Inline;
-    S.MakePolicy = [Prefix]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
-      return runners::makeTrajectoryPolicy(Prefix);
+    const runners::InlineRule *Tail = Rule >= 0 ? C.Search.Rules[size_t(Rule)] : nullptr;
+    S.MakePolicy = [Prefix, Tail]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+      return runners::makeTrajectoryPolicy(Prefix, Tail);
     };
     if (Vocab)
       S.Augment = features::embeddingAugmenter(Task::Inline, *Vocab, Path, {});
@@ -94,29 +143,24 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
     return compileModule(Path, C.Tools, &S, *Dir, "run" + std::to_string(Runs++), C.Run.CancelFd);
   };
 
-  llvm::Expected<Compiled> H = Run({}, std::nullopt);
+  llvm::Expected<Compiled> H = Run({}, -1, std::nullopt);
   if (!H) {
     X.Error = llvm::toString(H.takeError());
     return X;
   }
-  X.Rollouts.push_back({decisionsOf(Task::Inline, H->SessionLog), H->TextSize, -1, ""});
+  X.Rollouts.push_back({decisionsOf(Task::Inline, H->SessionLog), H->TextSize, -1, -1, ""});
   X.BaselineSize = X.BestSize = H->TextSize;
   features::Log Best = std::move(H->SessionLog);
-  for (size_t Flip : flipOrder(C.Order, Best, ModuleSeed)) {
-    if (X.Rollouts.size() >= C.Budget || support::cancelled(C.Run.CancelFd))
-      break;
-    const std::vector<int64_t> &B = X.Rollouts[X.Best].Decisions;
-    if (Flip >= B.size()) // the best trajectory asks fewer questions than the heuristic's
-      continue;
-    std::vector<int64_t> Prefix(B.begin(), B.begin() + Flip);
-    Prefix.push_back(1 - B[Flip]);
-    llvm::Expected<Compiled> R = Run(Prefix, std::nullopt);
+  // One rollout: recorded (a failed one too, and skipped); the best when smaller.
+  auto Try = [&](std::vector<int64_t> Prefix, int64_t Flip, int64_t Rule) {
+    llvm::Expected<Compiled> R = Run(std::move(Prefix), Rule, std::nullopt);
     Rollout Ro;
-    Ro.Flip = int64_t(Flip);
-    if (!R) { // recorded and skipped
+    Ro.Flip = Flip;
+    Ro.Rule = Rule;
+    if (!R) {
       Ro.Error = llvm::toString(R.takeError());
       X.Rollouts.push_back(std::move(Ro));
-      continue;
+      return;
     }
     Ro.Decisions = decisionsOf(Task::Inline, R->SessionLog);
     Ro.TextSize = R->TextSize;
@@ -126,13 +170,29 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
       X.BestSize = R->TextSize;
       Best = std::move(R->SessionLog);
     }
+  };
+  auto Stop = [&] {
+    return X.Rollouts.size() >= C.Search.Budget || support::cancelled(C.Run.CancelFd);
+  };
+  // A module without decisions gives every rule the heuristic's trajectory: nothing to try.
+  for (size_t R = 0; R < C.Search.Rules.size() && !X.Rollouts.front().Decisions.empty() && !Stop(); ++R)
+    Try({}, -1, int64_t(R));
+  for (size_t Flip : flipOrder(C.Search.Order, Best, ModuleSeed)) {
+    if (Stop())
+      break;
+    const Rollout &B = X.Rollouts[X.Best];
+    if (Flip >= B.Decisions.size()) // the best trajectory asks fewer questions than this order
+      continue;
+    std::vector<int64_t> Prefix(B.Decisions.begin(), B.Decisions.begin() + Flip);
+    Prefix.push_back(1 - B.Decisions[Flip]);
+    Try(std::move(Prefix), int64_t(Flip), B.Rule);
   }
   X.Observations.push_back(std::move(Best));
   // The same decisions with embedding features: one replay per vocabulary. The compiler is
   // deterministic, so a replay must reproduce the best size; anything else is an error.
   const Rollout &BestRun = X.Rollouts[X.Best];
   for (const std::string &V : C.Vocabularies) {
-    llvm::Expected<Compiled> R = Run(BestRun.Decisions, V);
+    llvm::Expected<Compiled> R = Run(BestRun.Decisions, BestRun.Rule, V);
     if (!R) {
       X.Error = "replaying the best decisions with embeddings (" +
                 (V.empty() ? std::string("default vocabulary") : V) +
@@ -178,6 +238,7 @@ llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleExploration &X)
   llvm::json::Array Rollouts;
   for (const Rollout &R : X.Rollouts)
     Rollouts.push_back(llvm::json::Object{{"flip", R.Flip},
+                                          {"rule", R.Rule},
                                           {"text_size", R.TextSize},
                                           {"error", R.Error},
                                           {"decisions", decisionText(R.Decisions)}});
@@ -211,6 +272,7 @@ std::optional<ModuleExploration> readPart(const PartsDir &Dir, size_t I,
       X.Rollouts.push_back({decisionsFromText(R->getString("decisions").value_or("")),
                             R->getInteger("text_size").value_or(-1),
                             R->getInteger("flip").value_or(-1),
+                            R->getInteger("rule").value_or(-1),
                             R->getString("error").value_or("").str()});
     }
   for (int64_t V = 0, N = O->getInteger("observation_sets").value_or(0); V < N; ++V) {
@@ -240,6 +302,7 @@ void encodeExploration(const ModuleExploration &X, support::WireWriter &W) {
     W.array(R.Decisions);
     W.num<int64_t>(R.TextSize);
     W.num<int64_t>(R.Flip);
+    W.num<int64_t>(R.Rule);
     W.bytes(R.Error);
   }
   W.num<uint64_t>(X.Observations.size());
@@ -263,6 +326,7 @@ llvm::Expected<ModuleExploration> decodeExploration(support::WireReader &In) {
     R.Decisions = In.array<int64_t>();
     R.TextSize = In.num<int64_t>();
     R.Flip = In.num<int64_t>();
+    R.Rule = In.num<int64_t>();
     R.Error = In.bytes();
     X.Rollouts.push_back(std::move(R));
   }
@@ -278,13 +342,15 @@ llvm::Expected<ModuleExploration> decodeExploration(support::WireReader &In) {
 
 std::string fingerprint(const std::vector<std::string> &Train, const ExploreConfig &C,
                         const CorpusSplit &S) {
-  std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4}\n{5}\n", WB_VERSION, C.Budget,
-                                   C.Seed, support::nameOf<FlipOrder>(FlipOrderNames, C.Order),
+  std::string Text = llvm::formatv("{0}\n{1}\n{2}\n{3}\n{4}\n{5}\n", WB_VERSION, C.Search.Budget,
+                                   C.Search.Seed, support::nameOf<FlipOrder>(FlipOrderNames, C.Search.Order),
                                    C.Tools.fingerprint(),
                                    support::nameOf<ExploredSide>(ExploredSideNames, C.Side))
                          .str();
   for (const std::string &V : C.Vocabularies)
     Text += "vocab " + V + "\n";
+  for (const runners::InlineRule *R : C.Search.Rules)
+    Text += std::string("rule ") + R->name() + "\n";
   Text += S.toJSONText() + "\n";
   for (const std::string &M : Train) // a module rewritten since: its part is stale
     Text += M + " " + support::fileStamp(M) + "\n";
@@ -295,9 +361,9 @@ std::string fingerprint(const std::vector<std::string> &Train, const ExploreConf
 
 ExplorationHeader explorationHeader(const ExploreConfig &C, const std::string &Split) {
   ExplorationHeader H;
-  H.Budget = C.Budget;
-  H.Seed = int64_t(C.Seed);
-  H.FlipOrder = support::nameOf<FlipOrder>(FlipOrderNames, C.Order).str();
+  H.Budget = C.Search.Budget;
+  H.Seed = int64_t(C.Search.Seed);
+  H.FlipOrder = support::nameOf<FlipOrder>(FlipOrderNames, C.Search.Order).str();
   H.Split = Split;
   H.Side = support::nameOf<ExploredSide>(ExploredSideNames, C.Side).str();
   H.Opt = C.Tools.Opt + " " + llvm::join(C.Tools.OptArgs, " ");
@@ -307,6 +373,8 @@ ExplorationHeader explorationHeader(const ExploreConfig &C, const std::string &S
   H.LLVMVersion = WB_LLVM_VERSION;
   H.ToolVersion = WB_VERSION;
   H.Vocabularies = C.Vocabularies;
+  for (const runners::InlineRule *R : C.Search.Rules)
+    H.Rules.push_back(R->name());
   return H;
 }
 
@@ -344,7 +412,7 @@ llvm::Expected<support::Outcome> runExploration(const std::vector<std::string> &
   Sp.Encode = encodeExploration;
   Sp.Decode = decodeExploration;
   auto Explore = [&](size_t I) {
-    return exploreModule(Train[I], C, C.Seed * 0x9E3779B97F4A7C15ull + I);
+    return exploreModule(Train[I], C, C.Search.Seed * 0x9E3779B97F4A7C15ull + I);
   };
   if (C.Run.Dist.serving()) // another rank of an MPI run: explores for rank 0, writes nothing
     return support::outcomeOf(Pipe.run(0, Train.size(), Explore, {}, Sp));

@@ -1,8 +1,9 @@
 // Exploration for inlining-for-size (BC-Max, arXiv 2403.19462; shared doc policy-training.md,
-// sections 1 and 7): per module, the heuristic's trajectory, then single flips of its
+// sections 1 and 7): per module, the heuristic's trajectory, then (with rules) whole-module
+// rollouts of margin rules around the heuristic, then single flips of the best trajectory's
 // decisions, each rollout replaying the best trajectory so far up to the flipped decision and
-// following the heuristic afterwards; a rollout that gives a smaller .text becomes the best
-// (greedy refinement). Every rollout's decisions and .text are kept, and the best trajectory's
+// following the best's policy (the heuristic or its rule) afterwards; a rollout that gives a
+// smaller .text becomes the best (greedy refinement). Every rollout's decisions and .text are kept, and the best trajectory's
 // observations with every feature the compiler sent; observations with embedding features
 // for other vocabularies come from replaying the best decisions once per vocabulary.
 //
@@ -14,10 +15,13 @@
 #include "mlgo/Compile.h"
 #include "mlgo/ExplorationFile.h"
 #include "mlgo/Split.h"
+#include "runners/Policies.h"
 #include "support/Diagnostics.h"
 #include "support/RunSettings.h"
 #include "support/Error.h"
 #include "support/Names.h"
+
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <string>
@@ -40,11 +44,30 @@ inline constexpr support::Named<FlipOrder> FlipOrderNames[] = {{FlipOrder::Inlin
 inline constexpr support::Named<ExploredSide> ExploredSideNames[] = {
     {ExploredSide::Train, "train"}, {ExploredSide::Test, "test"}, {ExploredSide::All, "all"}};
 
-struct ExploreConfig {
-  Toolchain Tools;
+/// How the search goes: what `mlgo explore`'s options and the specs' "exploration" set.
+struct SearchSettings {
   unsigned Budget = 16; // compilations per module in the search, the heuristic's included
   uint64_t Seed = 1;
   FlipOrder Order = FlipOrder::Inlined;
+  /// Margin rules (runners::marginRules) rolled out on the whole module after the heuristic's
+  /// trajectory and before the flips, within the budget; the flips then refine the best
+  /// trajectory with its own rule answering after the flipped decision.
+  std::vector<const runners::InlineRule *> Rules;
+
+  /// As the specs write it: {"budget", "seed", "flip_order", "rules"}.
+  llvm::json::Object toJSON() const;
+  /// "16 compilations per module, flip order inlined, 7 margin rules" for reports.
+  std::string describe() const;
+};
+
+/// "inline+10, inline+30, ...": the names of runners::marginRules.
+std::string marginRuleNames();
+/// Rules by name: "all", "none" or names of runners::marginRules, comma-separated.
+llvm::Expected<std::vector<const runners::InlineRule *>> parseRules(llvm::StringRef Text);
+
+struct ExploreConfig {
+  Toolchain Tools;
+  SearchSettings Search;
   /// Observations are also recorded with embedding features for each ("" = the default
   /// vocabulary), by one replay of the best decisions per vocabulary and module.
   std::vector<std::string> Vocabularies;

@@ -119,22 +119,38 @@ public:
       return E;
     return number(*M, "learning_rate", "model", Out.Optimizer.LearningRate);
   }
-  /// "exploration": budget, seed, flip_order.
-  llvm::Error exploration(const llvm::json::Object *X, unsigned &Budget, uint64_t &Seed,
-                          FlipOrder &Order) const {
+  /// "exploration": budget, seed, flip_order, rules ("all", "none" or an array of names).
+  llvm::Error exploration(const llvm::json::Object *X, SearchSettings &S) const {
     if (!X)
       return llvm::Error::success();
-    if (llvm::Error E = onlyKeys(*X, "exploration", {"budget", "seed", "flip_order"}))
+    if (llvm::Error E = onlyKeys(*X, "exploration", {"budget", "seed", "flip_order", "rules"}))
       return E;
-    if (llvm::Error E = integer(*X, "budget", "exploration", Budget, 1))
+    if (llvm::Error E = integer(*X, "budget", "exploration", S.Budget, 1))
       return E;
-    if (llvm::Error E = integer(*X, "seed", "exploration", Seed))
+    if (llvm::Error E = integer(*X, "seed", "exploration", S.Seed))
       return E;
     if (std::optional<llvm::StringRef> F = X->getString("flip_order")) {
       auto O = support::parseNamed<FlipOrder>(FlipOrderNames, *F, "flip order");
       if (!O)
         return error("exploration.flip_order", llvm::toString(O.takeError()));
-      Order = *O;
+      S.Order = *O;
+    }
+    if (const llvm::json::Value *R = X->get("rules")) {
+      std::string Text;
+      if (std::optional<llvm::StringRef> Word = R->getAsString()) {
+        Text = Word->str();
+      } else {
+        std::vector<std::string> Names;
+        if (llvm::Error E = strings(R, "exploration.rules", Names))
+          return E;
+        Text = llvm::join(Names, ",");
+        if (Names.empty())
+          Text = "none";
+      }
+      auto Rules = parseRules(Text);
+      if (!Rules)
+        return error("exploration.rules", llvm::toString(Rules.takeError()));
+      S.Rules = std::move(*Rules);
     }
     return llvm::Error::success();
   }

@@ -32,6 +32,14 @@ class NetworkPolicy : public Policy {
 public:
   explicit NetworkPolicy(ModelFile M) : M(std::move(M)), Net(Network::of(this->M)) {
     In = this->M.Inputs;
+    if (this->M.AbstainMargin) { // the heuristic's decision is bound, read or not by the network
+      DefaultIdx = In.size();
+      for (size_t I = 0; I < In.size(); ++I)
+        if (In[I].Name == "inlining_default")
+          DefaultIdx = I;
+      if (DefaultIdx == In.size())
+        In.push_back({"inlining_default", TensorType::Int64, 0, {1}});
+    }
     if (this->M.ForTask == Task::Evict) {
       MaskIdx = In.size();
       for (size_t I = 0; I < In.size(); ++I)
@@ -53,6 +61,11 @@ public:
     const arma::mat Out = Net.forward(A);
     switch (M.ForTask) {
     case Task::Inline:
+      if (M.AbstainMargin) {
+        const bool Default = X.at(DefaultIdx, 0) != 0;
+        return int64Advice(Default ? !(Out(0, 0) < -*M.AbstainMargin)
+                                   : Out(0, 0) > *M.AbstainMargin);
+      }
       return int64Advice(Out(0, 0) > 0);
     case Task::Priority:
       return floatAdvice(static_cast<float>(Out(0, 0)));
@@ -74,7 +87,7 @@ private:
   ModelFile M;
   Network Net;
   std::vector<TensorSpec> In;
-  size_t MaskIdx = 0;
+  size_t MaskIdx = 0, DefaultIdx = 0;
 };
 
 bool perColumn(const ModelFile &M, const TensorSpec &S) {
@@ -168,7 +181,22 @@ arma::mat Network::forward(const arma::mat &X, std::vector<arma::mat> *Activatio
 }
 
 std::unique_ptr<Policy> makeModelPolicy(ModelFile M) {
+  if (M.Rule)
+    return makeRulePolicy(*M.Rule);
   return std::make_unique<NetworkPolicy>(std::move(M));
+}
+
+ModelFile ruleModel(const InlineRule &Rule,
+                    std::vector<std::pair<std::string, std::string>> Provenance) {
+  ModelFile M;
+  M.ForTask = Task::Inline;
+  M.Kind = "rule";
+  M.Inputs = InlineRule::inputs();
+  M.FeatureSet = M.Inputs; // a rule was not trained on a feature set; it reads these
+  M.FeatureSetVersion = features::featureSetVersion(Task::Inline, M.FeatureSet);
+  M.Rule = Rule;
+  M.Provenance = std::move(Provenance);
+  return M;
 }
 
 llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOptions &O) {
@@ -223,7 +251,7 @@ namespace {
 
 // Attributes with a meaning of their own; any other string attribute is provenance.
 const std::set<std::string> KnownAttributes = {"schema", "task", "kind", "feature_set_version",
-                                               "feature_set", "inputs", "layers", "groups"};
+                                               "feature_set", "inputs", "layers", "groups", "rule"};
 const char *const NormalizationNames[] = {"none", "quantile", "zscore"};
 
 llvm::Error readNormalizations(H5::H5File &F, ModelFile &M, llvm::StringRef Path) {
@@ -287,16 +315,16 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
     H5::Exception::dontPrint();
     H5::H5File F(Path.str(), H5F_ACC_RDONLY);
     const std::string Schema = F.attrExists("schema") ? h5::readStrAttr(F, "schema") : "";
-    if (Schema != ModelSchema && Schema != ModelSchemaV1)
+    if (Schema != ModelSchema && Schema != ModelSchemaV2 && Schema != ModelSchemaV1)
       return Bad(std::string("not a model file (expected attribute schema = ") + ModelSchema +
-                 " or " + ModelSchemaV1 + ")");
+                 ", " + ModelSchemaV2 + " or " + ModelSchemaV1 + ")");
     std::optional<Task> T = features::taskFromName(h5::readStrAttr(F, "task"));
     if (!T)
       return Bad("attribute task: expected inline, evict or priority");
     M.ForTask = *T;
     M.Kind = h5::readStrAttr(F, "kind");
-    if (M.Kind != "linear" && M.Kind != "mlp")
-      return Bad("attribute kind: expected linear or mlp, found '" + M.Kind + "'");
+    if (M.Kind != "linear" && M.Kind != "mlp" && !(M.Kind == "rule" && Schema == ModelSchema))
+      return Bad("attribute kind: expected linear, mlp or rule, found '" + M.Kind + "'");
     M.FeatureSetVersion = h5::readStrAttr(F, "feature_set_version");
     for (auto [Attr, Dest] : {std::pair{"inputs", &M.Inputs}, {"feature_set", &M.FeatureSet}}) {
       llvm::Expected<std::vector<TensorSpec>> S =
@@ -305,7 +333,7 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
         return Bad(llvm::toString(S.takeError()));
       *Dest = std::move(*S);
     }
-    if (Schema == ModelSchema) {
+    if (Schema != ModelSchemaV1) {
       if (llvm::Error E = readNormalizations(F, M, Path))
         return E;
       if (F.attrExists("groups")) {
@@ -329,6 +357,31 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
           M.Provenance.emplace_back(Name, V);
         }
       }
+    }
+    if (Schema == ModelSchema && F.attrExists("abstain_margin")) {
+      const double A = h5::readNumAttr<double>(F, "abstain_margin", H5::PredType::NATIVE_DOUBLE);
+      if (!(A >= 0) || !std::isfinite(A))
+        return Bad("attribute abstain_margin: expected a finite number >= 0");
+      if (M.ForTask != Task::Inline)
+        return Bad("attribute abstain_margin: only inliner models abstain");
+      M.AbstainMargin = A;
+    }
+    if (M.Kind == "rule") {
+      if (M.ForTask != Task::Inline)
+        return Bad("a rule model is for task inline");
+      if (!F.attrExists("rule"))
+        return Bad("a rule model needs attribute rule (JSON)");
+      auto V = support::parseJSON(h5::readStrAttr(F, "rule"));
+      if (!V)
+        return Bad("attribute rule: " + llvm::toString(V.takeError()));
+      auto R = InlineRule::fromJSON(*V);
+      if (!R)
+        return Bad("attribute " + llvm::toString(R.takeError()));
+      if (M.Inputs != InlineRule::inputs())
+        return Bad("attribute inputs: a rule model reads " +
+                   features::specsJSON(InlineRule::inputs()));
+      M.Rule = *R;
+      return M;
     }
     int64_t NLayers = h5::readNumAttr<int64_t>(F, "layers", H5::PredType::NATIVE_INT64);
     if (NLayers < 1 || NLayers > 64)
@@ -394,6 +447,13 @@ llvm::Error writeModelFile(llvm::StringRef Path, const ModelFile &M) {
     std::string GroupText;
     llvm::raw_string_ostream(GroupText) << llvm::json::Value(std::move(Groups));
     h5::writeAttr(F, "groups", GroupText);
+    if (M.AbstainMargin)
+      h5::writeAttr(F, "abstain_margin", *M.AbstainMargin);
+    if (M.Rule) {
+      std::string RuleText;
+      llvm::raw_string_ostream(RuleText) << llvm::json::Value(M.Rule->toJSON());
+      h5::writeAttr(F, "rule", RuleText);
+    }
     for (const auto &[K, V] : M.Provenance)
       if (!KnownAttributes.count(K))
         h5::writeAttr(F, K.c_str(), V);

@@ -14,11 +14,13 @@
 #include <armadillo>
 
 #include <functional>
+#include <optional>
 #include <utility>
 
 namespace wb::runners {
 
-inline constexpr const char *ModelSchema = "ir2vec.mlgo-model/2";
+inline constexpr const char *ModelSchema = "ir2vec.mlgo-model/3";
+inline constexpr const char *ModelSchemaV2 = "ir2vec.mlgo-model/2"; // still read
 inline constexpr const char *ModelSchemaV1 = "ir2vec.mlgo-model/1"; // still read
 
 /// How one input's values are normalised before the network sees them; fitted on the
@@ -37,10 +39,10 @@ struct Normalization {
   double *apply(size_t J, double X, double *Out) const;
 };
 
-/// A linear or MLP model as stored in its file.
+/// A linear, MLP or rule model as stored in its file.
 struct ModelFile {
   Task ForTask = Task::Inline;
-  std::string Kind;                      // "linear" or "mlp"
+  std::string Kind;                      // "linear", "mlp" or "rule"
   std::vector<TensorSpec> Inputs;        // what the model reads, in input-vector order
   std::vector<Normalization> Norms;      // one per input (empty: none, as in schema /1)
   std::string FeatureSetVersion;         // of the feature set it was trained on
@@ -53,6 +55,14 @@ struct ModelFile {
     std::vector<double> Bias;   // Out
   };
   std::vector<Layer> Layers;
+  /// Inliner models only: answer the heuristic's own decision (inlining_default) unless the
+  /// network disagrees with it by more than this margin (output < -margin where the heuristic
+  /// inlines, > margin where it declines). Unset: the network's sign answers (schema /3
+  /// attribute abstain_margin; files before /3 have none).
+  std::optional<double> AbstainMargin;
+  /// Kind "rule" (inliner only): the rule it answers with; no layers, no normalisation, and
+  /// Inputs are InlineRule::inputs().
+  std::optional<InlineRule> Rule;
 
   const Normalization &norm(size_t Input) const;
 };
@@ -83,6 +93,10 @@ struct Network {
   /// input and every layer's output (after ReLU for hidden layers), for backpropagation.
   arma::mat forward(const arma::mat &X, std::vector<arma::mat> *Activations = nullptr) const;
 };
+
+/// A model file holding Rule (kind "rule"; Provenance as given).
+ModelFile ruleModel(const InlineRule &Rule,
+                    std::vector<std::pair<std::string, std::string>> Provenance);
 
 /// A policy answering with M (what loadModelPolicy makes from a file).
 std::unique_ptr<Policy> makeModelPolicy(ModelFile M);

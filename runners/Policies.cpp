@@ -2,6 +2,8 @@
 
 #include "support/Error.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -33,14 +35,19 @@ constexpr PolicyInfo Policies[] = {
     {"mlp", AllTasks, PolicyNeeds::ModelFile,
      "a multi-layer perceptron with ReLU hidden layers, in the same file format and answering "
      "as `linear` does"},
+    {"rule", bit(Task::Inline), PolicyNeeds::ModelFile,
+     "a rule around the heuristic read from `--model` (a model file of kind `rule`): where the "
+     "heuristic declines, inline when `threshold − cost_estimate` > −add and the callee has few "
+     "users and blocks; where it inlines, refuse when the margin is ≤ refuse "
+     "([format](formats/mlgo-model.md))"},
     {"replay", AllTasks, PolicyNeeds::SessionLog,
      "the decisions of a session log (`--replay`), in order; a compiler that asks for more is "
      "a host error (status 125), never a spin"},
     {"size", bit(Task::Inline), PolicyNeeds::ShippedModel,
      "the project's inliner-for-size policy, installed with the tool (`share/ir2vec/"
-     "policies/inline-size.h5`): the heuristic with a size margin tuned on the .text of a "
-     "training corpus by `scripts/train-default-policy.sh` (a `linear` model; held-out "
-     "evaluation in the README); reads only features the compiler always sends",
+     "policies/inline-size.h5`): a `rule` chosen by a search scored on folds of packages of "
+     "the benchmark corpus (`scripts/train-default-policy.sh`; docs/size-policy.md); reads only "
+     "features the compiler always sends",
      "inline-size.h5"},
 };
 
@@ -242,23 +249,68 @@ private:
   size_t Next = 0;
 };
 
+/// R's answer to an observation bound to InlineRule::inputs().
+bool ruleAnswer(const InlineRule &R, const Inputs &In) {
+  return R.inlines(In.at(0, 0) != 0, int64_t(In.at(1, 0)), int64_t(In.at(2, 0)),
+                   int64_t(In.at(3, 0)), int64_t(In.at(4, 0)));
+}
+
+class RulePolicy : public Policy {
+public:
+  explicit RulePolicy(InlineRule R) : R(std::move(R)) {}
+  std::vector<TensorSpec> inputs() const override { return InlineRule::inputs(); }
+  llvm::Expected<std::string> advise(const Inputs &In) override {
+    return int64Advice(ruleAnswer(R, In));
+  }
+  std::string describe() const override { return "rule " + R.name(); }
+
+private:
+  InlineRule R;
+};
+
 class TrajectoryPolicy : public Policy {
 public:
-  explicit TrajectoryPolicy(std::vector<int64_t> Decisions) : Decisions(std::move(Decisions)) {}
+  TrajectoryPolicy(std::vector<int64_t> Decisions, const InlineRule *Tail)
+      : Decisions(std::move(Decisions)), Tail(Tail) {}
   std::vector<TensorSpec> inputs() const override {
+    if (Tail)
+      return InlineRule::inputs(); // inlining_default first
     return {{"inlining_default", TensorType::Int64, 0, {1}}};
   }
   llvm::Expected<std::string> advise(const Inputs &In) override {
-    const int64_t D = Next < Decisions.size() ? Decisions[Next] : int64_t(In.at(0, 0) != 0);
+    int64_t D = In.at(0, 0) != 0;
+    if (Next < Decisions.size())
+      D = Decisions[Next];
+    else if (Tail)
+      D = ruleAnswer(*Tail, In);
     ++Next;
     return int64Advice(D);
   }
-  std::string describe() const override { return "trajectory"; }
+  std::string describe() const override {
+    return Tail ? "trajectory, then rule " + Tail->name() : "trajectory";
+  }
 
 private:
   std::vector<int64_t> Decisions;
+  const InlineRule *Tail;
   size_t Next = 0;
 };
+
+constexpr InlineRule margin(std::optional<int64_t> Refuse, std::optional<int64_t> Add) {
+  InlineRule R;
+  R.Refuse = Refuse;
+  R.Add = Add;
+  return R;
+}
+
+// Margins are multiples of LLVM's InstrCost (5): two to sixteen instructions more or fewer
+// than the heuristic would take.
+constexpr InlineRule MarginRules[] = {
+    margin(std::nullopt, 10), margin(std::nullopt, 30), margin(std::nullopt, 80),
+    margin(5, std::nullopt),  margin(10, std::nullopt), margin(25, std::nullopt),
+    margin(5, 10),
+};
+
 
 llvm::Expected<std::vector<std::string>> replayDecisions(Task T, llvm::StringRef Path) {
   llvm::Expected<features::Log> L = features::readLogFile(Path);
@@ -333,8 +385,88 @@ llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &
   return makeError("unknown policy kind");
 }
 
-std::unique_ptr<Policy> makeTrajectoryPolicy(std::vector<int64_t> Decisions) {
-  return std::make_unique<TrajectoryPolicy>(std::move(Decisions));
+std::vector<TensorSpec> InlineRule::inputs() {
+  std::vector<TensorSpec> In;
+  for (const char *N : {"inlining_default", "threshold", "cost_estimate", "callee_users",
+                        "callee_basic_block_count"})
+    In.push_back({N, TensorType::Int64, 0, {1}});
+  return In;
+}
+
+std::string InlineRule::name() const {
+  std::string S;
+  if (Refuse) {
+    S = "refuse-" + std::to_string(*Refuse);
+    if (RefuseMinCalleeUsers > 0)
+      S += "[users>=" + std::to_string(RefuseMinCalleeUsers) + "]";
+  }
+  if (Add) {
+    S += (S.empty() ? "" : "+") + std::string("inline+") + std::to_string(*Add);
+    std::vector<std::string> When;
+    if (AddMaxCalleeUsers != Any)
+      When.push_back("users<=" + std::to_string(AddMaxCalleeUsers));
+    if (AddMaxCalleeBlocks != Any)
+      When.push_back("blocks<=" + std::to_string(AddMaxCalleeBlocks));
+    if (!When.empty())
+      S += "[" + llvm::join(When, ",") + "]";
+  }
+  return S.empty() ? "heuristic" : S;
+}
+
+llvm::json::Object InlineRule::toJSON() const {
+  auto Opt = [](std::optional<int64_t> V) { return V ? llvm::json::Value(*V) : nullptr; };
+  auto Lim = [](int64_t V) { return V == Any ? llvm::json::Value(nullptr) : llvm::json::Value(V); };
+  return llvm::json::Object{{"add", Opt(Add)},
+                            {"add_max_callee_users", Lim(AddMaxCalleeUsers)},
+                            {"add_max_callee_blocks", Lim(AddMaxCalleeBlocks)},
+                            {"refuse", Opt(Refuse)},
+                            {"refuse_min_callee_users", RefuseMinCalleeUsers}};
+}
+
+llvm::Expected<InlineRule> InlineRule::fromJSON(const llvm::json::Value &V) {
+  const llvm::json::Object *O = V.getAsObject();
+  if (!O)
+    return makeError("rule: expected a JSON object");
+  InlineRule R;
+  for (const auto &KV : *O) {
+    const llvm::StringRef K = KV.first;
+    const llvm::json::Value &X = KV.second;
+    const std::optional<int64_t> N = X.getAsInteger();
+    if (!N && X.kind() != llvm::json::Value::Null)
+      return makeError("rule: key '" + K + "' must be an integer or null");
+    if (K == "add")
+      R.Add = N;
+    else if (K == "refuse")
+      R.Refuse = N;
+    else if (K == "add_max_callee_users")
+      R.AddMaxCalleeUsers = N.value_or(Any);
+    else if (K == "add_max_callee_blocks")
+      R.AddMaxCalleeBlocks = N.value_or(Any);
+    else if (K == "refuse_min_callee_users")
+      R.RefuseMinCalleeUsers = N.value_or(0);
+    else
+      return makeError("rule: unknown key '" + K + "' (add, add_max_callee_users, "
+                       "add_max_callee_blocks, refuse, refuse_min_callee_users)");
+  }
+  return R;
+}
+
+llvm::ArrayRef<InlineRule> marginRules() { return MarginRules; }
+
+const InlineRule *findMarginRule(llvm::StringRef Name) {
+  for (const InlineRule &R : MarginRules)
+    if (Name == R.name())
+      return &R;
+  return nullptr;
+}
+
+std::unique_ptr<Policy> makeRulePolicy(InlineRule R) {
+  return std::make_unique<RulePolicy>(std::move(R));
+}
+
+std::unique_ptr<Policy> makeTrajectoryPolicy(std::vector<int64_t> Decisions,
+                                             const InlineRule *Tail) {
+  return std::make_unique<TrajectoryPolicy>(std::move(Decisions), Tail);
 }
 
 } // namespace wb::runners

@@ -6,7 +6,10 @@
 
 #include "runners/ModelRunner.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <cstdint>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <string>
@@ -67,10 +70,59 @@ llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &
 /// "" for a policy without one.
 std::string modelFileOf(const PolicyOptions &O);
 
-/// The inliner policy exploration runs: answers Decisions in order, then the compiler's own
-/// decision (inlining_default) for every later call site. A trajectory's prefix is replayed
-/// exactly because the compiler is deterministic: the same answers bring the same questions.
-std::unique_ptr<Policy> makeTrajectoryPolicy(std::vector<int64_t> Decisions);
+/// A rule around the inliner's heuristic over features the compiler always sends, with
+/// M = threshold - cost_estimate (the compiler's own margin: at -Oz it inlines when M > 0):
+///  * where the heuristic declines, inline when M > -Add, callee_users <= AddMaxCalleeUsers and
+///    callee_basic_block_count <= AddMaxCalleeBlocks (no Add: never);
+///  * where the heuristic inlines, refuse when M <= Refuse and callee_users >=
+///    RefuseMinCalleeUsers (no Refuse: never).
+/// Exploration rolls whole modules out with the rules of marginRules() before it flips single
+/// decisions (mlgo/Explore.h), and the shipped `size` policy is one (a model file of kind
+/// `rule`, chosen by a search scored on folds of packages: mlgo/RuleSearch.h). Why callee_users:
+/// a callee with one call site and outside linkage (callee_users 2) is, in C++, mostly a
+/// linkonce_odr function that inlining its last call deletes; LLVM's cost model knows only the
+/// local-linkage case (last_call_to_static_bonus).
+struct InlineRule {
+  static constexpr int64_t Any = INT64_MAX;
+  std::optional<int64_t> Add, Refuse;
+  int64_t AddMaxCalleeUsers = Any, AddMaxCalleeBlocks = Any, RefuseMinCalleeUsers = 0;
+
+  /// The features a rule reads, in the order inlines() takes them.
+  static std::vector<TensorSpec> inputs();
+  bool inlines(bool Default, int64_t Threshold, int64_t CostEstimate, int64_t CalleeUsers,
+               int64_t CalleeBlocks) const {
+    const int64_t M = Threshold - CostEstimate;
+    if (Default)
+      return !(Refuse && M <= *Refuse && CalleeUsers >= RefuseMinCalleeUsers);
+    return Add && M > -*Add && CalleeUsers <= AddMaxCalleeUsers &&
+           CalleeBlocks <= AddMaxCalleeBlocks;
+  }
+  /// "refuse-5+inline+10", "inline+30[users<=2,blocks<=1]", "heuristic" (neither side).
+  std::string name() const;
+  llvm::json::Object toJSON() const;
+  /// From toJSON's form; an error naming the key otherwise.
+  static llvm::Expected<InlineRule> fromJSON(const llvm::json::Value &V);
+  bool operator==(const InlineRule &O) const {
+    return Add == O.Add && Refuse == O.Refuse && AddMaxCalleeUsers == O.AddMaxCalleeUsers &&
+           AddMaxCalleeBlocks == O.AddMaxCalleeBlocks &&
+           RefuseMinCalleeUsers == O.RefuseMinCalleeUsers;
+  }
+};
+
+/// The margin rules exploration rolls out (by name(): inline+10, ..., refuse-5+inline+10).
+llvm::ArrayRef<InlineRule> marginRules();
+/// The margin rule named Name, or nullptr.
+const InlineRule *findMarginRule(llvm::StringRef Name);
+
+/// A policy answering with R on every call site.
+std::unique_ptr<Policy> makeRulePolicy(InlineRule R);
+
+/// The inliner policy exploration runs: answers Decisions in order, then, for every later call
+/// site, Tail's answer (nullptr: the compiler's own decision, inlining_default). A trajectory's
+/// prefix is replayed exactly because the compiler is deterministic: the same answers bring
+/// the same questions.
+std::unique_ptr<Policy> makeTrajectoryPolicy(std::vector<int64_t> Decisions,
+                                             const InlineRule *Tail = nullptr);
 
 /// Advice bytes and eviction legality, shared by every policy.
 inline constexpr size_t EvictionColumns = 33, NoEviction = 32;

@@ -2,7 +2,19 @@
 
 #include "support/Error.h"
 
+#include <cmath>
+
 namespace wb::support {
+
+llvm::json::Value numberOrNull(double X) {
+  return std::isnan(X) ? llvm::json::Value(nullptr) : llvm::json::Value(X);
+}
+
+llvm::json::Object withKeys(llvm::json::Object O, llvm::json::Object More) {
+  for (auto &KV : More)
+    O[KV.first] = std::move(KV.second);
+  return O;
+}
 
 llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef Text) {
   unsigned Depth = 0;

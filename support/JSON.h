@@ -15,4 +15,10 @@ inline constexpr unsigned MaxJSONDepth = 256;
 /// more than 256 levels deep (byte N)" otherwise). The check is one pass over the bytes.
 llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef Text);
 
+/// A number that may be undefined (NaN: a ratio with nothing to divide) as JSON: null then.
+llvm::json::Value numberOrNull(double X);
+
+/// O with the members of More added (a report's object built on a settings' own JSON).
+llvm::json::Object withKeys(llvm::json::Object O, llvm::json::Object More);
+
 } // namespace wb::support

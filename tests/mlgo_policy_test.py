@@ -82,7 +82,7 @@ ex = W("ex.h5")
 r = explore(ex, "-j", "2")
 if check("explore: exit 0", r.returncode == 0, r.stderr):
     with h5py.File(ex) as f:
-        check("explore: schema", f.attrs["schema"] == "ir2vec.mlgo-exploration/1")
+        check("explore: schema", f.attrs["schema"] == "ir2vec.mlgo-exploration/2")
         split = json.loads(f.attrs["split"])
         paths = [x.decode() for x in f["modules/path"][:]]
         test_keys = set(split["test_keys"])
@@ -198,7 +198,7 @@ check("train: exit 0", r.returncode == 0, r.stderr)
 if os.path.exists(model):
     with h5py.File(model) as f:
         check("train: the model records schema, groups, split and training data",
-              f.attrs["schema"] == "ir2vec.mlgo-model/2" and json.loads(f.attrs["groups"]) == ["cost", "callgraph", "heuristic"]
+              f.attrs["schema"] == "ir2vec.mlgo-model/3" and json.loads(f.attrs["groups"]) == ["cost", "callgraph", "heuristic"]
               and json.loads(f.attrs["split"])["test_keys"] and len(f.attrs["training_data_sha256"]) == 64)
         check("train: a normalisation per input", len(f["normalization"]) == len(json.loads(f.attrs["inputs"])))
 for args, needle in ((["--features", "cost,nonsense"], b"unknown feature group 'nonsense'"),

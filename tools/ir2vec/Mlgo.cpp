@@ -37,7 +37,7 @@ struct CollectOptions {
 struct ExploreOptions {
   mlgo::ExploreConfig Config;
   mlgo::SplitOptions Split;
-  std::string Output, Order = "inlined";
+  std::string Output, Order = "inlined", Rules = "none";
   std::vector<std::string> Inputs, Embeddings;
   CLI::Option *EmbeddingsFlag = nullptr;
   unsigned Jobs = 0;
@@ -189,7 +189,11 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
   mlgo::ExploreConfig &C = O.Config;
   if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
     return E;
-  C.Order = *Order;
+  C.Search.Order = *Order;
+  auto Rules = mlgo::parseRules(O.Rules);
+  if (!Rules)
+    return Rules.takeError();
+  C.Search.Rules = std::move(*Rules);
   C.Vocabularies = O.Embeddings;
   C.Run = runSettings(R, O.Jobs, Ctx.distribution(O.RootJobs));
   return support::withCancellation([&](int Cancel) {
@@ -406,9 +410,15 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   addOutput(*Explore, X->Output, "Output exploration (HDF5, ir2vec.mlgo-exploration/1)",
             /*Stdout=*/false)
       ->required();
-  Explore->add_option("--budget", X->Config.Budget,
+  Explore->add_option("--budget", X->Config.Search.Budget,
                       "Compilations per module in the search, the heuristic's included");
-  Explore->add_option("--seed", X->Config.Seed, "Seed (the random flip order)");
+  Explore->add_option("--seed", X->Config.Search.Seed, "Seed (the random flip order)");
+  Explore
+      ->add_option("--rules", X->Rules,
+                   "Margin rules rolled out on the whole module before the flips, within the "
+                   "budget: all, none, or names (" + mlgo::marginRuleNames() + "); docs/formats/mlgo-exploration.md")
+      ->type_name("RULES")
+      ->default_str("none");
   Explore
       ->add_option("--flip-order", X->Order,
                    "Which decisions to flip first: inlined (the heuristic's inline decisions, "
