@@ -1,4 +1,4 @@
-// The exploration file (schema ir2vec.mlgo-exploration/1, docs/formats/mlgo-exploration.md):
+// The exploration file (schema ir2vec.mlgo-exploration/2, docs/formats/mlgo-exploration.md):
 // its one writer and its one reader. Every pipeline that reads an exploration (training,
 // fine-tuning, ablation, the benchmark) reads it here, as values; nobody else opens its HDF5.
 #pragma once

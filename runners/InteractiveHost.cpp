@@ -122,6 +122,18 @@ llvm::Error writeAll(int FD, llvm::StringRef Bytes, const support::Child &C,
   return llvm::Error::success();
 }
 
+/// Whether a clang command line compiles for link-time optimisation (the last of -flto[=...]
+/// and -fno-lto wins, as in clang).
+bool ltoCompileStep(const std::vector<std::string> &Cmd) {
+  bool LTO = false;
+  for (const std::string &A : Cmd)
+    if (A == "-flto" || llvm::StringRef(A).starts_with("-flto="))
+      LTO = true;
+    else if (A == "-fno-lto")
+      LTO = false;
+  return LTO;
+}
+
 } // namespace
 
 int SessionResult::exitStatus() const {
@@ -191,6 +203,13 @@ llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::stri
               "with -Oz -Xclang -disable-llvm-passes), or the module calls no function defined "
               "in it"
             : "the compiler asked no question: no function needed the decision");
+  // -flto: the compile step's (pre-link) inliner asks the policy, but the link step inlines
+  // again inside the linker, out of the host's reach; a user comparing objects should know.
+  if (C.T == Task::Inline && R->clean() && R->ChannelOpened && isClang(Compiler) &&
+      ltoCompileStep(C.Command))
+    R->Warnings.push_back("-flto: the policy decided this compile step's (pre-link) inlining only; "
+                          "the link step inlines again inside the linker, which the host does not "
+                          "reach (docs/mlgo.md, Where a policy acts)");
   return R;
 }
 

@@ -201,6 +201,20 @@ if os.path.exists(model):
               f.attrs["schema"] == "ir2vec.mlgo-model/3" and json.loads(f.attrs["groups"]) == ["cost", "callgraph", "heuristic"]
               and json.loads(f.attrs["split"])["test_keys"] and len(f.attrs["training_data_sha256"]) == 64)
         check("train: a normalisation per input", len(f["normalization"]) == len(json.loads(f.attrs["inputs"])))
+# A file of the previous schema (ir2vec.mlgo-exploration/1: no rules rolled out, no rules
+# attribute or dataset) is still read, and trains the same model.
+ex1, model1 = W("ex-v1.h5"), W("m-v1.h5")
+shutil.copyfile(ex, ex1)
+with h5py.File(ex1, "r+") as f:
+    had = json.loads(f.attrs["rules"]) == [] and "rollouts/rule" in f
+    f.attrs["schema"] = "ir2vec.mlgo-exploration/1"
+    del f.attrs["rules"]
+    del f["rollouts/rule"]
+r = harness.run([a.ir2vec, "mlgo", "train", ex1, "--features", "cost,callgraph,heuristic", "--epochs", "20", "-o", model1])
+if check("train on an exploration of schema /1: exit 0", had and r.returncode == 0 and os.path.exists(model), (had, r.stderr)):
+    with h5py.File(model) as f, h5py.File(model1) as g:
+        check("train on an exploration of schema /1: the same layers as from /2",
+              all(np.array_equal(f[k][:], g[k][:]) for k in ("layer0/weight", "layer0/bias", "layer1/weight")))
 for args, needle in ((["--features", "cost,nonsense"], b"unknown feature group 'nonsense'"),
                      (["--observations", "default"], b"not among the exploration's observation sets"),
                      (["--features", "embedding"], b"callee_embedding")):
@@ -613,22 +627,55 @@ check("mlgo policies lists size", r.returncode == 0 and b"size" in r.stdout, r.s
 if check("the shipped model is in the build tree's share/ir2vec/policies", os.path.exists(shipped), shipped):
     with h5py.File(shipped) as f:
         names = [s_["name"] for s_ in json.loads(f.attrs["inputs"])]
-        w, b = f["layer0/weight"][:].reshape(-1), float(np.asarray(f["layer0/bias"][:]).reshape(-1)[0])
-        ok = f.attrs["kind"] == "linear" and sorted(names) == ["cost_estimate", "inlining_default", "threshold"]
-    if check("the shipped model is the fine-tuned heuristic (linear on three compiler features)", ok, names):
-        delta = -(w[names.index("inlining_default")] + b)
-        for tool, cmd in (("opt-22", [B("opt"), "-passes=default<Oz>", modules[0], "-o", W("sz.bc")]),
-                          ("clang-22", ["clang-22", "-Oz", "-c", modules[1], "-o", W("sz.o")])):
-            log = W(f"size-{tool}.log")
-            r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--embeddings", "--log", log, "--", *cmd])
-            if not check(f"--policy size runs under {tool} (which sends more features than it reads)", r.returncode == 0,
-                         r.stderr):
+        kind = f.attrs["kind"]
+        rule = json.loads(f.attrs["rule"]) if kind == "rule" else None
+    ok = kind == "rule" and names == ["inlining_default", "threshold", "cost_estimate", "callee_users",
+                                      "callee_basic_block_count"]
+    if check("the shipped model is a rule around the heuristic on five compiler features (docs/size-policy.md)", ok,
+             (kind, names)):
+        any_ = lambda v: float("inf") if v is None else v
+
+        def by_hand(x):  # docs/formats/mlgo-model.md, Rules
+            m = x["threshold"][0] - x["cost_estimate"][0]
+            if x["inlining_default"][0] == 1:
+                return int(not (rule["refuse"] is not None and m <= rule["refuse"]
+                                and x["callee_users"][0] >= (rule["refuse_min_callee_users"] or 0)))
+            return int(rule["add"] is not None and m > -rule["add"] and x["callee_users"][0] <= any_(rule["add_max_callee_users"])
+                       and x["callee_basic_block_count"][0] <= any_(rule["add_max_callee_blocks"]))
+
+        # Point 4 of docs/size-policy.md: opt and clang, C and C++, -Oz and -Os.
+        cxx = W("size.cpp")
+        open(cxx, "w").write("#include <vector>\n#include <string>\nstruct S { std::vector<std::string> v; "
+                             "void add(const char *p) { v.push_back(p); } size_t n() const { return v.size(); } };\n"
+                             "size_t f(S &s) { s.add(\"a\"); s.add(\"b\"); return s.n(); }\n")
+        csrc = W("size.c")
+        open(csrc, "w").write("static int sq(int x) { return x * x; }\nstatic int tw(int x) { return sq(x) + sq(x + 1); }\n"
+                              "int api(int a, int b) { return tw(a) * tw(b) + sq(a - b); }\n")
+        for tool, cmd in (("opt-22 -Oz", [B("opt"), "-passes=default<Oz>", modules[0], "-o", W("sz.bc")]),
+                          ("opt-22 -Os", [B("opt"), "-passes=default<Os>", modules[0], "-o", W("sz.bc")]),
+                          ("clang-22 -Oz (C)", ["clang-22", "-Oz", "-c", csrc, "-o", W("sz.o")]),
+                          ("clang-22 -Os (C)", ["clang-22", "-Os", "-c", csrc, "-o", W("sz.o")]),
+                          ("clang++-22 -Oz (C++)", ["clang++-22", "-Oz", "-c", cxx, "-o", W("szx.o")]),
+                          ("clang++-22 -Os (C++)", ["clang++-22", "-Os", "-c", cxx, "-o", W("szx.o")])):
+            log = W("size.log")
+            emb = ["--embeddings"] if tool.startswith("opt") else []  # IR to embed: opt's input
+            r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", *emb, "--log", log, "--", *cmd])
+            if not check(f"--policy size runs under {tool} (which sends more features than it reads), no warning",
+                         r.returncode == 0 and b"warning" not in r.stderr, r.stderr):
                 continue
             header, obs = mlgo_oracle.read_log(open(log, "rb").read())
-            rule = [int(o[2]["inlining_default"][0] == 1 and o[2]["threshold"][0] - o[2]["cost_estimate"][0] > delta)
-                    for o in obs]
-            check(f"--policy size under {tool}: {len(obs)} decisions follow the hand rule (delta {delta:.3f})",
-                  obs and [o[2]["inlining_decision"][0] for o in obs] == rule and len(header["features"]) > len(names) + 1)
+            check(f"--policy size under {tool}: {len(obs)} decisions follow the rule {rule} by hand",
+                  obs and [o[2]["inlining_decision"][0] for o in obs] == [by_hand(o[2]) for o in obs]
+                  and len(header["features"]) > len(names) + 1)
+        # Where it cannot act it says so: -O0 runs no inliner; with -flto the link step inlines
+        # inside the linker.
+        r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--", "clang-22", "-O0", "-c", csrc, "-o", W("sz.o")])
+        check("--policy size under clang-22 -O0: exit 0, a warning that no inliner ran (-O0)",
+              r.returncode == 0 and b"warning" in r.stderr and b"-O0" in r.stderr, r.stderr)
+        r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--", "clang-22", "-Oz", "-flto", "-c", csrc,
+                         "-o", W("sz.o")])
+        check("--policy size under clang-22 -Oz -flto -c: exit 0, a warning that only the pre-link inlining followed it",
+              r.returncode == 0 and b"-flto" in r.stderr and b"pre-link" in r.stderr, r.stderr)
 r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--model", W("nonexistent.h5"), "--",
                  B("opt"), "-passes=default<Oz>", modules[0], "-o", W("sz.bc")])
 check("--policy size with a missing model: exit 125 (the host failed), the file named", r.returncode == 125 and b"nonexistent.h5" in r.stderr,
