@@ -125,6 +125,15 @@ llvm::Expected<RuleGrid> ruleGridFromJSON(const llvm::json::Object &O, const std
     return E;
   if (llvm::Error E = Limits("refuse_min_callee_users", 0, 0, G.RefuseMinCalleeUsers))
     return E;
+  // Every combination is compiled on every module: a grid too large to run is refused before
+  // any work (sizes multiplied in double: lists of any length cannot overflow it).
+  const double Combinations = double(G.Add.size()) * G.Refuse.size() * G.AddMaxCalleeUsers.size() *
+                              G.AddMaxCalleeBlocks.size() * G.RefuseMinCalleeUsers.size();
+  if (Combinations > double(RuleGrid::MaxCombinations))
+    return support::usageError(llvm::formatv("{0}: {1} combinations; at most {2} (each is compiled "
+                                             "on every module)",
+                                             Where, uint64_t(std::min(Combinations, 1e18)), RuleGrid::MaxCombinations)
+                                   .str());
   if (const llvm::json::Value *V = O.get("max_package_growth")) {
     std::optional<double> D = V->getAsNumber();
     if (!D || !(*D >= 0 && *D < 1))

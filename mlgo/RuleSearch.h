@@ -32,6 +32,8 @@ struct RuleGrid {
   /// A package more than this much larger than with -Oz disqualifies a candidate (0.001: the
   /// issue's 0.1 %).
   double MaxPackageGrowth = 0.001;
+  /// The most combinations a grid may have (a search compiles each on every module).
+  static constexpr size_t MaxCombinations = 256;
 
   /// The heuristic (no change) first, then the combinations in the order of the lists; a
   /// combination equal to an earlier one (a condition of a side that is off) is left out.
