@@ -122,6 +122,15 @@ llvm::Error writeAll(int FD, llvm::StringRef Bytes, const support::Child &C,
   return llvm::Error::success();
 }
 
+/// Whether the command reads IR (a .bc or .ll argument), whose -O0 build would explain a
+/// session without questions; a compile from source cannot have that cause.
+bool compilesIR(const std::vector<std::string> &Cmd) {
+  for (const std::string &A : Cmd)
+    if (llvm::StringRef(A).ends_with(".bc") || llvm::StringRef(A).ends_with(".ll"))
+      return true;
+  return false;
+}
+
 /// Whether a clang command line compiles for link-time optimisation (the last of -flto[=...]
 /// and -fno-lto wins, as in clang).
 bool ltoCompileStep(const std::vector<std::string> &Cmd) {
@@ -198,11 +207,14 @@ llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::stri
         (Log || Transcript ? "; no log written" : ""));
   else if (R->clean() && R->Status.shellStatus() == 0 && R->Observations == 0)
     R->Warnings.push_back(
-        C.T == Task::Inline
+        C.T != Task::Inline ? "the compiler asked no question: no function needed the decision"
+        : compilesIR(C.Command)
             ? "the compiler asked no inlining question: IR built at -O0 is optnone (build it "
               "with -Oz -Xclang -disable-llvm-passes), or the module calls no function defined "
               "in it"
-            : "the compiler asked no question: no function needed the decision");
+            // From source the -O0 IR cause cannot apply: the flags in the command decide.
+            : "the compiler asked no inlining question: the code calls no function defined in "
+              "it (or none the inliner considers)");
   // -flto: the compile step's (pre-link) inliner asks the policy, but the link step inlines
   // again inside the linker, out of the host's reach; a user comparing objects should know.
   if (C.T == Task::Inline && R->clean() && R->ChannelOpened && isClang(Compiler) &&

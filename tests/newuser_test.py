@@ -136,6 +136,10 @@ harness.run(["clang-22", "-O0", "-emit-llvm", "-c", W("o0.c"), "-o", W("o0.bc")]
 r = run("mlgo", "run", "--", B("opt"), "-passes=default<Oz>", W("o0.bc"), "-o", W("o0-out.bc"))
 check("mlgo run on -O0 IR: exit 0 and a warning saying why nothing was asked (optnone, -O0)",
       r.returncode == 0 and b"asked no inlining question" in r.stderr and b"-O0" in r.stderr, r.stderr)
+write(W("leaf.c"), "int leaf(int x) { return x * 3; }\n")
+r = run("mlgo", "run", "--", "clang-22", "-Oz", "-c", W("leaf.c"), "-o", W("leaf.o"))
+check("mlgo run on a source without calls at -Oz: a warning that names no -O0 cause (found by a new user)",
+      r.returncode == 0 and b"asked no inlining question" in r.stderr and b"-O0" not in r.stderr, r.stderr)
 write(W("main.c"), "int api5(int);\nint main(void) { return api5(3); }\n")
 for c in ("o0.c", "main.c"):
     harness.run(["clang-22", "-Oz", "-flto", "-c", W(c), "-o", W(c[:-2] + ".lto.o")], check=True)
