@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 
 #include <chrono>
 #include <cmath>
@@ -52,15 +53,15 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
                                                                  const std::string &Where) -> llvm::Error {
     const llvm::json::Object *P = &Obj;
     BenchmarkPolicy B;
+    if (const llvm::json::Value *G = P->get("search"); G && !G->getAsObject())
+      return R.error(Where + ".search", "expected an object (\"add\": [...], ...)");
     if (const llvm::json::Object *G = P->getObject("search")) {
       if (llvm::Error E = R.onlyKeys(*P, Where, {"name", "search"}))
         return E;
       B.Name = P->getString("name").value_or("").str();
-      if (B.Name.empty() || B.Name.find_first_of("/ \t\n") != std::string::npos)
-        return R.error(Where + ".name", "expected a name without spaces or slashes");
       auto Grid = ruleGridFromJSON(*G, Where + ".search");
-      if (!Grid)
-        return Grid.takeError();
+      if (!Grid) // named in the spec file like every other spec error
+        return support::fileError(R.Path, llvm::toString(Grid.takeError()));
       B.Search = std::move(*Grid);
     } else if (const llvm::json::Object *T = P->getObject("train")) {
       if (llvm::Error E = R.onlyKeys(*P, Where, {"name", "train"}))
@@ -76,8 +77,6 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
       if (llvm::Error E = R.onlyKeys(*P, Where, {"name", "policy", "model", "embeddings"}))
         return E;
       B.Name = P->getString("name").value_or("").str();
-      if (B.Name.empty() || B.Name.find_first_of("/ \t\n") != std::string::npos)
-        return R.error(Where + ".name", "expected a name without spaces or slashes");
       B.Policy = P->getString("policy").value_or("").str();
       if (B.Policy.empty())
         return R.error(Where, "a policy is fixed (\"policy\": a name of `ir2vec mlgo "
@@ -92,6 +91,23 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
       if (std::optional<llvm::StringRef> V = P->getString("embeddings"))
         B.Embeddings = V->str() == "default" ? "default" : R.resolve(V->str());
     }
+    // The names of trained and searched policies become file names (models/NAME-fold0.h5,
+    // NAME-seed1-fold0.h5): plain and short, and none that another policy's model files
+    // could take. Any name is shown in the page (escaped there): no control characters.
+    static const llvm::Regex Reserved("-(fold|seed)[0-9]");
+    const bool WritesFiles = B.trained() || B.searched();
+    if (B.Name.empty() || B.Name.size() > 64 ||
+        llvm::any_of(B.Name, [&](char C) {
+          return WritesFiles ? !llvm::isAlnum(C) && !llvm::StringRef("._+-").contains(C)
+                             : llvm::isSpace(C) || C == '/' || (unsigned char)C < 0x20 || C == 0x7f;
+        }))
+      return R.error(Where + ".name", WritesFiles
+                                          ? "expected 1 to 64 letters, digits and . _ + -"
+                                          : "expected 1 to 64 characters, no spaces, slashes "
+                                            "or control characters");
+    if (WritesFiles && Reserved.match(B.Name))
+      return R.error(Where + ".name", "'" + B.Name + "': -foldN and -seedN are reserved for "
+                                      "the model files of other policies");
     if (!Names.insert(B.Name).second)
       return R.error(Where + ".name", "policy '" + B.Name + "' is named twice");
     S.Policies.push_back(std::move(B));

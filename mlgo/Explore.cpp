@@ -54,7 +54,7 @@ std::string marginRuleNames() {
 
 llvm::Expected<std::vector<const runners::InlineRule *>> parseRules(llvm::StringRef Text) {
   std::vector<const runners::InlineRule *> Out;
-  if (Text == "none" || Text.empty())
+  if (Text == "none")
     return Out;
   if (Text == "all") {
     for (const runners::InlineRule &R : runners::marginRules())
@@ -64,6 +64,8 @@ llvm::Expected<std::vector<const runners::InlineRule *>> parseRules(llvm::String
   llvm::SmallVector<llvm::StringRef> Names;
   Text.split(Names, ',');
   for (llvm::StringRef N : Names) {
+    if (N.trim() == "all" || N.trim() == "none")
+      return support::usageError("'" + N.trim() + "' stands alone, not in a list of rules");
     const runners::InlineRule *R = runners::findMarginRule(N.trim());
     if (!R)
       return support::usageError("unknown margin rule '" + N.trim() + "' (all, none, " +

@@ -308,8 +308,13 @@ llvm::Error readNormalizations(H5::H5File &F, ModelFile &M, llvm::StringRef Path
 
 llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
   auto Bad = [&](const llvm::Twine &What) { return fileError(Path, What); };
-  if (!llvm::sys::fs::exists(Path))
-    return Bad("no such file");
+  llvm::sys::fs::file_status St;
+  if (llvm::sys::fs::status(Path, St))
+    return Bad("no such file (or a symbolic link that leads nowhere)");
+  // HDF5 reads by seeking: a FIFO or device would block or be read twice; only a regular
+  // file is a model.
+  if (St.type() != llvm::sys::fs::file_type::regular_file)
+    return Bad("not a regular file (a model is an HDF5 file)");
   ModelFile M;
   try {
     H5::Exception::dontPrint();
@@ -318,12 +323,17 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
     if (Schema != ModelSchema && Schema != ModelSchemaV2 && Schema != ModelSchemaV1)
       return Bad(std::string("not a model file (expected attribute schema = ") + ModelSchema +
                  ", " + ModelSchemaV2 + " or " + ModelSchemaV1 + ")");
+    for (const char *Required : {"task", "kind", "inputs", "feature_set", "feature_set_version"})
+      if (!F.attrExists(Required))
+        return Bad(llvm::Twine("missing attribute ") + Required);
     std::optional<Task> T = features::taskFromName(h5::readStrAttr(F, "task"));
     if (!T)
       return Bad("attribute task: expected inline, evict or priority");
     M.ForTask = *T;
     M.Kind = h5::readStrAttr(F, "kind");
-    if (M.Kind != "linear" && M.Kind != "mlp" && !(M.Kind == "rule" && Schema == ModelSchema))
+    if (M.Kind == "rule" && Schema != ModelSchema)
+      return Bad(llvm::Twine("attribute kind: rules are schema ") + ModelSchema + ", not " + Schema);
+    if (M.Kind != "linear" && M.Kind != "mlp" && M.Kind != "rule")
       return Bad("attribute kind: expected linear, mlp or rule, found '" + M.Kind + "'");
     M.FeatureSetVersion = h5::readStrAttr(F, "feature_set_version");
     for (auto [Attr, Dest] : {std::pair{"inputs", &M.Inputs}, {"feature_set", &M.FeatureSet}}) {
@@ -380,6 +390,9 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
       if (M.Inputs != InlineRule::inputs())
         return Bad("attribute inputs: a rule model reads " +
                    features::specsJSON(InlineRule::inputs()));
+      if (!F.attrExists("layers") ||
+          h5::readNumAttr<int64_t>(F, "layers", H5::PredType::NATIVE_INT64) != 0)
+        return Bad("attribute layers: 0 for a rule");
       M.Rule = *R;
       return M;
     }

@@ -427,27 +427,40 @@ llvm::Expected<InlineRule> InlineRule::fromJSON(const llvm::json::Value &V) {
   const llvm::json::Object *O = V.getAsObject();
   if (!O)
     return makeError("rule: expected a JSON object");
-  InlineRule R;
-  for (const auto &KV : *O) {
-    const llvm::StringRef K = KV.first;
-    const llvm::json::Value &X = KV.second;
-    const std::optional<int64_t> N = X.getAsInteger();
-    if (!N && X.kind() != llvm::json::Value::Null)
-      return makeError("rule: key '" + K + "' must be an integer or null");
-    if (K == "add")
-      R.Add = N;
-    else if (K == "refuse")
-      R.Refuse = N;
-    else if (K == "add_max_callee_users")
-      R.AddMaxCalleeUsers = N.value_or(Any);
-    else if (K == "add_max_callee_blocks")
-      R.AddMaxCalleeBlocks = N.value_or(Any);
-    else if (K == "refuse_min_callee_users")
-      R.RefuseMinCalleeUsers = N.value_or(0);
-    else
-      return makeError("rule: unknown key '" + K + "' (add, add_max_callee_users, "
+  // The same ranges a search grid accepts (mlgo/RuleSearch): a file is trusted no more than
+  // a spec. Every key is required, so that a file never means the heuristic by omission.
+  struct Key {
+    const char *Name;
+    bool NullAllowed;
+    int64_t Min;
+  };
+  static const Key Keys[] = {{"add", true, 0},
+                             {"add_max_callee_users", true, 1},
+                             {"add_max_callee_blocks", true, 1},
+                             {"refuse", true, INT64_MIN},
+                             {"refuse_min_callee_users", false, 0}};
+  for (const auto &KV : *O)
+    if (llvm::none_of(Keys, [&](const Key &K) { return KV.first == K.Name; }))
+      return makeError("rule: unknown key '" + KV.first.str() + "' (add, add_max_callee_users, "
                        "add_max_callee_blocks, refuse, refuse_min_callee_users)");
+  std::optional<int64_t> Values[std::size(Keys)];
+  for (size_t I = 0; I < std::size(Keys); ++I) {
+    const Key &K = Keys[I];
+    const llvm::json::Value *X = O->get(K.Name);
+    if (!X)
+      return makeError(llvm::Twine("rule: missing key '") + K.Name + "'");
+    Values[I] = X->getAsInteger();
+    const bool Null = X->kind() == llvm::json::Value::Null;
+    if (Null ? !K.NullAllowed : !(Values[I] && *Values[I] >= K.Min))
+      return makeError(llvm::Twine("rule: key '") + K.Name + "' must be an integer >= " +
+                       llvm::Twine(K.Min) + (K.NullAllowed ? " or null" : ""));
   }
+  InlineRule R;
+  R.Add = Values[0];
+  R.AddMaxCalleeUsers = Values[1].value_or(Any);
+  R.AddMaxCalleeBlocks = Values[2].value_or(Any);
+  R.Refuse = Values[3];
+  R.RefuseMinCalleeUsers = *Values[4];
   return R;
 }
 

@@ -676,6 +676,44 @@ if check("the shipped model is in the build tree's share/ir2vec/policies", os.pa
                          "-o", W("sz.o")])
         check("--policy size under clang-22 -Oz -flto -c: exit 0, a warning that only the pre-link inlining followed it",
               r.returncode == 0 and b"-flto" in r.stderr and b"pre-link" in r.stderr, r.stderr)
+# A rule file is trusted no more than a spec (found by the hostile try of issue 24): each
+# crafted copy of the shipped file is refused naming what is wrong, exit 125, before opt runs.
+def crafted(name, change):
+    path = W(name + ".h5")
+    shutil.copyfile(shipped, path)
+    with h5py.File(path, "r+") as f:
+        change(f)
+    return path
+
+def set_rule(text):
+    return lambda f: f.attrs.__setitem__("rule", text)
+
+for name, change, needle in (
+        ("rule-empty", set_rule("{}"), b"missing key 'add'"),
+        ("rule-neg", set_rule('{"add":-5,"add_max_callee_users":2,"add_max_callee_blocks":1,"refuse":null,'
+                              '"refuse_min_callee_users":0}'), b"'add' must be an integer >= 0"),
+        ("rule-users0", set_rule('{"add":5,"add_max_callee_users":0,"add_max_callee_blocks":1,"refuse":null,'
+                                 '"refuse_min_callee_users":0}'), b"'add_max_callee_users' must be an integer >= 1"),
+        ("rule-v2", lambda f: f.attrs.__setitem__("schema", "ir2vec.mlgo-model/2"), b"rules are schema ir2vec.mlgo-model/3"),
+        ("rule-layers", lambda f: f.attrs.__setitem__("layers", np.int64(5)), b"layers: 0 for a rule"),
+        ("rule-nokind", lambda f: f.attrs.__delitem__("kind"), b"missing attribute kind")):
+    r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "rule", "--model", crafted(name, change), "--",
+                     B("opt"), "-passes=default<Oz>", modules[0], "-o", W("crafted.bc")])
+    check(f"--policy rule with {name}.h5: exit 125, the file and the fault named", r.returncode == 125
+          and needle in r.stderr and (name + ".h5").encode() in r.stderr and not os.path.exists(W("crafted.bc")), r.stderr)
+fifo = W("model-fifo.h5")
+os.mkfifo(fifo)
+try:
+    r = subprocess.run([a.ir2vec, "mlgo", "run", "--policy", "rule", "--model", fifo, "--", B("opt"), "-passes=default<Oz>",
+                        modules[0], "-o", W("crafted.bc")], capture_output=True, timeout=60)
+    check("--policy rule with a FIFO as the model: refused at once (not a regular file), exit 125",
+          r.returncode == 125 and b"not a regular file" in r.stderr, r.stderr)
+except subprocess.TimeoutExpired:
+    check("--policy rule with a FIFO as the model: refused at once, not blocked on the FIFO", False)
+for rules, needle in (("all,inline+10", b"'all' stands alone"), ("", b"unknown margin rule ''")):
+    r = harness.run([a.ir2vec, "mlgo", "explore", "-q", "--rules", rules, "-o", W("bad-rules.h5"), modules[0]])
+    check(f"explore --rules '{rules}': exit 1 (bad usage, as its --help says), named, nothing written",
+          r.returncode == 1 and needle in r.stderr and not os.path.exists(W("bad-rules.h5")), r.stderr)
 r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--model", W("nonexistent.h5"), "--",
                  B("opt"), "-passes=default<Oz>", modules[0], "-o", W("sz.bc")])
 check("--policy size with a missing model: exit 125 (the host failed), the file named", r.returncode == 125 and b"nonexistent.h5" in r.stderr,

@@ -407,7 +407,7 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
       "trajectory, then single flips with greedy refinement, within a budget of compilations "
       "per module (docs/formats/mlgo-exploration.md)",
       ExploreExits);
-  addOutput(*Explore, X->Output, "Output exploration (HDF5, ir2vec.mlgo-exploration/1)",
+  addOutput(*Explore, X->Output, "Output exploration (HDF5, ir2vec.mlgo-exploration/2)",
             /*Stdout=*/false)
       ->required();
   Explore->add_option("--budget", X->Config.Search.Budget,
