@@ -158,7 +158,8 @@ llvm::Expected<PackageFolds> foldsByPackage(const std::vector<std::string> &Keys
     return support::makeError("folds by package need modules of at least two packages; all " +
                               llvm::Twine(Keys.size()) + " modules have the key '" +
                               (Keys.empty() ? "" : Keys.front()) +
-                              "' (give --split-keys FILE with lines 'MODULE<TAB>KEY')");
+                              "' (the first component of their names): name modules "
+                              "PACKAGE/..., as docs/benchmark.md 'Your own corpus' shows");
   if (Folds == 1)
     return support::usageError("one fold leaves nothing to train on: --folds 0 (one per "
                                "package) or at least 2");
