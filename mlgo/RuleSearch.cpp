@@ -5,6 +5,7 @@
 #include "support/Files.h"
 #include "support/JSON.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -72,9 +73,11 @@ llvm::Expected<RuleGrid> ruleGridFromJSON(const llvm::json::Object &O, const std
   auto Bad = [&](llvm::StringRef Key, llvm::StringRef What) {
     return support::usageError(Where + "." + Key + ": " + What);
   };
-  // A list of integers or nulls; null is "off" (add, refuse) or "no limit" (the others).
-  auto List = [&](llvm::StringRef Key, bool NullAllowed, int64_t Min,
-                  std::vector<std::optional<int64_t>> &Out) -> llvm::Error {
+  // A list of values of one of the rule's keys (InlineRule::keys(): its range); null is "off"
+  // (add, refuse) or "no limit" (the others).
+  auto List = [&](llvm::StringRef Key, std::vector<std::optional<int64_t>> &Out) -> llvm::Error {
+    const InlineRule::Key &K =
+        *llvm::find_if(InlineRule::keys(), [&](const InlineRule::Key &X) { return Key == X.Name; });
     const llvm::json::Value *V = O.get(Key);
     if (!V)
       return llvm::Error::success();
@@ -83,22 +86,17 @@ llvm::Expected<RuleGrid> ruleGridFromJSON(const llvm::json::Object &O, const std
       return Bad(Key, "expected a non-empty array");
     Out.clear();
     for (const llvm::json::Value &X : *A) {
-      std::optional<int64_t> N = X.getAsInteger();
-      if (N && *N >= Min)
-        Out.push_back(N);
-      else if (!N && NullAllowed && X.kind() == llvm::json::Value::Null)
-        Out.push_back(std::nullopt);
-      else
-        return Bad(Key, llvm::formatv("expected integers >= {0}{1}", Min,
-                                      NullAllowed ? " or null" : "")
+      if (!K.accepts(X))
+        return Bad(Key, llvm::formatv("expected integers >= {0}{1}", K.Min,
+                                      K.NullAllowed ? " or null" : "")
                             .str());
+      Out.push_back(X.getAsInteger());
     }
     return llvm::Error::success();
   };
-  auto Limits = [&](llvm::StringRef Key, int64_t NullIs, int64_t Min,
-                    std::vector<int64_t> &Out) -> llvm::Error {
+  auto Limits = [&](llvm::StringRef Key, int64_t NullIs, std::vector<int64_t> &Out) -> llvm::Error {
     std::vector<std::optional<int64_t>> L;
-    if (llvm::Error E = List(Key, NullIs != 0, Min, L))
+    if (llvm::Error E = List(Key, L))
       return E;
     if (!L.empty()) {
       Out.clear();
@@ -107,23 +105,22 @@ llvm::Expected<RuleGrid> ruleGridFromJSON(const llvm::json::Object &O, const std
     }
     return llvm::Error::success();
   };
-  for (const auto &KV : O) {
-    static const std::set<std::string> Known = {"add", "add_max_callee_users",
-                                                "add_max_callee_blocks", "refuse",
-                                                "refuse_min_callee_users", "max_package_growth"};
-    if (!Known.count(KV.first.str()))
-      return Bad(KV.first, "unknown key (add, add_max_callee_users, add_max_callee_blocks, "
-                           "refuse, refuse_min_callee_users, max_package_growth)");
-  }
-  if (llvm::Error E = List("add", true, 0, G.Add))
+  std::vector<llvm::StringRef> Known;
+  for (const InlineRule::Key &K : InlineRule::keys())
+    Known.push_back(K.Name);
+  Known.push_back("max_package_growth");
+  for (const auto &KV : O)
+    if (!llvm::is_contained(Known, KV.first.str()))
+      return Bad(KV.first, "unknown key (" + llvm::join(Known, ", ") + ")");
+  if (llvm::Error E = List("add", G.Add))
     return E;
-  if (llvm::Error E = List("refuse", true, INT64_MIN, G.Refuse))
+  if (llvm::Error E = List("refuse", G.Refuse))
     return E;
-  if (llvm::Error E = Limits("add_max_callee_users", InlineRule::Any, 1, G.AddMaxCalleeUsers))
+  if (llvm::Error E = Limits("add_max_callee_users", InlineRule::Any, G.AddMaxCalleeUsers))
     return E;
-  if (llvm::Error E = Limits("add_max_callee_blocks", InlineRule::Any, 1, G.AddMaxCalleeBlocks))
+  if (llvm::Error E = Limits("add_max_callee_blocks", InlineRule::Any, G.AddMaxCalleeBlocks))
     return E;
-  if (llvm::Error E = Limits("refuse_min_callee_users", 0, 0, G.RefuseMinCalleeUsers))
+  if (llvm::Error E = Limits("refuse_min_callee_users", 0, G.RefuseMinCalleeUsers))
     return E;
   // Every combination is compiled on every module: a grid too large to run is refused before
   // any work (sizes multiplied in double: lists of any length cannot overflow it).

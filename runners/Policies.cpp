@@ -423,22 +423,30 @@ llvm::json::Object InlineRule::toJSON() const {
                             {"refuse_min_callee_users", RefuseMinCalleeUsers}};
 }
 
+namespace {
+// The order of toJSON and of fromJSON's Values.
+constexpr InlineRule::Key Keys[] = {{"add", true, 0},
+                                    {"add_max_callee_users", true, 1},
+                                    {"add_max_callee_blocks", true, 1},
+                                    {"refuse", true, INT64_MIN},
+                                    {"refuse_min_callee_users", false, 0}};
+} // namespace
+
+bool InlineRule::Key::accepts(const llvm::json::Value &V) const {
+  if (V.kind() == llvm::json::Value::Null)
+    return NullAllowed;
+  const std::optional<int64_t> N = V.getAsInteger();
+  return N && *N >= Min;
+}
+
+llvm::ArrayRef<InlineRule::Key> InlineRule::keys() { return Keys; }
+
 llvm::Expected<InlineRule> InlineRule::fromJSON(const llvm::json::Value &V) {
   const llvm::json::Object *O = V.getAsObject();
   if (!O)
     return makeError("rule: expected a JSON object");
-  // The same ranges a search grid accepts (mlgo/RuleSearch): a file is trusted no more than
-  // a spec. Every key is required, so that a file never means the heuristic by omission.
-  struct Key {
-    const char *Name;
-    bool NullAllowed;
-    int64_t Min;
-  };
-  static const Key Keys[] = {{"add", true, 0},
-                             {"add_max_callee_users", true, 1},
-                             {"add_max_callee_blocks", true, 1},
-                             {"refuse", true, INT64_MIN},
-                             {"refuse_min_callee_users", false, 0}};
+  // The ranges a search grid accepts (keys()): a file is trusted no more than a spec. Every
+  // key is required, so that a file never means the heuristic by omission.
   for (const auto &KV : *O)
     if (llvm::none_of(Keys, [&](const Key &K) { return KV.first == K.Name; }))
       return makeError("rule: unknown key '" + KV.first.str() + "' (add, add_max_callee_users, "
@@ -450,8 +458,7 @@ llvm::Expected<InlineRule> InlineRule::fromJSON(const llvm::json::Value &V) {
     if (!X)
       return makeError(llvm::Twine("rule: missing key '") + K.Name + "'");
     Values[I] = X->getAsInteger();
-    const bool Null = X->kind() == llvm::json::Value::Null;
-    if (Null ? !K.NullAllowed : !(Values[I] && *Values[I] >= K.Min))
+    if (!K.accepts(*X))
       return makeError(llvm::Twine("rule: key '") + K.Name + "' must be an integer >= " +
                        llvm::Twine(K.Min) + (K.NullAllowed ? " or null" : ""));
   }

@@ -100,7 +100,17 @@ struct InlineRule {
   /// "refuse-5+inline+10", "inline+30[users<=2,blocks<=1]", "heuristic" (neither side).
   std::string name() const;
   llvm::json::Object toJSON() const;
-  /// From toJSON's form; an error naming the key otherwise.
+  /// A key of toJSON's form and the values it takes: an integer >= Min, or null where
+  /// NullAllowed (a side off, or no limit). One table for rule files and search grids.
+  struct Key {
+    const char *Name;
+    bool NullAllowed;
+    int64_t Min;
+    /// Whether V is a value of this key (an integer in range, or an allowed null).
+    bool accepts(const llvm::json::Value &V) const;
+  };
+  static llvm::ArrayRef<Key> keys();
+  /// From toJSON's form (every key required); an error naming the key otherwise.
   static llvm::Expected<InlineRule> fromJSON(const llvm::json::Value &V);
   bool operator==(const InlineRule &O) const {
     return Add == O.Add && Refuse == O.Refuse && AddMaxCalleeUsers == O.AddMaxCalleeUsers &&
