@@ -27,6 +27,12 @@ static H5Types h5Types(TensorType T) {
 }
 
 llvm::Error DatasetBuilder::add(const DatasetModule &M, const Log &L) {
+  // A compiler that asked nothing may never have sent a header (llc opens the eviction
+  // channel only for a function that needs a decision): the module has no rows.
+  if (L.Header.Features.empty() && L.Observations.empty()) {
+    Modules.push_back(M);
+    return llvm::Error::success();
+  }
   if (!HaveHeader) {
     Header = L.Header;
     Columns.resize(Header.Features.size());
@@ -39,11 +45,24 @@ llvm::Error DatasetBuilder::add(const DatasetModule &M, const Log &L) {
   }
   const int64_t ModuleIdx = Modules.size();
   Modules.push_back(M);
+  // A function's costs by name; one without a remark inserted nothing (cost 0).
+  llvm::StringMap<double> Cost, Baseline;
+  if (Costs) {
+    for (const FunctionRegalloc &F : M.Regalloc)
+      Cost[F.Function] += Costs->cost(F.Counts);
+    for (const FunctionRegalloc &F : M.BaselineRegalloc)
+      Baseline[F.Function] += Costs->cost(F.Counts);
+  }
   llvm::StringMap<int64_t> ContextIdx;
   for (const LogObservation &O : L.Observations) {
     auto [It, New] = ContextIdx.try_emplace(O.Context, Contexts.size());
-    if (New)
+    if (New) {
       Contexts.push_back(O.Context);
+      if (Costs) {
+        ContextCost.push_back(Cost.lookup(O.Context));
+        ContextBaselineCost.push_back(Baseline.lookup(O.Context));
+      }
+    }
     size_t Off = 0;
     for (size_t F = 0; F < Header.Features.size(); ++F) {
       size_t N = Header.Features[F].byteSize();
@@ -53,9 +72,18 @@ llvm::Error DatasetBuilder::add(const DatasetModule &M, const Log &L) {
     RowModule.push_back(ModuleIdx);
     RowContext.push_back(It->second);
     RowObservation.push_back(O.Id);
-    RowReward.push_back(M.Reward);
+    RowReward.push_back(Costs ? relativeReward(ContextCost[It->second],
+                                               ContextBaselineCost[It->second])
+                              : M.Reward);
   }
   return llvm::Error::success();
+}
+
+double totalCost(const RegallocWeights &W, const std::vector<FunctionRegalloc> &Fs) {
+  double Sum = 0;
+  for (const FunctionRegalloc &F : Fs)
+    Sum += W.cost(F.Counts);
+  return Sum;
 }
 
 static void writeNumbers(H5::Group &G, const char *Name, const H5Types &Ty, const void *Data,
@@ -78,12 +106,16 @@ llvm::Error DatasetBuilder::write(llvm::StringRef Path) const {
 void DatasetBuilder::writeTo(H5::Group &Root) const {
   const size_t Rows = rows();
   H5::Group &F = Root; // the group's attributes describe the dataset
-  h5::writeAttr(F, "schema", std::string("ir2vec.mlgo-dataset/1"));
+  h5::writeAttr(F, "schema", std::string(DatasetSchema));
   h5::writeAttr(F, "task", std::string(taskInfo(T).Name));
   h5::writeAttr(F, "policy", Policy);
   h5::writeAttr(F, "llvm_version", std::string(WB_LLVM_VERSION));
   h5::writeAttr(F, "tool_version", std::string(WB_VERSION));
-  h5::writeAttr(F, "reward_formula", std::string("1 - (text_size + 0.01) / (baseline_text_size + 0.01)"));
+  h5::writeAttr(F, "reward_formula",
+                Costs ? "1 - (cost + 0.01) / (baseline_cost + 0.01), per function (row/reward, "
+                        "context/reward) and per module (modules/reward); cost = " +
+                            Costs->describe()
+                      : std::string("1 - (text_size + 0.01) / (baseline_text_size + 0.01)"));
   std::vector<TensorSpec> Feats = Header.Features;
   std::optional<TensorSpec> Decision;
   if (!Feats.empty()) {
@@ -111,6 +143,16 @@ void DatasetBuilder::writeTo(H5::Group &Root) const {
   writeNumbers(RG, "reward", h5Types(TensorType::Double),
                RowReward.data(), Rows);
   h5::writeStrings(Root, "contexts", Contexts);
+  if (Costs) {
+    H5::Group CG = h5::createGroup(F, "context");
+    std::vector<double> Reward;
+    for (size_t C = 0; C < Contexts.size(); ++C)
+      Reward.push_back(relativeReward(ContextCost[C], ContextBaselineCost[C]));
+    writeNumbers(CG, "cost", h5Types(TensorType::Double), ContextCost.data(), Contexts.size());
+    writeNumbers(CG, "baseline_cost", h5Types(TensorType::Double), ContextBaselineCost.data(),
+                 Contexts.size());
+    writeNumbers(CG, "reward", h5Types(TensorType::Double), Reward.data(), Contexts.size());
+  }
   H5::Group MG = h5::createGroup(F, "modules");
   std::vector<std::string> Paths, Errors;
   std::vector<int64_t> Text, Base, Count(Modules.size(), 0);
@@ -132,6 +174,15 @@ void DatasetBuilder::writeTo(H5::Group &Root) const {
                Base.data(), NM);
   writeNumbers(MG, "reward", h5Types(TensorType::Double), Reward.data(), NM);
   writeNumbers(MG, "decisions", h5Types(TensorType::Int64), Count.data(), NM);
+  if (Costs) {
+    std::vector<double> Cost, Baseline;
+    for (const DatasetModule &M : Modules) {
+      Cost.push_back(M.Error.empty() ? totalCost(*Costs, M.Regalloc) : NAN);
+      Baseline.push_back(M.Error.empty() ? totalCost(*Costs, M.BaselineRegalloc) : NAN);
+    }
+    writeNumbers(MG, "cost", h5Types(TensorType::Double), Cost.data(), NM);
+    writeNumbers(MG, "baseline_cost", h5Types(TensorType::Double), Baseline.data(), NM);
+  }
 }
 
 std::optional<size_t> DatasetTable::find(llvm::StringRef Name) const {
@@ -167,8 +218,11 @@ llvm::Expected<DatasetTable> readDataset(llvm::StringRef File, llvm::StringRef G
     H5::Exception::dontPrint();
     H5::H5File F(File.str(), H5F_ACC_RDONLY);
     H5::Group G = F.openGroup(Group.str());
-    if (!G.attrExists("schema") || h5::readStrAttr(G, "schema") != "ir2vec.mlgo-dataset/1")
-      return Bad("not an MLGO dataset (expected attribute schema = ir2vec.mlgo-dataset/1)");
+    // /2 only added the register allocator's cost datasets: /1 files read the same.
+    if (!G.attrExists("schema") || (h5::readStrAttr(G, "schema") != DatasetSchema &&
+                                    h5::readStrAttr(G, "schema") != "ir2vec.mlgo-dataset/1"))
+      return Bad(llvm::Twine("not an MLGO dataset (expected attribute schema = ") +
+                 DatasetSchema + " or ir2vec.mlgo-dataset/1)");
     DatasetTable D;
     std::optional<Task> T = taskFromName(h5::readStrAttr(G, "task"));
     if (!T)

@@ -1,9 +1,11 @@
-// MLGO datasets in HDF5 (schema ir2vec.mlgo-dataset/1, docs/formats/mlgo-dataset.md): one
+// MLGO datasets in HDF5 (schema ir2vec.mlgo-dataset/2, docs/formats/mlgo-dataset.md): one
 // row per decision with every feature (compiler features, workbench extras), the decision,
-// the module, the context, the observation id and the module's reward.
+// the module, the context, the observation id and the reward (the inliner: the module's .text
+// size; register allocation: the function's static cost, features/RegallocScore.h).
 #pragma once
 
 #include "features/FeatureSets.h"
+#include "features/RegallocScore.h"
 #include "features/TrainingLog.h"
 
 #include <H5Cpp.h>
@@ -16,17 +18,28 @@
 
 namespace wb::features {
 
+inline constexpr const char *DatasetSchema = "ir2vec.mlgo-dataset/2";
+
 struct DatasetModule {
   std::string Path;
   std::string Error;            // empty: collected
   int64_t TextSize = -1;        // .text bytes with the policy
   int64_t BaselineTextSize = -1; // .text bytes with the compiler's default heuristic
-  double Reward = NAN;          // 1 - (size + 0.01) / (baseline + 0.01)
+  double Reward = NAN;          // 1 - (size + 0.01) / (baseline + 0.01), or of the costs
+  /// Register allocation: what the greedy allocator inserted per function with the policy and
+  /// with the default advisor (empty for the inliner).
+  std::vector<FunctionRegalloc> Regalloc, BaselineRegalloc;
 };
+
+/// The cost of every function of Fs, summed (features/RegallocScore.h).
+double totalCost(const RegallocWeights &W, const std::vector<FunctionRegalloc> &Fs);
 
 class DatasetBuilder {
 public:
-  DatasetBuilder(Task T, std::string Policy) : T(T), Policy(std::move(Policy)) {}
+  /// With Costs (register allocation with rewards), each row's reward is its function's and
+  /// every context's costs are written.
+  DatasetBuilder(Task T, std::string Policy, std::optional<RegallocWeights> Costs = std::nullopt)
+      : T(T), Policy(std::move(Policy)), Costs(Costs) {}
   /// Adds a module and its session log (features..., decision last). Every log of a dataset
   /// must have the same header; a different one is an error naming the feature set.
   llvm::Error add(const DatasetModule &M, const Log &SessionLog);
@@ -45,8 +58,10 @@ private:
   LogHeader Header; // features + decision last
   std::vector<std::string> Columns; // raw bytes per feature, rows concatenated
   std::vector<int64_t> RowModule, RowContext, RowObservation;
+  std::optional<RegallocWeights> Costs;
   std::vector<double> RowReward;
   std::vector<std::string> Contexts;
+  std::vector<double> ContextCost, ContextBaselineCost; // with Costs
   std::vector<DatasetModule> Modules;
 };
 
@@ -87,7 +102,7 @@ llvm::Error exportLogs(Task T, const std::vector<std::string> &Logs, llvm::Strin
 
 /// Reward as ml-compiler-opt computes it (compilation_runner.calculate_reward).
 inline double sizeReward(int64_t Size, int64_t Baseline) {
-  return 1.0 - (static_cast<double>(Size) + 0.01) / (static_cast<double>(Baseline) + 0.01);
+  return relativeReward(static_cast<double>(Size), static_cast<double>(Baseline));
 }
 
 } // namespace wb::features

@@ -26,6 +26,15 @@ struct ModuleResult {
   bool Resumed = false; // read from the parts of an interrupted run
 };
 
+/// The module's reward: of its .text (the inliner) or of its register allocation cost.
+void setReward(Task T, features::DatasetModule &M) {
+  const features::RegallocWeights W;
+  M.Reward = T == Task::Inline
+                 ? features::sizeReward(M.TextSize, M.BaselineTextSize)
+                 : features::relativeReward(features::totalCost(W, M.Regalloc),
+                                            features::totalCost(W, M.BaselineRegalloc));
+}
+
 ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   ModuleResult R;
   R.Info.Path = Path;
@@ -37,22 +46,31 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
   llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-collect");
   if (!D)
     return Fail(D.takeError());
-  llvm::Expected<Compiled> Base = compileModule(Path, C.Tools, nullptr, *D, "baseline", C.Run.CancelFd);
+  const bool Regalloc = C.T != Task::Inline;
+  llvm::Expected<Compiled> Base =
+      compileModule(Path, C.Tools, nullptr, *D, "baseline", C.Run.CancelFd, Regalloc);
   if (!Base)
     return Fail(Base.takeError());
   SessionConfig S;
   S.T = C.T;
   S.Policy = C.Policy;
   S.Bind = C.Bind;
+  if (Regalloc) {
+    S.Costs = features::RegallocWeights{};
+    S.ReadRemarks = features::readRegallocRemarks;
+  }
   if (C.Embeddings)
     S.Augment = features::embeddingAugmenter(C.T, *C.Embeddings, Path, {});
-  llvm::Expected<Compiled> Policy = compileModule(Path, C.Tools, &S, *D, "policy", C.Run.CancelFd);
+  llvm::Expected<Compiled> Policy =
+      compileModule(Path, C.Tools, &S, *D, "policy", C.Run.CancelFd, Regalloc);
   if (!Policy)
     return Fail(Policy.takeError());
   R.Log = std::move(Policy->SessionLog);
   R.Info.BaselineTextSize = Base->TextSize;
   R.Info.TextSize = Policy->TextSize;
-  R.Info.Reward = features::sizeReward(Policy->TextSize, Base->TextSize);
+  R.Info.Regalloc = std::move(Policy->Regalloc);
+  R.Info.BaselineRegalloc = std::move(Base->Regalloc);
+  setReward(C.T, R.Info);
   return R;
 }
 
@@ -91,7 +109,10 @@ llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleResult &R) {
   return Dir.writeRecord(I, llvm::json::Object{{"path", R.Info.Path},
                             {"error", R.Info.Error},
                             {"text_size", R.Info.TextSize},
-                            {"baseline_text_size", R.Info.BaselineTextSize}});
+                            {"baseline_text_size", R.Info.BaselineTextSize},
+                            {"regalloc", features::regallocToJSON(R.Info.Regalloc)},
+                            {"baseline_regalloc",
+                             features::regallocToJSON(R.Info.BaselineRegalloc)}});
 }
 
 // How a module's result travels from a rank to rank 0 of an MPI run: its sizes and its session
@@ -103,6 +124,8 @@ void encodeResult(const ModuleResult &R, support::WireWriter &W) {
   W.num<int64_t>(R.Info.BaselineTextSize);
   W.num<double>(R.Info.Reward);
   W.num<uint8_t>(R.Cancelled);
+  for (const auto *Fs : {&R.Info.Regalloc, &R.Info.BaselineRegalloc})
+    W.bytes(llvm::formatv("{0}", llvm::json::Value(features::regallocToJSON(*Fs))).str());
   std::string Log;
   llvm::raw_string_ostream OS(Log);
   if (R.Info.Error.empty())
@@ -118,6 +141,16 @@ llvm::Expected<ModuleResult> decodeResult(support::WireReader &In) {
   R.Info.BaselineTextSize = In.num<int64_t>();
   R.Info.Reward = In.num<double>();
   R.Cancelled = In.num<uint8_t>() != 0;
+  for (auto *Fs : {&R.Info.Regalloc, &R.Info.BaselineRegalloc}) {
+    llvm::Expected<llvm::json::Value> V = llvm::json::parse(In.bytes());
+    if (!V)
+      return V.takeError();
+    llvm::Expected<std::vector<features::FunctionRegalloc>> F =
+        features::regallocFromJSON(&*V, R.Info.Path + " (from another rank)");
+    if (!F)
+      return F.takeError();
+    *Fs = std::move(*F);
+  }
   const std::string Log = In.bytes();
   if (R.Info.Error.empty()) {
     llvm::Expected<features::Log> L = features::parseLog(Log, R.Info.Path + " (session log)");
@@ -128,7 +161,8 @@ llvm::Expected<ModuleResult> decodeResult(support::WireReader &In) {
   return R;
 }
 
-std::optional<ModuleResult> readPart(const PartsDir &Dir, size_t I, const std::string &Path) {
+std::optional<ModuleResult> readPart(const PartsDir &Dir, size_t I, const std::string &Path,
+                                     Task T) {
   std::optional<llvm::json::Object> O = Dir.readRecord(I, Path);
   if (!O)
     return std::nullopt;
@@ -141,7 +175,17 @@ std::optional<ModuleResult> readPart(const PartsDir &Dir, size_t I, const std::s
     return R;
   if (R.Info.TextSize < 0 || R.Info.BaselineTextSize < 0)
     return std::nullopt;
-  R.Info.Reward = features::sizeReward(R.Info.TextSize, R.Info.BaselineTextSize);
+  for (auto [Key, Fs] : {std::pair{"regalloc", &R.Info.Regalloc},
+                         std::pair{"baseline_regalloc", &R.Info.BaselineRegalloc}}) {
+    llvm::Expected<std::vector<features::FunctionRegalloc>> F =
+        features::regallocFromJSON(O->get(Key), Path);
+    if (!F) { // a part from before, or damaged: compiled again
+      llvm::consumeError(F.takeError());
+      return std::nullopt;
+    }
+    *Fs = std::move(*F);
+  }
+  setReward(T, R.Info);
   llvm::Expected<features::Log> L = features::readLogFile(Dir.file(I, ".log"));
   if (!L) {
     llvm::consumeError(L.takeError());
@@ -155,10 +199,7 @@ std::optional<ModuleResult> readPart(const PartsDir &Dir, size_t I, const std::s
 
 llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
                                        llvm::StringRef Output, const CollectConfig &C) {
-  if (C.T != Task::Inline)
-    return support::usageError("collect: only --task inline is supported (the reward is the "
-                               "module's .text size)");
-  {
+  if (!compilerDecides(C.T, C.Policy.Name)) {
     // Fail early on a bad policy or model rather than once per module.
     llvm::Expected<std::unique_ptr<Policy>> P = makePolicy(C.T, C.Policy);
     if (!P)
@@ -180,14 +221,18 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
                                                   C.Run.Report);
   if (!Parts)
     return Parts.takeError();
-  features::DatasetBuilder DS(C.T, C.Policy.Name);
+  features::DatasetBuilder DS(C.T, C.Policy.Name,
+                              C.T == Task::Inline
+                                  ? std::nullopt
+                                  : std::optional<features::RegallocWeights>(std::in_place));
   CollectSummary Sum;
+  Sum.T = C.T;
   size_t NoDecisions = 0, Resumed = 0;
   support::Progress Bar("modules", Inputs.size(), C.Run.ShowProgress);
   // Finished modules wait in OUT.parts/ (written as they arrive, from any rank) until the
   // dataset is written; a resumed run takes them from there.
   Sp.Cached = [&](size_t I) -> std::optional<ModuleResult> {
-    std::optional<ModuleResult> R = readPart(*Parts, I, Inputs[I]);
+    std::optional<ModuleResult> R = readPart(*Parts, I, Inputs[I], C.T);
     if (R)
       R->Resumed = true;
     return R;
@@ -219,6 +264,8 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
           Sum.Text += R.Info.TextSize;
           Sum.BaselineText += R.Info.BaselineTextSize;
           Sum.SameSize += R.Info.TextSize == R.Info.BaselineTextSize;
+          Sum.Cost += features::totalCost({}, R.Info.Regalloc);
+          Sum.BaselineCost += features::totalCost({}, R.Info.BaselineRegalloc);
           NoDecisions += R.Log.Observations.empty();
         }
         Bar.update(Sum.Modules, std::to_string(DS.rows()) + " decisions");
@@ -240,7 +287,7 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
     Parts->remove();
     return Sum; // nothing usable: no output file
   }
-  if (NoDecisions == Sum.Modules - Sum.Failed)
+  if (C.T == Task::Inline && NoDecisions == Sum.Modules - Sum.Failed)
     C.Run.Report({support::Diagnostic::Warning, noDecisionsWarning(C.Tools)});
   if (llvm::Error WE = DS.write(Output))
     return WE;
@@ -249,6 +296,12 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
 }
 
 std::string CollectSummary::describe() const {
+  if (T != Task::Inline)
+    return llvm::formatv("{0} modules, {1} decisions; register allocation cost {2:f3} vs the "
+                         "default advisor's {3:f3}; reward {4:f4}",
+                         Modules - Failed, Rows, Cost, BaselineCost,
+                         features::relativeReward(Cost, BaselineCost))
+        .str();
   return llvm::formatv("{0} modules, {1} decisions; .text {2} bytes vs baseline {3} ({4} "
                        "modules the same size); reward {5:f4}",
                        Modules - Failed, Rows, Text, BaselineText, SameSize,

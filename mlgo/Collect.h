@@ -2,7 +2,9 @@
 // compiler's own heuristic (baseline) and under the host with a policy, each compiled to an
 // object whose .text size is read with LLVM's Object library; the reward is
 // 1 - (size + 0.01) / (baseline + 0.01) as ml-compiler-opt computes it, recorded per module
-// and in every decision row of the dataset.
+// and in every decision row of the dataset. For register allocation (evict, priority) the
+// baseline is the compiler's default advisor and the reward the same form of the static cost
+// from the allocator's remarks (features/RegallocScore.h), per function and per module.
 #pragma once
 
 #include "features/Dataset.h"
@@ -35,12 +37,15 @@ struct CollectConfig {
 };
 
 struct CollectSummary {
+  Task T = Task::Inline;
   size_t Modules = 0, Failed = 0, Rows = 0;
   int64_t Text = 0, BaselineText = 0; // sums over collected modules
+  double Cost = 0, BaselineCost = 0;  // register allocation: sums over collected modules
   size_t SameSize = 0;                 // modules whose size equals the baseline
   bool Cancelled = false;
 
-  /// "N modules, D decisions; .text T bytes vs baseline B (S modules the same size); reward R".
+  /// "N modules, D decisions; .text T bytes vs baseline B (S modules the same size); reward R"
+  /// (register allocation: the cost vs the baseline's).
   std::string describe() const;
 };
 

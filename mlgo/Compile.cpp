@@ -1,5 +1,6 @@
 #include "mlgo/Compile.h"
 
+#include "features/RegallocScore.h"
 #include "support/Error.h"
 #include "support/Process.h"
 
@@ -73,11 +74,26 @@ namespace {
 
 /// Runs Cmd plainly, or under the host with Host's session settings (the session log goes to
 /// Out).
-llvm::Error runStep(const std::vector<std::string> &Cmd, bool Clang,
-                    const runners::SessionConfig *Host, int Err, const std::string &ErrFile,
-                    const Toolchain &T, int CancelFd, Compiled &Out) {
-  if (!Host)
-    return runTool(Cmd, Err, ErrFile, T, CancelFd);
+llvm::Error runStep(std::vector<std::string> Cmd, bool Clang, const runners::SessionConfig *Host,
+                    int Err, const std::string &ErrFile, const Toolchain &T, int CancelFd,
+                    const std::string &RemarksFile, Compiled &Out) {
+  if (!Host) {
+    if (!RemarksFile.empty())
+      for (std::string &F : runners::regallocRemarkFlags(Cmd, Clang, RemarksFile))
+        Cmd.push_back(std::move(F));
+    if (llvm::Error E = runTool(Cmd, Err, ErrFile, T, CancelFd))
+      return E;
+    if (RemarksFile.empty())
+      return llvm::Error::success();
+    // No file: the compiler had nothing to report (no function was allocated).
+    llvm::Expected<std::vector<features::FunctionRegalloc>> Fs =
+        llvm::sys::fs::exists(RemarksFile) ? features::readRegallocRemarks(RemarksFile)
+                                           : std::vector<features::FunctionRegalloc>{};
+    if (!Fs)
+      return Fs.takeError();
+    Out.Regalloc = std::move(*Fs);
+    return llvm::Error::success();
+  }
   runners::SessionConfig S = *Host;
   S.Command = Cmd;
   S.Clang = Clang;
@@ -94,6 +110,12 @@ llvm::Error runStep(const std::vector<std::string> &Cmd, bool Clang,
   if (!SR->Error.empty())
     return makeError(SR->Error);
   Out.SessionLog = std::move(SR->SessionLog);
+  if (!RemarksFile.empty()) {
+    if (!SR->Regalloc)
+      return makeError(Cmd[0] + " under the host: no register allocation remarks were read "
+                                "(the session was not asked to score them)");
+    Out.Regalloc = std::move(*SR->Regalloc);
+  }
   return llvm::Error::success();
 }
 
@@ -171,12 +193,13 @@ std::string noDecisionsWarning(const Toolchain &T) {
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,
                                        const runners::SessionConfig *Host,
                                        const support::TempDir &Dir, llvm::StringRef Tag,
-                                       int CancelFd) {
+                                       int CancelFd, bool Remarks) {
   llvm::Expected<const std::vector<std::string> *> Recorded = T.recordedCommand(Module);
   if (!Recorded)
     return Recorded.takeError();
   const std::string BC = Dir.file(Tag.str() + ".bc"), Obj = Dir.file(Tag.str() + ".o"),
-                    ErrFile = Dir.file(Tag.str() + ".err");
+                    ErrFile = Dir.file(Tag.str() + ".err"),
+                    RemarksFile = Remarks ? Dir.file(Tag.str() + ".regalloc.yaml") : "";
   int Err = ::open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (Err < 0)
     return support::fileError(ErrFile, strerror(errno));
@@ -187,18 +210,24 @@ llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchai
     std::vector<std::string> Cmd = {T.Clang};
     Cmd.insert(Cmd.end(), (*Recorded)->begin(), (*Recorded)->end());
     Cmd.insert(Cmd.end(), {"-x", "ir", Module, "-o", Obj});
-    if (llvm::Error E = runStep(Cmd, /*Clang=*/true, Host, Err, ErrFile, T, CancelFd, Out))
+    if (llvm::Error E = runStep(Cmd, /*Clang=*/true, Host, Err, ErrFile, T, CancelFd,
+                                RemarksFile, Out))
       return E;
   } else {
+    // The host's advisor runs in opt (the inliner) or in llc (register allocation); the
+    // allocator's remarks come from llc.
+    const bool HostInLlc = Host && Host->T != runners::Task::Inline;
     std::vector<std::string> Opt = {T.Opt};
     Opt.insert(Opt.end(), T.OptArgs.begin(), T.OptArgs.end());
     Opt.insert(Opt.end(), {Module, "-o", BC});
-    if (llvm::Error E = runStep(Opt, /*Clang=*/false, Host, Err, ErrFile, T, CancelFd, Out))
+    if (llvm::Error E = runStep(Opt, /*Clang=*/false, HostInLlc ? nullptr : Host, Err, ErrFile,
+                                T, CancelFd, "", Out))
       return E;
     std::vector<std::string> Llc = {T.Llc};
     Llc.insert(Llc.end(), T.LlcArgs.begin(), T.LlcArgs.end());
     Llc.insert(Llc.end(), {"-filetype=obj", BC, "-o", Obj});
-    if (llvm::Error E = runTool(Llc, Err, ErrFile, T, CancelFd))
+    if (llvm::Error E = runStep(Llc, /*Clang=*/false, HostInLlc ? Host : nullptr, Err, ErrFile,
+                                T, CancelFd, RemarksFile, Out))
       return E;
   }
   llvm::Expected<int64_t> Size = textSize(Obj);

@@ -61,16 +61,21 @@ llvm::Expected<int64_t> textSize(llvm::StringRef Path);
 struct Compiled {
   int64_t TextSize = -1;
   features::Log SessionLog; // under the host: features, extras and the decision per answer
+  /// With Remarks: what the greedy allocator inserted, per function (features/RegallocScore.h).
+  std::vector<features::FunctionRegalloc> Regalloc;
 };
 
 /// Compiles Module in Dir (files named after Tag) and measures the object's .text. With Host,
-/// opt runs under the interactive host with Host's session settings (its Command is set here).
+/// the step that runs Host's advisor (the inliner: opt; register allocation: llc; a recorded
+/// command: clang) runs under the interactive host with Host's session settings (its Command is
+/// set here). With Remarks, the register allocator's remarks are read (under the host: Host
+/// must have Costs and ReadRemarks).
 /// A compiler that fails, times out or is cancelled (CancelFd readable) is an error with the
 /// end of its messages.
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,
                                        const runners::SessionConfig *Host,
                                        const support::TempDir &Dir, llvm::StringRef Tag,
-                                       int CancelFd);
+                                       int CancelFd, bool Remarks = false);
 
 /// The decisions of a session log of task T: the value of the advice column, in order.
 std::vector<int64_t> decisionsOf(runners::Task T, const features::Log &SessionLog);

@@ -190,9 +190,27 @@ py::object logToPython(const features::Log &L) {
   return py::module_::import("types").attr("SimpleNamespace")(**Out);
 }
 
+/// Functions of the register allocator's remarks: one dict each, with the remark's keys, the
+/// function's name and its cost under the default weights.
+py::list regallocToPython(const std::vector<features::FunctionRegalloc> &Fs) {
+  const features::RegallocWeights W;
+  py::list Out;
+  for (const features::FunctionRegalloc &F : Fs) {
+    py::dict D;
+    D["function"] = text(F.Function);
+    for (const features::RegallocKey &K : features::RegallocKeys) {
+      D[K.CountKey] = F.Counts.*K.Count;
+      D[K.CostKey] = F.Counts.*K.Cost;
+    }
+    D["cost"] = W.cost(F.Counts);
+    Out.append(D);
+  }
+  return Out;
+}
+
 py::object run(const std::vector<std::string> &Command, const py::object &Policy,
                const std::string &TaskName, double Timeout, const std::optional<std::string> &Log,
-               bool ZeroMissing, const std::optional<std::string> &Model) {
+               bool ZeroMissing, const std::optional<std::string> &Model, bool Reward) {
   if (Command.empty())
     throw py::value_error("no compiler command given");
   runners::SessionConfig C;
@@ -200,6 +218,12 @@ py::object run(const std::vector<std::string> &Command, const py::object &Policy
   C.Command = Command;
   C.TimeoutSeconds = Timeout;
   C.Bind.ZeroMissing = ZeroMissing;
+  if (Reward) {
+    if (C.T == runners::Task::Inline)
+      throw py::value_error("reward scores register allocation (task 'evict' or 'priority')");
+    C.Costs = features::RegallocWeights{};
+    C.ReadRemarks = features::readRegallocRemarks;
+  }
   std::optional<py::error_already_set> Raised;
   if (py::isinstance<py::str>(Policy)) {
     C.Policy.Name = Policy.cast<std::string>();
@@ -240,6 +264,9 @@ py::object run(const std::vector<std::string> &Command, const py::object &Policy
   Out["zero_filled"] = S.ZeroFilled;
   Out["summary"] = S.summary();
   Out["log"] = Log ? py::object(py::none()) : logToPython(S.SessionLog);
+  Out["regalloc"] = S.Regalloc ? py::object(regallocToPython(*S.Regalloc)) : py::object(py::none());
+  Out["regalloc_cost"] = S.Regalloc ? py::object(py::float_(features::totalCost({}, *S.Regalloc)))
+                                    : py::object(py::none());
   return py::module_::import("types").attr("SimpleNamespace")(**Out);
 }
 
@@ -312,6 +339,7 @@ void addMlgo(py::module_ &M) {
   Mlgo.def("run", &run, py::arg("command"), py::arg("policy"), py::arg("task") = "inline",
            py::arg("timeout") = 0.0, py::arg("log") = py::none(),
            py::arg("zero_missing") = false, py::arg("model") = py::none(),
+           py::arg("reward") = false,
            "Runs the compiler command (opt-22, llc-22, clang-22 and its arguments) under the "
            "workbench's host (`ir2vec mlgo run`) and answers every observation with policy: "
            "a callable taking the observation (dict: feature name -> numpy array) and "
@@ -322,7 +350,25 @@ void addMlgo(py::module_ &M) {
            "comes back as .log. Returns the outcome ('exited', 'timed out', 'cancelled', "
            "'host error'), exit_status (as `ir2vec mlgo run` exits), observations, ... An "
            "exception raised by the policy stops the compiler and is raised here; Ctrl-C "
-           "kills the compiler and raises KeyboardInterrupt.");
+           "kills the compiler and raises KeyboardInterrupt. reward (evict, priority): score "
+           "the allocation from the compiler's remarks: .regalloc (per function) and "
+           ".regalloc_cost (their sum), and the log's 'reward' scores (docs/regalloc.md).");
+  Mlgo.def(
+      "read_regalloc_remarks",
+      [](const std::filesystem::path &P) {
+        std::optional<llvm::Expected<std::vector<features::FunctionRegalloc>>> R;
+        {
+          py::gil_scoped_release Unlocked;
+          R.emplace(features::readRegallocRemarks(P.string()));
+        }
+        return regallocToPython(valueOrRaise(std::move(*R)));
+      },
+      py::arg("path"),
+      "Reads a YAML remarks file (llc-22 -pass-remarks-output=F -pass-remarks-filter=regalloc) "
+      "with LLVM's remark parser: one dict per function with a SpillReloadCopies remark (its "
+      "counts and block-frequency-weighted costs) and its cost: 0.2 x copies + 4 x (reloads + "
+      "folded reloads) + 1 x (spills + folded spills), RegAllocScore's weights "
+      "(docs/regalloc.md).");
   Mlgo.def(
       "read_log",
       [](const std::filesystem::path &P) {

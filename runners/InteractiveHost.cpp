@@ -193,7 +193,9 @@ llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::stri
   const bool LLVMTool = llvm::StringRef(Compiler).starts_with("opt") ||
                         llvm::StringRef(Compiler).starts_with("llc") || isClang(Compiler) || C.Clang;
   const bool Failed = R->Outcome == SessionResult::Exited && !R->clean();
-  if (!R->ChannelOpened && !LLVMTool && (R->clean() || Failed))
+  if (compilerDecides(C.T, C.Policy.Name) && !C.MakePolicy)
+    ; // no channel was offered: the compiler's own advisor decided, as asked
+  else if (!R->ChannelOpened && !LLVMTool && (R->clean() || Failed))
     R->Warnings.push_back(Compiler + " never opened the channel: only LLVM 22's opt, llc and "
                                      "clang speak MLGO's protocol (the host gave it LLVM's flags)");
   // A compiler that failed (a usage error, a missing file) said why itself; whether a pipeline
@@ -247,7 +249,9 @@ std::string SessionResult::summary() const {
 std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef ChannelBase,
                                         llvm::ArrayRef<std::string> AugmentFlags) {
   const features::TaskInfo &TI = features::taskInfo(C.T);
-  std::vector<std::string> Flags = {TI.EnableFlag, std::string(TI.ChannelFlag) + ChannelBase.str()};
+  std::vector<std::string> Flags;
+  if (!compilerDecides(C.T, C.Policy.Name) || C.MakePolicy)
+    Flags = {TI.EnableFlag, std::string(TI.ChannelFlag) + ChannelBase.str()};
   if (C.T == Task::Inline)
     Flags.push_back("-inliner-interactive-include-default"); // the default policy needs it
   Flags.insert(Flags.end(), AugmentFlags.begin(), AugmentFlags.end());
@@ -263,10 +267,47 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
   return Cmd;
 }
 
+std::vector<std::string> regallocRemarkFlags(const std::vector<std::string> &Cmd, bool Clang,
+                                             const std::string &Path) {
+  const size_t Start = compilerStart(Cmd);
+  if (!Clang && !(Start < Cmd.size() && isClang(Cmd[Start])))
+    return {"-pass-remarks-output=" + Path, "-pass-remarks-filter=regalloc"};
+  if (llvm::is_contained(Cmd, "-cc1"))
+    return {"-opt-record-file", Path, "-opt-record-passes", "regalloc", "-opt-record-format",
+            "yaml"};
+  return {"-fsave-optimization-record=yaml", "-foptimization-record-file=" + Path,
+          "-foptimization-record-passes=regalloc"};
+}
+
+namespace {
+
+/// Scores a clean session's log as LLVM's development mode does: `reward` after every
+/// observation, 0.0 but for each function's last, which carries its cost.
+void scoreLog(features::Log &L, const std::vector<features::FunctionRegalloc> &Fs,
+              const features::RegallocWeights &W) {
+  llvm::StringMap<double> Cost;
+  for (const features::FunctionRegalloc &F : Fs)
+    Cost[F.Function] += W.cost(F.Counts);
+  L.Header.Score = features::TensorSpec{"reward", features::TensorType::Float, 0, {1}};
+  auto Bytes = [](float V) { return std::string(reinterpret_cast<const char *>(&V), sizeof V); };
+  for (size_t I = 0; I < L.Observations.size(); ++I) {
+    features::LogObservation &O = L.Observations[I];
+    const bool Last = I + 1 == L.Observations.size() || L.Observations[I + 1].Context != O.Context;
+    O.Score = Bytes(Last ? static_cast<float>(Cost.lookup(O.Context)) : 0.0f);
+  }
+}
+
+} // namespace
+
 llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   if (C.Command.empty())
     return support::usageError("no compiler command given (after --)");
-  llvm::Expected<std::unique_ptr<Policy>> P = C.MakePolicy ? C.MakePolicy() : makePolicy(C.T, C.Policy);
+  // The compiler's own advisor (policy default of a register-allocation task): no channel.
+  const bool Own = compilerDecides(C.T, C.Policy.Name) && !C.MakePolicy;
+  llvm::Expected<std::unique_ptr<Policy>> P =
+      C.MakePolicy ? C.MakePolicy()
+      : Own        ? std::unique_ptr<Policy>()
+                   : makePolicy(C.T, C.Policy);
   if (!P)
     return P.takeError();
   // Declared first, so that it goes last: it stays until the host has cleaned up itself.
@@ -297,6 +338,16 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   const support::Deadline Until(C.TimeoutSeconds);
   std::vector<std::string> Cmd =
       sessionCommand(C, (*Dir)->Base, Extra ? Extra->CompilerFlags : std::vector<std::string>());
+  const std::string Remarks = (*Dir)->Dir.file("regalloc.yaml");
+  if (C.Costs) {
+    if (C.T == Task::Inline)
+      return support::usageError("rewards from the register allocator's remarks are for --task "
+                                 "evict or priority");
+    if (!C.ReadRemarks)
+      return support::makeError("this program cannot read the register allocator's remarks");
+    for (std::string &F : regallocRemarkFlags(Cmd, C.Clang, Remarks))
+      Cmd.push_back(std::move(F));
+  }
   llvm::Expected<support::Child> Ch = support::Child::spawn(Cmd, C.StdoutFd, C.StderrFd);
   if (!Ch)
     return Ch.takeError();
@@ -370,7 +421,8 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         Runner.emplace(std::move(*MR));
         R.SessionLog.Header.Features = Available;
         R.SessionLog.Header.Features.push_back(Advice);
-        if (C.LogStream)
+        // Scores come from remarks read after the compiler exits: such a log is written whole.
+        if (C.LogStream && !C.Costs)
           Writer.emplace(*C.LogStream, R.SessionLog.Header);
         if (Extra && Extra->Bytes)
           ExtraBytes = Extra->Bytes("");
@@ -490,6 +542,26 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
           R.Outcome = SessionResult::HostError, R.Error = Err;
           RemoveOutput();
         }
+      }
+      if (C.Costs && R.clean()) {
+        // A compiler that failed leaves its remarks incomplete: its log has no scores.
+        if (R.Status.shellStatus() == 0) {
+          // No file: the compiler had nothing to report (no function was allocated).
+          llvm::Expected<std::vector<features::FunctionRegalloc>> Fs =
+              llvm::sys::fs::exists(Remarks) ? C.ReadRemarks(Remarks)
+                                             : std::vector<features::FunctionRegalloc>{};
+          if (!Fs) {
+            R.Outcome = SessionResult::HostError, R.Error = llvm::toString(Fs.takeError());
+            return R;
+          }
+          scoreLog(R.SessionLog, *Fs, *C.Costs);
+          R.Regalloc = std::move(*Fs);
+        }
+        if (C.LogStream && R.ChannelOpened)
+          if (llvm::Error E = features::writeLog(*C.LogStream, R.SessionLog)) {
+            R.Outcome = SessionResult::HostError, R.Error = llvm::toString(std::move(E));
+            return R;
+          }
       }
       return R;
     }

@@ -18,6 +18,7 @@
 
 #include "features/Augment.h"
 #include "features/FeatureSets.h"
+#include "features/RegallocScore.h"
 #include "features/TrainingLog.h"
 #include "runners/ModelRunner.h"
 #include "runners/Policies.h"
@@ -57,6 +58,15 @@ struct SessionConfig {
   /// The compiler is clang whatever its file is called (recorded command lines): every flag
   /// goes after -mllvm. Otherwise a program named clang* gets them so.
   bool Clang = false;
+  /// Register allocation: ask the compiler for the greedy allocator's remarks and score each
+  /// function with these weights (features/RegallocScore.h). The session log then has the
+  /// score LLVM's development mode logs, `reward` float[1]: an outcome after every
+  /// observation, 0.0 but after each function's last, which carries the function's cost.
+  std::optional<features::RegallocWeights> Costs;
+  /// Reads the remarks file (features::readRegallocRemarks): a hook, so that the launcher,
+  /// which links LLVM Support alone, does not link LLVM's remark parser.
+  std::function<llvm::Expected<std::vector<features::FunctionRegalloc>>(llvm::StringRef)>
+      ReadRemarks;
 };
 
 struct SessionResult {
@@ -71,6 +81,8 @@ struct SessionResult {
   long Changed = -1;
   std::vector<std::string> UnknownFeatures, Ignored, ZeroFilled;
   std::string FeatureSetVersion;
+  /// With SessionConfig::Costs and a compiler that exited with 0: its remarks, per function.
+  std::optional<std::vector<features::FunctionRegalloc>> Regalloc;
   /// Warnings for the user: features the policy sees as zeros, logs not written because the
   /// compiler never opened the channel.
   std::vector<std::string> Warnings;
@@ -89,6 +101,11 @@ struct SessionResult {
 /// augmentation; -mllvm before each for clang).
 std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef ChannelBase,
                                         llvm::ArrayRef<std::string> AugmentFlags);
+
+/// The flags that make the compiler of Cmd (opt, llc, clang or clang -cc1) write the greedy
+/// allocator's remarks, and only them, as YAML to Path; not behind -mllvm.
+std::vector<std::string> regallocRemarkFlags(const std::vector<std::string> &Cmd, bool Clang,
+                                             const std::string &Path);
 
 /// Runs one session. Errors before the compiler starts (bad policy, model, vocabulary,
 /// temporary directory) are returned as errors; everything after is in the result.

@@ -20,8 +20,10 @@ constexpr unsigned bit(Task T) { return 1u << static_cast<unsigned>(T); }
 constexpr unsigned AllTasks = bit(Task::Inline) | bit(Task::Evict) | bit(Task::Priority);
 
 constexpr PolicyInfo Policies[] = {
-    {"default", bit(Task::Inline), PolicyNeeds::Nothing,
-     "the compiler's own heuristic decision (`inlining_default`)"},
+    {"default", AllTasks, PolicyNeeds::Nothing,
+     "the compiler's own decision: inline: its heuristic's (`inlining_default`); evict and "
+     "priority: the host opens no channel and the compiler's default advisor decides (nothing "
+     "is asked or logged; `--reward` still scores it), as plain `llc-22` does"},
     {"no-evict", bit(Task::Evict), PolicyNeeds::Nothing,
      "column 32 (\"do not evict\"), or the first legal column when the compiler makes \"do "
      "not evict\" illegal"},
@@ -331,7 +333,15 @@ llvm::Expected<std::vector<std::string>> replayDecisions(Task T, llvm::StringRef
 
 } // namespace
 
+bool compilerDecides(Task T, llvm::StringRef Name) {
+  return T != Task::Inline && Name == "default";
+}
+
 llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &O) {
+  if (compilerDecides(T, O.Name))
+    return makeError("policy 'default' of --task " + llvm::Twine(features::taskInfo(T).Name) +
+                     " answers nothing: the compiler's own advisor decides (runners::"
+                     "compilerDecides)");
   std::string N = O.Name;
   if (N.empty()) {
     llvm::Expected<std::string> D = defaultPolicyFor(T);

@@ -43,6 +43,10 @@ const PolicyInfo *findPolicy(llvm::StringRef Name);
 /// the compiler sends one (inline: default, evict: no-evict); an error for priority, whose
 /// advisor sends none.
 llvm::Expected<std::string> defaultPolicyFor(Task T);
+/// Whether policy Name on task T leaves every decision to the compiler's own advisor: `default`
+/// for eviction and priority, whose advisors send no default decision to answer with. The host
+/// then adds no advisor flag; nothing is asked or logged (makePolicy refuses it).
+bool compilerDecides(Task T, llvm::StringRef Name);
 /// Whether `mlgo run` with this policy must run in the full tool (models need HDF5 and
 /// Armadillo); unknown names too, so that the full tool reports them.
 bool needsFullTool(llvm::StringRef PolicyName);

@@ -2,6 +2,7 @@
 // worked example of the format description (../shared/docs/mlgo-interfaces-llvm22.md §3,
 // typed in from its hex dump), and values worked out by hand.
 #include "features/FeatureSets.h"
+#include "features/RegallocScore.h"
 #include "features/TensorSpec.h"
 #include "features/TrainingLog.h"
 #include "runners/ModelRunner.h"
@@ -18,6 +19,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -1016,3 +1018,82 @@ TEST(RuleSearch, CandidatesAndChoiceByHand) {
 }
 
 } // namespace
+
+// The greedy allocator's remarks (issue 25): the file the documentation quotes, values by hand.
+// tests/data/regalloc_hand.yaml: a function-level remark, its loop's (ignored), another pass's
+// (ignored), and a second function with a folded spill and copies.
+static std::string handRemarks() {
+  auto B = llvm::MemoryBuffer::getFile(WB_TEST_DATA "/regalloc_hand.yaml");
+  return B ? (*B)->getBuffer().str() : std::string("missing tests/data/regalloc_hand.yaml");
+}
+
+TEST(RegallocRemarks, HandCountedFile) {
+  auto Fs = features::parseRegallocRemarks(handRemarks(), "hand.yaml");
+  ASSERT_TRUE(bool(Fs)) << llvm::toString(Fs.takeError());
+  ASSERT_EQ(Fs->size(), 2u); // the loop's and the asm printer's remarks are not functions'
+  const features::RegallocCounts &F = (*Fs)[0].Counts;
+  EXPECT_EQ((*Fs)[0].Function, "f");
+  EXPECT_EQ(F.Spills, 14);
+  EXPECT_EQ(F.SpillsCost, 183.125);
+  EXPECT_EQ(F.Reloads, 9);
+  EXPECT_EQ(F.ReloadsCost, 180.0);
+  EXPECT_EQ(F.FoldedReloads, 5);
+  EXPECT_EQ(F.FoldedReloadsCost, 3.125);
+  EXPECT_EQ(F.Copies, 30);
+  EXPECT_EQ(F.CopiesCost, 600.0);
+  EXPECT_EQ(F.FoldedSpills, 0);
+  const features::RegallocWeights W;
+  // 0.2 x 600 + 4 x (180 + 3.125) + 1 x 183.125
+  EXPECT_DOUBLE_EQ(W.cost(F), 1035.625);
+  EXPECT_EQ((*Fs)[1].Function, "_Z1gv");
+  // 0.2 x 0.5 + 1 x 0.25 (a folded spill is a store)
+  EXPECT_DOUBLE_EQ(W.cost((*Fs)[1].Counts), 0.35);
+  EXPECT_DOUBLE_EQ(features::totalCost(W, *Fs), 1035.975);
+  EXPECT_DOUBLE_EQ(features::relativeReward(1035.975, 1035.975), 0.0);
+  EXPECT_DOUBLE_EQ(features::relativeReward(0.0, 9.99), 1.0 - 0.01 / 10.0);
+  features::RegallocCounts Sum = (*Fs)[0].Counts;
+  Sum += (*Fs)[1].Counts;
+  EXPECT_EQ(Sum.Copies, 32);
+  EXPECT_EQ(Sum.FoldedSpills, 1);
+  // An empty file: nothing was allocated.
+  auto None = features::parseRegallocRemarks("", "empty.yaml");
+  ASSERT_TRUE(bool(None));
+  EXPECT_TRUE(None->empty());
+}
+
+TEST(RegallocRemarks, BadValuesAreNamed) {
+  std::string Bad = handRemarks();
+  Bad.replace(Bad.find("'14'"), 4, "'-1'");
+  auto E = features::parseRegallocRemarks(Bad, "bad.yaml");
+  ASSERT_FALSE(bool(E));
+  EXPECT_THAT(llvm::toString(E.takeError()),
+              ::testing::HasSubstr("bad.yaml: function 'f': NumSpills = '-1' is not a count"));
+  Bad = handRemarks();
+  Bad.replace(Bad.find("'6.000000e+02'"), 14, "'nan'");
+  E = features::parseRegallocRemarks(Bad, "nan.yaml");
+  ASSERT_FALSE(bool(E));
+  EXPECT_THAT(llvm::toString(E.takeError()), ::testing::HasSubstr("TotalCopiesCost = 'nan'"));
+  E = features::parseRegallocRemarks("--- !Missed\nPass: [\n", "broken.yaml");
+  ASSERT_FALSE(bool(E));
+  EXPECT_THAT(llvm::toString(E.takeError()), ::testing::HasSubstr("broken.yaml"));
+}
+
+TEST(RegallocRemarks, JSONRoundTrip) {
+  auto Fs = features::parseRegallocRemarks(handRemarks(), "hand.yaml");
+  ASSERT_TRUE(bool(Fs));
+  llvm::json::Value V = features::regallocToJSON(*Fs);
+  auto Back = features::regallocFromJSON(&V, "part");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  ASSERT_EQ(Back->size(), Fs->size());
+  for (size_t I = 0; I < Fs->size(); ++I) {
+    EXPECT_EQ((*Back)[I].Function, (*Fs)[I].Function);
+    for (const features::RegallocKey &K : features::RegallocKeys) {
+      EXPECT_EQ((*Back)[I].Counts.*K.Count, (*Fs)[I].Counts.*K.Count);
+      EXPECT_EQ((*Back)[I].Counts.*K.Cost, (*Fs)[I].Counts.*K.Cost);
+    }
+  }
+  llvm::json::Value NotArray = llvm::json::Object{};
+  auto E = features::regallocFromJSON(&NotArray, "part");
+  ASSERT_FALSE(bool(E));
+  EXPECT_THAT(llvm::toString(E.takeError()), ::testing::HasSubstr("part: register allocation"));
+}

@@ -294,7 +294,7 @@ check("collect with a bad module: status 2, bad one reported", r.returncode == 2
 with h5py.File(W("c.h5")) as f:
     paths = [x.decode() for x in f["modules/path"][:]]
     err = [x.decode() for x in f["modules/error"][:]]
-    check("dataset schema and modules", f.attrs["schema"] == "ir2vec.mlgo-dataset/1" and paths == c_in and err[2] and not err[0])
+    check("dataset schema and modules", f.attrs["schema"] == "ir2vec.mlgo-dataset/2" and paths == c_in and err[2] and not err[0])
     base_ok = all(f["modules/baseline_text_size"][i] == object_text(p_) for i, p_ in enumerate([plain]))
     check("baseline .text = opt-22 + llc-22 + llvm-size", base_ok)
     check("default policy: reward 0 everywhere", np.all(f["row/reward"][:] == 0) and f["modules/text_size"][0] == f["modules/baseline_text_size"][0])

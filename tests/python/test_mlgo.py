@@ -229,3 +229,50 @@ def test_benchmark_raises_the_policys_exception_and_refuses_bad_names(opts, tmp_
         ir2vec.mlgo.benchmark(str(spec), str(tmp_path / "o2"), policies={"heuristic": lambda o: 0})
     with pytest.raises(TypeError, match="not a callable"):
         ir2vec.mlgo.benchmark(str(spec), str(tmp_path / "o3"), policies={"x": 3})
+
+
+def _remark_cost(path):
+    """The cost of a remarks file read by hand from its SpillReloadCopies documents: 0.2 x
+    copies + 4 x (reloads + folded reloads) + 1 x (spills + folded spills)."""
+    total = 0.0
+    for doc in open(path).read().split("\n---"):
+        if "Name:            SpillReloadCopies" not in doc:
+            continue
+        v = {k: float(x) for k, x in re.findall(r"- (Total\w+Cost):\s+'([^']*)'", doc)}
+        g = lambda k: v.get(k, 0.0)
+        total += (0.2 * g("TotalCopiesCost") + 4 * (g("TotalReloadsCost") + g("TotalFoldedReloadsCost"))
+                  + g("TotalSpillsCost") + g("TotalFoldedSpillsCost"))
+    return total
+
+
+def test_regalloc_reward(opts, tmp_path):
+    ll = tmp_path / "p.ll"
+    subprocess.run([f"{LLVM}/clang", "-O2", "-S", "-emit-llvm",
+                    os.path.join(opts["data"], "mlgo_pressure.c"), "-o", str(ll)], check=True)
+    y = tmp_path / "plain.yaml"
+    subprocess.run([f"{LLVM}/llc", "-O2", str(ll), "-o", str(tmp_path / "plain.s"),
+                    f"-pass-remarks-output={y}", "-pass-remarks-filter=regalloc"], check=True)
+    expected = _remark_cost(y)
+    fs = ir2vec.mlgo.read_regalloc_remarks(str(y))
+    assert {f["function"] for f in fs} >= {"mix"}
+    assert sum(f["cost"] for f in fs) == pytest.approx(expected, rel=1e-12)
+    # The compiler's own advisor under the host: the same object, the same cost.
+    r = ir2vec.mlgo.run([f"{LLVM}/llc", "-O2", str(ll), "-o", str(tmp_path / "host.s")],
+                        "default", task="evict", reward=True)
+    assert r.clean and (tmp_path / "host.s").read_bytes() == (tmp_path / "plain.s").read_bytes()
+    assert r.regalloc_cost == pytest.approx(expected, rel=1e-12)
+    # A Python policy: never evict (the last legal column); the log carries LLVM's scores.
+    def never(obs):
+        legal = np.flatnonzero(obs["mask"])
+        return int(legal[-1])
+    r = ir2vec.mlgo.run([f"{LLVM}/llc", "-O2", str(ll), "-o", str(tmp_path / "py.s")],
+                        never, task="evict", reward=True)
+    assert r.clean and r.observations > 0 and r.regalloc_cost != pytest.approx(expected)
+    last = [o.score[0] for i, o in enumerate(r.log.observations)
+            if i + 1 == len(r.log.observations) or r.log.observations[i + 1].context != o.context]
+    assert sum(last) == pytest.approx(sum(f["cost"] for f in r.regalloc
+                                          if f["function"] in {o.context for o in r.log.observations}),
+                                      rel=1e-6)
+    with pytest.raises(ValueError):
+        ir2vec.mlgo.run([f"{LLVM}/opt", "-O2", str(ll), "-o", str(tmp_path / "x.bc")], "default",
+                        reward=True)

@@ -99,6 +99,7 @@ FullHooks fullHooks() {
   FullHooks H;
   H.LoadModel = runners::cachingModelLoader();
   H.Augmenter = features::embeddingAugmenter;
+  H.ReadRemarks = features::readRegallocRemarks;
   return H;
 }
 
@@ -376,12 +377,12 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
               "file; finished modules are kept for --resume"}};
   CLI::App *Collect = addCommand(
       *M, Cmds, "collect",
-      "Collect a dataset over a corpus: -Oz under the host and with the default heuristic, "
-      ".text sizes, rewards",
+      "Collect a dataset over a corpus: -Oz under the host and with the compiler's default "
+      "(inliner: .text sizes; evict, priority: the register allocator's static cost, "
+      "docs/regalloc.md), rewards",
       CollectExits);
-  // The reward is a module's .text size, which only the inliner's decisions determine alone.
-  addPolicyOptions(*Collect, C->Session, {"inline"});
-  addOutput(*Collect, C->Output, "Output dataset (HDF5, ir2vec.mlgo-dataset/1)",
+  addPolicyOptions(*Collect, C->Session, features::taskNames());
+  addOutput(*Collect, C->Output, "Output dataset (HDF5, ir2vec.mlgo-dataset/2)",
             /*Stdout=*/false)
       ->required();
   addJobs(*Collect, C->Jobs, "Modules in parallel");
@@ -693,7 +694,7 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   auto LX = std::make_shared<LogOptions>();
   CLI::App *Export =
       addCommand(*Log, Cmds, "export",
-                 "Turn session logs into an HDF5 dataset (ir2vec.mlgo-dataset/1, without "
+                 "Turn session logs into an HDF5 dataset (ir2vec.mlgo-dataset/2, without "
                  "rewards)",
                  simpleExits());
   Export->add_option("--task", LX->Task, "The logs' task")

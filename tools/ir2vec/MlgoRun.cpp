@@ -4,6 +4,7 @@
 #include "support/Process.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <unistd.h>
 
@@ -50,6 +51,16 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
     C.Augment = H.Augmenter(C.T, *E, O.ModulePath, O.Command);
   }
   C.TimeoutSeconds = P.Timeout;
+  if (O.Reward) {
+    if (C.T == runners::Task::Inline)
+      return support::usageError("--reward scores register allocation (--task evict or "
+                                 "priority); the inliner's reward is the object's .text size "
+                                 "(mlgo collect)");
+    if (!H.ReadRemarks)
+      return support::makeError("--reward is not available in this program");
+    C.Costs = features::RegallocWeights{};
+    C.ReadRemarks = H.ReadRemarks;
+  }
   llvm::Expected<runners::SessionResult> S = support::withCancellation([&](int Cancel) {
     C.CancelFd = Cancel;
     return runners::runSessionToFiles(C, O.LogPath, O.TranscriptPath);
@@ -59,6 +70,19 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
   R.warnings(S->Warnings);
   if (O.Stats) // asked for: printed even with --quiet
     llvm::errs() << MlgoToolName << ": " << S->summary() << "\n";
+  if (O.Reward && S->Regalloc) { // asked for: printed even with --quiet
+    features::RegallocCounts Sum;
+    double Cost = 0;
+    for (const features::FunctionRegalloc &F : *S->Regalloc) {
+      Sum += F.Counts;
+      Cost += C.Costs->cost(F.Counts);
+    }
+    llvm::errs() << llvm::formatv("{0}: regalloc cost {1:f3} ({2} functions with spills, reloads "
+                                  "or copies: {3} spills, {4} reloads, {5} folded spills, {6} "
+                                  "folded reloads, {7} copies)\n",
+                                  MlgoToolName, Cost, S->Regalloc->size(), Sum.Spills,
+                                  Sum.Reloads, Sum.FoldedSpills, Sum.FoldedReloads, Sum.Copies);
+  }
   return support::Outcome::status(S->exitStatus(), S->Error);
 }
 
@@ -155,6 +179,10 @@ CLI::App *addRunCommand(CLI::App &Mlgo, Commands &Cmds, std::shared_ptr<RunOptio
                   "With --embeddings: the IR file to embed (default: the .bc/.ll argument)")
       ->type_name("FILE");
   Run->add_flag("--stats", O->Stats, "Print a summary of the session on standard error");
+  Run->add_flag("--reward", O->Reward,
+                "evict, priority: score the allocation from the greedy allocator's remarks "
+                "(docs/regalloc.md): print the cost on standard error and log it as LLVM's "
+                "development mode does (score 'reward' after each function's last observation)");
   // Arguments that are not options belong after "--", and so do options that are not ours
   // (`mlgo run clang-22 -Oz -c f.c` without "--"): collected, in order, to say so (CLI11 would
   // refuse the options without a word about "--").
@@ -171,7 +199,7 @@ CLI::App *addRunCommand(CLI::App &Mlgo, Commands &Cmds, std::shared_ptr<RunOptio
 bool servedByLauncher(const RunOptions &O) {
   // A task's default policy is always built in.
   const std::string &Name = O.Session.Policy.Name;
-  return !O.Session.embeddings() && (Name.empty() || !runners::needsFullTool(Name));
+  return !O.Session.embeddings() && !O.Reward && (Name.empty() || !runners::needsFullTool(Name));
 }
 
 } // namespace wb::tool

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "features/Augment.h"
+#include "features/RegallocScore.h"
 #include "runners/Policies.h"
 #include "tools/ir2vec/Command.h"
 
@@ -36,6 +37,7 @@ struct RunOptions {
   PolicyCLI Session;
   std::string LogPath, TranscriptPath, ModulePath;
   bool Stats = false;
+  bool Reward = false; // evict/priority: score the allocation from the compiler's remarks
   std::vector<std::string> Command; // what followed "--"
   std::vector<std::string> Stray;   // arguments before "--" that are not options
 };
@@ -48,13 +50,16 @@ struct FullHooks {
   std::function<features::Augmenter(runners::Task, std::string Vocab, std::string Module,
                                     std::vector<std::string> Command)>
       Augmenter;
+  /// Reads the register allocator's remarks (features::readRegallocRemarks).
+  std::function<llvm::Expected<std::vector<features::FunctionRegalloc>>(llvm::StringRef)>
+      ReadRemarks;
 };
 
 ExitTable runExits();
 /// Adds `run` under Mlgo.
 CLI::App *addRunCommand(CLI::App &Mlgo, Commands &Cmds, std::shared_ptr<RunOptions> O,
                         FullHooks H);
-/// Whether a parsed `mlgo run` can run in the launcher: no embeddings, and a policy that the
+/// Whether a parsed `mlgo run` can run in the launcher: no embeddings, no --reward, and a policy that the
 /// table says needs nothing beyond LLVM Support.
 bool servedByLauncher(const RunOptions &O);
 

@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""Register allocation rewards (issue 25) end to end, with the real llc-22, opt-22 and clang-22.
+
+Oracles: the greedy allocator's remarks of the plain compiler (no host), read by a YAML-remark
+reader written here from the format description (../shared/docs/regalloc-mir-llvm22.md), and
+costs worked out from them with RegAllocScore's weights (copies 0.2, loads 4, stores 1); the
+objects of the plain compiler; the training-log reader of tests/mlgo_oracle.py; h5py.
+Run with the system python (python3-h5py).
+"""
+import argparse, os, re, subprocess, sys, tempfile
+
+import h5py
+import numpy as np
+
+import harness
+from mlgo_oracle import read_log
+
+p = argparse.ArgumentParser()
+p.add_argument("--ir2vec", required=True)
+p.add_argument("--llvm-bindir", required=True)
+p.add_argument("--data", required=True)
+a = p.parse_args()
+B = lambda t: os.path.join(a.llvm_bindir, t)
+OPT, LLC, CLANG = B("opt"), B("llc"), "clang-22"
+res = harness.Results()
+check = res.check
+work = tempfile.mkdtemp(prefix="regalloc-test-")
+W = lambda n: os.path.join(work, n)
+WEIGHTS = {"copy": 0.2, "load": 4.0, "store": 1.0}
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, timeout=600, **kw)
+    r.err = r.stderr.decode(errors="replace")
+    return r
+
+
+def remark_costs(path):
+    """{function: {key: value}} of the SpillReloadCopies remarks of a YAML remarks file, read
+    document by document: '--- !Missed', 'Pass: regalloc', 'Name: SpillReloadCopies',
+    'Function: NAME', then 'Args:' with '  - Key: 'value'' lines."""
+    out = {}
+    text = open(path).read() if os.path.exists(path) else ""
+    for doc in text.split("\n---"):
+        fields = dict(re.findall(r"^(Pass|Name|Function):\s+(.*)$", doc, re.M))
+        if fields.get("Pass") != "regalloc" or fields.get("Name") != "SpillReloadCopies":
+            continue
+        args = {k: float(v) for k, v in re.findall(r"^\s+- (Num\w+|Total\w+):\s+'([^']*)'", doc, re.M)}
+        out[fields["Function"].strip("'\"")] = args
+    return out
+
+
+def cost(args):
+    g = lambda k: args.get(k, 0.0)
+    return (WEIGHTS["copy"] * g("TotalCopiesCost")
+            + WEIGHTS["load"] * (g("TotalReloadsCost") + g("TotalFoldedReloadsCost"))
+            + WEIGHTS["store"] * (g("TotalSpillsCost") + g("TotalFoldedSpillsCost")))
+
+
+def printed_cost(stderr):
+    m = re.search(r"regalloc cost ([0-9.]+) \((\d+) functions", stderr)
+    return (float(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+# --- hand-counted: tests/data/regalloc_hand.yaml, costs worked out by hand -----------------
+# f: 0.2 x 600 copies + 4 x (180 reloads + 3.125 folded reloads) + 1 x 183.125 spills = 1035.625;
+# _Z1gv: 0.2 x 0.5 copies + 1 x 0.25 folded spills = 0.35; the loop's remark is not counted.
+hand = remark_costs(os.path.join(a.data, "regalloc_hand.yaml"))
+check("hand-counted remark file read by the oracle as documented",
+      abs(cost(hand["f"]) - 1035.625) < 1e-9 and abs(cost(hand["_Z1gv"]) - 0.35) < 1e-12, hand)
+
+# --- a known spill-heavy function: plain llc-22 is the oracle ------------------------------
+src = os.path.join(a.data, "mlgo_pressure.c")
+ll = W("pressure.ll")
+r = run([CLANG, "-O2", "-S", "-emit-llvm", src, "-o", ll])
+check("clang-22 builds the pressure module", r.returncode == 0, r.err)
+plain_yaml = W("plain.yaml")
+r = run([LLC, "-O2", ll, "-o", W("plain.s"), "-pass-remarks-output=" + plain_yaml,
+         "-pass-remarks-filter=regalloc"])
+oracle = remark_costs(plain_yaml)
+oracle_cost = sum(cost(v) for v in oracle.values())
+check("the spill-heavy function (16 live accumulators) spills under plain llc-22 -O2",
+      r.returncode == 0 and oracle.get("mix", {}).get("NumSpills", 0) > 0, (r.err, oracle))
+
+for task in ["evict", "priority"]:
+    out = W(task + "-default.s")
+    r = run([a.ir2vec, "mlgo", "run", "--task", task, "--policy", "default", "--reward", "--",
+             LLC, "-O2", ll, "-o", out])
+    got, n = printed_cost(r.err)
+    check(f"{task}: policy default is the compiler's own advisor: llc-22's output is byte-identical",
+          r.returncode == 0 and open(out, "rb").read() == open(W("plain.s"), "rb").read(), r.err)
+    check(f"{task}: policy default: the reward is the one of plain llc-22's remarks "
+          f"({oracle_cost:.3f} over {len(oracle)} functions)",
+          got is not None and abs(got - oracle_cost) < 5e-4 * max(1, oracle_cost) and n == len(oracle),
+          (r.err, oracle_cost))
+    check(f"{task}: policy default asks nothing and warns of nothing",
+          "warning" not in r.err, r.err)
+
+# clang-22 driver and clang -cc1 spell the remark flags their own way.
+obj_plain, obj_host = W("c-plain.o"), W("c-host.o")
+r0 = run([CLANG, "-O2", "-c", src, "-o", obj_plain, "-fsave-optimization-record=yaml",
+          "-foptimization-record-file=" + W("c.yaml"), "-foptimization-record-passes=regalloc"])
+c_oracle = sum(cost(v) for v in remark_costs(W("c.yaml")).values())
+r = run([a.ir2vec, "mlgo", "run", "--task", "evict", "--policy", "default", "--reward", "--",
+         CLANG, "-O2", "-c", src, "-o", obj_host])
+got, _ = printed_cost(r.err)
+check("clang-22 -O2 -c: the object under policy default is clang's own, the cost its remarks'",
+      r0.returncode == 0 and r.returncode == 0 and open(obj_plain, "rb").read() == open(obj_host, "rb").read()
+      and got is not None and abs(got - c_oracle) < 5e-4 * max(1, c_oracle), (r.err, c_oracle))
+
+# --- a policy of the host: the log carries LLVM's development-mode scores ------------------
+log = W("ne.log")
+r = run([a.ir2vec, "mlgo", "run", "--task", "evict", "--policy", "no-evict", "--reward", "--log", log,
+         "--", LLC, "-O2", ll, "-o", W("ne.s")])
+ne_cost, _ = printed_cost(r.err)
+check("no-evict with --reward: a session and its cost", r.returncode == 0 and ne_cost is not None, r.err)
+hdr, obs = read_log(open(log, "rb").read())
+check("the log's score is LLVM's: 'reward' float[1]",
+      hdr.get("score") == {"name": "reward", "port": 0, "shape": [1], "type": "float"}, hdr)
+last = {}
+zeros_ok = True
+for i, (ctx, _id, _row, sc) in enumerate(obs):
+    is_last = i + 1 == len(obs) or obs[i + 1][0] != ctx
+    if is_last:
+        last[ctx] = sc[0]
+    elif sc != [0.0]:
+        zeros_ok = False
+check("every observation has an outcome, 0.0 but each function's last", obs and zeros_ok, obs[:3])
+# A function that asked nothing evicted nothing under either advisor: its allocation, and cost,
+# are plain llc-22's.
+silent = sum(cost(v) for fn, v in oracle.items() if fn not in last)
+check("the functions' last scores and the silent functions' plain costs sum to the printed cost",
+      abs(sum(last.values()) + silent - ne_cost) < 1e-3 * max(1, ne_cost), (last, silent, ne_cost))
+check("the policy changes the allocation: no-evict's cost differs from the default advisor's",
+      abs(ne_cost - oracle_cost) > 1e-6, (ne_cost, oracle_cost))
+r = run([a.ir2vec, "mlgo", "run", "--task", "inline", "--reward", "--", OPT, "-O2", ll, "-o", W("x.bc")])
+check("--reward with --task inline is a usage error (64)", r.returncode == 64 and "--reward" in r.err, r.err)
+
+# --- collection: the default advisor as baseline, rewards per function and module ----------
+mods = []
+for c in ["mlgo_pressure.c", "mlgo_six.c"]:
+    bc = W(c.replace(".c", ".bc"))
+    r = run([CLANG, "-Oz", "-Xclang", "-disable-llvm-passes", "-c", "-emit-llvm",
+             os.path.join(a.data, c), "-o", bc])
+    mods.append(bc)
+# The oracle of the pipeline collect runs: opt-22 -Oz, then llc-22 -O2 with remarks.
+pipe_cost = {}
+for m in mods:
+    r1 = run([OPT, "-passes=default<Oz>", m, "-o", W("o.bc")])
+    y = W(os.path.basename(m) + ".yaml")
+    r2 = run([LLC, "-O2", "-filetype=obj", W("o.bc"), "-o", W("o.o"), "-pass-remarks-output=" + y,
+              "-pass-remarks-filter=regalloc"])
+    pipe_cost[m] = sum(cost(v) for v in remark_costs(y).values())
+for pol in ["default", "no-evict"]:
+    out = W(pol + ".h5")
+    r = run([a.ir2vec, "mlgo", "collect", "--task", "evict", "--policy", pol, "-q", "-o", out] + mods)
+    check(f"collect --task evict --policy {pol}", r.returncode == 0, r.err)
+    if r.returncode:
+        continue
+    f = h5py.File(out, "r")
+    paths = [x.decode() for x in f["modules/path"][:]]
+    base = f["modules/baseline_cost"][:]
+    check(f"{pol}: schema /2 and the baseline cost is plain opt-22 + llc-22's",
+          f.attrs["schema"] == "ir2vec.mlgo-dataset/2"
+          and all(abs(base[i] - pipe_cost[p]) < 1e-9 * max(1, pipe_cost[p]) for i, p in enumerate(paths)),
+          (list(base), pipe_cost))
+    c, b, rw = f["modules/cost"][:], base, f["modules/reward"][:]
+    check(f"{pol}: module reward = 1 - (cost + 0.01) / (baseline + 0.01)",
+          np.allclose(rw, 1 - (c + 0.01) / (b + 0.01), rtol=0, atol=1e-12), (c, b, rw))
+    if pol == "default":
+        check("default: the policy is the baseline: costs equal, rewards 0, no rows",
+              np.array_equal(c, b) and np.all(rw == 0) and f.attrs["rows"] == 0, (c, b, rw))
+    else:
+        cc, cb, cr = f["context/cost"][:], f["context/baseline_cost"][:], f["context/reward"][:]
+        rows_ctx, rows_rw = f["row/context"][:], f["row/reward"][:]
+        check("no-evict: rows, and each row's reward is its function's",
+              f.attrs["rows"] > 0 and np.array_equal(rows_rw, cr[rows_ctx])
+              and np.allclose(cr, 1 - (cc + 0.01) / (cb + 0.01), rtol=0, atol=1e-12), (cc, cb, cr))
+        names = [x.decode() for x in f["contexts"][:]]
+        y = W("mlgo_pressure.bc.yaml")
+        per_fn = {k: cost(v) for k, v in remark_costs(y).items()}
+        mine = {n: cb[i] for i, n in enumerate(names) if f["row/module"][list(rows_ctx).index(i)] == 0}
+        check("no-evict: each function's baseline cost is its plain remark's",
+              mine and all(abs(v - per_fn.get(n, 0.0)) < 1e-9 * max(1, v) for n, v in mine.items()),
+              (mine, per_fn))
+
+sys.exit(res.summary("regalloc: "))
