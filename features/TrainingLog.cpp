@@ -132,6 +132,13 @@ llvm::Expected<std::optional<LogEvent>> LogParser::next() {
     return error(At, "expected a JSON object");
   LogEvent E;
   E.Offset = At;
+  if (HaveHeader && Restarts && O->getArray("features")) { // the next compiler's stream
+    HaveHeader = false;
+    H = LogHeader();
+    Context.clear();
+    NextId.clear();
+    LastId = -1;
+  }
   if (!HaveHeader) {
     const llvm::json::Array *F = O->getArray("features");
     if (!F)

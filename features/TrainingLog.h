@@ -73,6 +73,11 @@ class LogParser {
 public:
   /// Name is used in error messages (a file name, or "compiler stream").
   explicit LogParser(std::string Name) : Name(std::move(Name)) {}
+  /// Streams may follow each other: a header where a record is expected starts a new stream
+  /// (its own contexts and observation ids). The interactive channel needs it: one clang
+  /// command with several source files runs one compiler per file, each writing its stream to
+  /// the same channel. A file holds one stream.
+  void allowRestarts() { Restarts = true; }
   /// Appends bytes. Invalidates Payload references of earlier events.
   void feed(llvm::StringRef Bytes);
   /// The next complete record, std::nullopt when more bytes are needed, or an error.
@@ -89,7 +94,7 @@ private:
   std::string Buf;
   size_t Pos = 0;        // next unparsed byte in Buf
   uint64_t Consumed = 0; // bytes dropped from the front of Buf
-  bool HaveHeader = false;
+  bool HaveHeader = false, Restarts = false;
   LogHeader H;
   std::string Context;
   llvm::StringMap<int64_t> NextId;

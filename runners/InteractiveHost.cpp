@@ -354,9 +354,11 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   Guard->watch(Ch->pid());
 
   features::LogParser Parser("compiler stream");
+  Parser.allowRestarts(); // one clang command with several sources: one stream per compiler
   std::optional<ModelRunner> Runner;
   std::optional<features::LogWriter> Writer;
   std::vector<TensorSpec> Available; // compiler features + workbench extras
+  std::vector<TensorSpec> CompilerFeatures; // as the first compiler of the command sent them
   TensorSpec Advice;
   std::string Row; // one observation of the session log
   std::string CurrentContext, ExtraBytes;
@@ -397,11 +399,20 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
           Guard->writing();
         }
         const features::LogHeader &H = Parser.header();
+        if (Runner) { // the next compiler of the same command: the same features, or an error
+          if (H.Features != CompilerFeatures || H.Advice != std::optional<TensorSpec>(Advice))
+            return "the command ran several compilers (one per source file) and a later one "
+                   "sent another feature set: run one compiler per session";
+          if (Extra && Extra->Bytes)
+            ExtraBytes = Extra->Bytes("");
+          break;
+        }
         llvm::Expected<std::vector<std::string>> Unknown = features::checkHeader(C.T, H.Features, H.Advice);
         if (!Unknown)
           return llvm::toString(Unknown.takeError());
         R.UnknownFeatures = *Unknown;
         Advice = *H.Advice;
+        CompilerFeatures = H.Features;
         Available = H.Features;
         for (size_t I = 0, At = 0; I < H.Features.size(); At += H.Features[I++].byteSize())
           if (H.Features[I].Name == "inlining_default" && H.Features[I].byteSize() == 8 &&

@@ -20,6 +20,7 @@ p.add_argument("--ir2vec", required=True)
 p.add_argument("--llvm-bindir", required=True)
 p.add_argument("--data", required=True)
 a = p.parse_args()
+a.ir2vec, a.data = os.path.abspath(a.ir2vec), os.path.abspath(a.data)
 B = lambda t: os.path.join(a.llvm_bindir, t)
 OPT, LLC, CLANG = B("opt"), B("llc"), "clang-22"
 res = harness.Results()
@@ -183,5 +184,19 @@ for pol in ["default", "no-evict"]:
         check("no-evict: each function's baseline cost is its plain remark's",
               mine and all(abs(v - per_fn.get(n, 0.0)) < 1e-9 * max(1, v) for n, v in mine.items()),
               (mine, per_fn))
+
+# --- one clang command, several sources: one compiler (and stream) per file, one session -----
+srcs = [os.path.join(a.data, c) for c in ["mlgo_pressure.c", "mlgo_six.c"]]
+for task, flags in [("evict", ["-O2"]), ("inline", ["-Oz"])]:
+    each = 0
+    for i, s_ in enumerate(srcs):
+        r = run([a.ir2vec, "mlgo", "run", "--task", task, "--log", W(f"one{i}.log"), "--", CLANG] + flags
+                + ["-c", s_, "-o", W(f"one{i}.o")])
+        each += len(read_log(open(W(f"one{i}.log"), "rb").read())[1]) if r.returncode == 0 else -10**9
+    r = run([a.ir2vec, "mlgo", "run", "--task", task, "--log", W("both.log"), "--", CLANG] + flags
+            + ["-c"] + srcs, cwd=work)
+    both = read_log(open(W("both.log"), "rb").read())[1] if r.returncode == 0 else []
+    check(f"{task}: clang-22 -c with two sources under one session: the streams of both compilers, "
+          "answered and logged", r.returncode == 0 and len(both) == each and each > 0, (r.err, len(both), each))
 
 sys.exit(res.summary("regalloc: "))
