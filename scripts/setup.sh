@@ -17,10 +17,12 @@ cd "$(dirname "$0")/.."
 # `scripts/setup.sh -DWB_MPI=OFF` neither installs nor uses them.
 # chromium-headless-shell: tests/benchmark_test.py renders the benchmark's page in a real
 # browser and checks its DOM against results.json.
+# valgrind, python3-scipy, dpkg-dev: the performance track (scripts/perf-track.py) counts with
+# cachegrind, ranks with scipy's spearmanr, unpacks Debian sources with dpkg-source.
 PKGS=(cmake make g++ llvm-22 llvm-22-dev clang-22 libarmadillo-dev libhdf5-dev libcli11-dev
       libgtest-dev libgmock-dev python3 python3-h5py python3-numpy bsdutils
       zlib1g-dev libzstd-dev gnuplot-nox libclang-rt-22-dev pybind11-dev python3-dev
-      python3-pytest chromium-headless-shell)
+      python3-pytest chromium-headless-shell valgrind python3-scipy dpkg-dev)
 case " $* " in
   *" -DWB_MPI=OFF "*) ;;
   *) PKGS+=(libopenmpi-dev openmpi-bin openssh-client) ;;
