@@ -131,16 +131,16 @@ namespace {
 // A module's measurement as it travels from a rank to rank 0 of an MPI run.
 void encodeMeasured(const EvalModule &M, support::WireWriter &W) {
   W.bytes(M.Error);
-  W.num<int64_t>(M.Baseline);
-  W.num<int64_t>(M.Policy);
+  W.num<double>(M.Baseline);
+  W.num<double>(M.Policy);
   W.num<uint64_t>(M.Decisions);
 }
 
 llvm::Expected<EvalModule> decodeMeasured(support::WireReader &In) {
   EvalModule M;
   M.Error = In.bytes();
-  M.Baseline = In.num<int64_t>();
-  M.Policy = In.num<int64_t>();
+  M.Baseline = In.num<double>();
+  M.Policy = In.num<double>();
   M.Decisions = size_t(In.num<uint64_t>());
   return M;
 }
@@ -196,17 +196,23 @@ void measureAll(std::vector<EvalModule> &Modules, const EvalRunConfig &C, const 
 
 } // namespace
 
+/// The measure of a compilation: its .text, or (register allocation) its static cost.
+static double measureOf(runners::Task T, const Compiled &R) {
+  return T == runners::Task::Inline ? double(R.TextSize) : features::totalCost({}, R.Regalloc);
+}
+
 std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Paths,
-                                         const EvalRunConfig &C) {
+                                         const EvalRunConfig &C, runners::Task T) {
   std::vector<EvalModule> Modules;
   for (const std::string &P : Paths)
     Modules.push_back({P, "", -1, -1, 0, ""});
   measureAll(Modules, C, "baseline", [&](EvalModule &M, const support::TempDir &D) {
-    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, nullptr, D, "oz", C.Run.CancelFd);
+    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, nullptr, D, "oz", C.Run.CancelFd,
+                                               T != runners::Task::Inline);
     if (!R)
       M.Error = llvm::toString(R.takeError());
     else
-      M.Baseline = R->TextSize;
+      M.Baseline = measureOf(T, *R);
   });
   return Modules;
 }
@@ -217,12 +223,18 @@ void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfi
     runners::SessionConfig S = Session;
     if (Embeddings)
       S.Augment = features::embeddingAugmenter(S.T, *Embeddings, M.Path, {});
-    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, &S, D, "policy", C.Run.CancelFd);
+    const bool Costs = S.T != runners::Task::Inline;
+    if (Costs) {
+      S.Costs = features::RegallocWeights{};
+      S.ReadRemarks = features::readRegallocRemarks;
+    }
+    llvm::Expected<Compiled> R =
+        compileModule(M.Path, C.Tools, &S, D, "policy", C.Run.CancelFd, Costs);
     if (!R) {
       M.Error = llvm::toString(R.takeError());
       return;
     }
-    M.Policy = R->TextSize;
+    M.Policy = measureOf(S.T, *R);
     M.Decisions = R->SessionLog.Observations.size();
   });
 }
@@ -512,7 +524,8 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
                           J.Proto == Protocol::Transfer ? "unseen"
                           : J.TestSide                  ? "held-out"
                                                         : "training",
-                          Sum.PolicyTotal, Sum.BaselineTotal, Sum.Reduction, Sum.Low, Sum.High,
+                          int64_t(Sum.PolicyTotal), int64_t(Sum.BaselineTotal), Sum.Reduction,
+                          Sum.Low, Sum.High,
                           Sum.Grown, Sum.Shrunk, Sum.Packages.size(), Sum.PackageLow,
                           Sum.PackageHigh, Worst)
                 .str()});

@@ -36,12 +36,14 @@ inline constexpr support::Named<Protocol> ProtocolNames[] = {{Protocol::Transfer
 
 struct EvalModule {
   std::string Path, Error;
-  int64_t Baseline = -1, Policy = -1; // .text bytes; -1 when not measured
+  /// The measure: .text bytes (the inliner), or the register allocation cost (eviction,
+  /// features/RegallocScore.h); -1 when not measured.
+  double Baseline = -1, Policy = -1;
   size_t Decisions = 0;
   std::string Package; // the module's key in the split ("" when not known)
   /// The smallest .text an exploration found for the module (the headroom's measure), -1 when
   /// not known.
-  int64_t Best = -1;
+  double Best = -1;
 };
 
 /// What there was to gain and how much of it a policy took, over the modules whose best .text
@@ -49,7 +51,7 @@ struct EvalModule {
 /// sum(baseline - best) (above 1 when the policy beats the exploration; NaN without headroom).
 struct Headroom {
   size_t Modules = 0;
-  int64_t BaselineTotal = 0, PolicyTotal = 0, BestTotal = 0;
+  double BaselineTotal = 0, PolicyTotal = 0, BestTotal = 0;
   double Headroom = 0, Captured = 0;
   void add(const EvalModule &M);
   void finish();
@@ -59,14 +61,14 @@ struct Headroom {
 struct PackageSummary {
   std::string Key;
   size_t Modules = 0, Grown = 0, Shrunk = 0;
-  int64_t BaselineTotal = 0, PolicyTotal = 0;
+  double BaselineTotal = 0, PolicyTotal = 0;
   double Reduction = 0;
   struct Headroom Room;
 };
 
 struct EvalSummary {
   size_t Modules = 0, Failed = 0, Grown = 0, Shrunk = 0;
-  int64_t BaselineTotal = 0, PolicyTotal = 0;
+  double BaselineTotal = 0, PolicyTotal = 0;
   double Reduction = 0;        // 1 - PolicyTotal / BaselineTotal
   double Low = 0, High = 0;    // 95% bootstrap interval of Reduction over modules
   /// The same with packages as the unit resampled: modules of one package are alike, so this
@@ -91,10 +93,13 @@ struct EvalRunConfig {
   support::RunSettings Run;
 };
 
-/// .text with the heuristic (opt -Oz alone) for each module.
+/// .text with the heuristic (opt -Oz alone) for each module; for register allocation (T evict
+/// or priority), the cost of the default advisor (features/RegallocScore.h).
 std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Modules,
-                                         const EvalRunConfig &C);
-/// .text with the session's policy for each module of Measured (baselines kept); with
+                                         const EvalRunConfig &C,
+                                         runners::Task T = runners::Task::Inline);
+/// .text (register allocation: the cost) with the session's policy for each module of
+/// Measured (baselines kept); with
 /// Embeddings, each session gets the embedding features of that vocabulary ("" = default).
 void measurePolicy(std::vector<EvalModule> &Measured, const runners::SessionConfig &Session,
                    const std::optional<std::string> &Embeddings, const EvalRunConfig &C);

@@ -54,13 +54,17 @@ ModelFile withParameters(const ModelFile &Start, const arma::vec &P) {
   return M;
 }
 
-/// Robust spread of each input-vector element over the observations: IQR / 1.349 (the
-/// standard deviation for normal data, unmoved by outliers), else the standard deviation,
-/// else 1 (a constant input).
+/// Robust spread of each input-vector element over the observations' finite values: IQR /
+/// 1.349 (the standard deviation for normal data, unmoved by outliers), else the standard
+/// deviation, else 1 (a constant input).
 std::vector<double> inputSpreads(const arma::mat &X) {
   std::vector<double> S(X.n_rows, 1.0);
   for (arma::uword R = 0; R < X.n_rows && X.n_cols > 1; ++R) {
-    arma::rowvec V = arma::sort(X.row(R));
+    // Compilers send NaN at times (eviction's use_def_density of an empty range): not a value.
+    const arma::rowvec Row = X.row(R);
+    arma::rowvec V = arma::sort(Row.elem(arma::find_finite(Row)).t());
+    if (V.n_elem < 2)
+      continue;
     const double IQR = V(arma::uword(0.75 * (V.n_elem - 1))) - V(arma::uword(0.25 * (V.n_elem - 1)));
     const double Std = arma::stddev(V);
     S[R] = IQR > 1e-12 ? IQR / 1.349 : Std > 1e-12 ? Std : 1.0;
@@ -69,7 +73,7 @@ std::vector<double> inputSpreads(const arma::mat &X) {
 }
 
 struct Compiled1 {
-  int64_t Size = -1;
+  double Size = -1; // the measure: .text bytes, or the register allocation cost
   std::string Error;
 };
 
@@ -77,7 +81,7 @@ struct Compiled1 {
 template <typename EvaluateFn, typename ReductionFn>
 llvm::Expected<FineTuneResult> searchBias(const ModelFile &Start,
                                           const features::DatasetTable &Observations,
-                                          const std::vector<size_t> &Active, int64_t Constant,
+                                          const std::vector<size_t> &Active, double Constant,
                                           EvaluateFn &Evaluate, ReductionFn &Reduction,
                                           const FineTuneConfig &C, FineTuneResult &R) {
   const arma::mat Z = runners::Network::of(Start).forward(inputMatrix(Start, Observations));
@@ -163,11 +167,13 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
                                         const FineTuneConfig &C) {
   if (llvm::Error E = C.validate())
     return E;
-  if (Start.ForTask != runners::Task::Inline)
-    return support::makeError("fine-tuning is for inliner models (task inline)");
+  const runners::Task T = Start.ForTask;
+  if (T == runners::Task::Priority || (T == runners::Task::Evict && C.Method != TuneMethod::ES))
+    return support::makeError("fine-tuning is for inliner models, and for eviction models by "
+                              "--method es");
   // Modules without decisions keep the heuristic's size whatever the policy: not compiled.
   std::vector<size_t> Active;
-  int64_t Constant = 0, Total = 0;
+  double Constant = 0, Total = 0;
   for (size_t I = 0; I < Modules.size(); ++I) {
     Total += Modules[I].Baseline;
     if (Modules[I].Decisions)
@@ -176,12 +182,15 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
       Constant += Modules[I].Baseline;
   }
   if (Active.empty() || Total <= 0)
-    return support::makeError("no training module asks an inlining question: nothing to tune");
+    return support::makeError(T == runners::Task::Inline
+                                  ? "no training module asks an inlining question: nothing to tune"
+                                  : "no training module has a register allocation cost: "
+                                    "nothing to tune");
 
   // Parameters u, the model being Start + Scale * u; first-layer weights scaled by 1/spread.
   const std::vector<double> Theta0 = flatten(Start);
   arma::vec Scale(Theta0.size(), arma::fill::ones);
-  {
+  if (Observations.rows()) {
     const std::vector<double> Spread = inputSpreads(inputMatrix(Start, Observations));
     const ModelFile::Layer &L0 = Start.Layers.front();
     for (unsigned O = 0; O < L0.Out; ++O)
@@ -196,8 +205,8 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
   // .text of each candidate on each module of Mods (failures: the heuristic's size, counted).
   auto Evaluate = [&](const std::vector<std::shared_ptr<const ModelFile>> &Cands,
                       const std::vector<size_t> &Mods)
-      -> llvm::Expected<std::vector<std::vector<int64_t>>> {
-    std::vector<std::vector<int64_t>> Sizes(Cands.size(), std::vector<int64_t>(Mods.size()));
+      -> llvm::Expected<std::vector<std::vector<double>>> {
+    std::vector<std::vector<double>> Sizes(Cands.size(), std::vector<double>(Mods.size()));
     corpus::OrderedPipeline<Compiled1> Pipe(C.Run.Jobs, 2 * C.Run.Jobs);
     llvm::Error E = Pipe.run(
         0, Cands.size() * Mods.size(), [] { return corpus::NoState(); },
@@ -211,13 +220,18 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
             return Out;
           }
           runners::SessionConfig S;
-          S.T = runners::Task::Inline;
+          S.T = T;
           S.MakePolicy = [Model]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
             return runners::makeModelPolicy(*Model);
           };
-          auto Res = compileModule(M.Path, C.Tools, &S, *Dir, "policy", C.Run.CancelFd);
+          const bool Costs = T == runners::Task::Evict;
+          if (Costs) {
+            S.Costs = features::RegallocWeights{};
+            S.ReadRemarks = features::readRegallocRemarks;
+          }
+          auto Res = compileModule(M.Path, C.Tools, &S, *Dir, "policy", C.Run.CancelFd, Costs);
           if (Res)
-            Out.Size = Res->TextSize;
+            Out.Size = Costs ? features::totalCost({}, Res->Regalloc) : double(Res->TextSize);
           else
             Out.Error = llvm::toString(Res.takeError());
           return Out;
@@ -240,12 +254,12 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
       return E;
     return Sizes;
   };
-  auto Reduction = [&](const std::vector<int64_t> &Sizes, const std::vector<size_t> &Mods,
-                       int64_t ExtraBase) {
-    double Pol = double(ExtraBase), B = double(ExtraBase);
+  auto Reduction = [&](const std::vector<double> &Sizes, const std::vector<size_t> &Mods,
+                       double ExtraBase) {
+    double Pol = ExtraBase, B = ExtraBase;
     for (size_t K = 0; K < Mods.size(); ++K) {
-      Pol += double(Sizes[K]);
-      B += double(Modules[Mods[K]].Baseline);
+      Pol += Sizes[K];
+      B += Modules[Mods[K]].Baseline;
     }
     return B > 0 ? 1 - Pol / B : 0.0;
   };
@@ -278,7 +292,7 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
     if (!Sizes)
       return Sizes.takeError();
     std::vector<double> F;
-    for (const std::vector<int64_t> &S : *Sizes)
+    for (const std::vector<double> &S : *Sizes)
       F.push_back(Reduction(S, Mods, 0));
     const arma::vec FV(F);
     R.StepFitness.push_back(arma::mean(FV));
@@ -350,7 +364,7 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
       continue;
     if (E.Rollouts.empty() || E.BaselineSize < 0)
       return support::fileError(Exploration, "module " + E.Path + ": no rollout or baseline");
-    Modules.push_back({E.Path, E.BaselineSize, E.Rollouts.front().Decisions.size()});
+    Modules.push_back({E.Path, double(E.BaselineSize), E.Rollouts.front().Decisions.size()});
   }
   // The observation set that has every input of the model (for a heuristic start: the first
   // set that has every input it selects).
@@ -410,14 +424,8 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
   std::string FitText;
   llvm::raw_string_ostream(FitText) << llvm::json::Value(std::move(Fit));
   ModelFile &M = R->Model;
-  auto Set = [&M](const std::string &K, const std::string &V) {
-    for (auto &[Key, Value] : M.Provenance)
-      if (Key == K) {
-        Value = V;
-        return;
-      }
-    M.Provenance.emplace_back(K, V);
-  };
+  auto Set = [&M](const std::string &K, const std::string &V) { M.setProvenance(K, V); };
+
   Set("finetuned_by", "ir2vec mlgo finetune");
   Set("finetuned_from", llvm::sys::path::filename(ModelPath).str());
   if (From.Heuristic) {

@@ -56,8 +56,10 @@ struct FineTuneConfig {
 /// A training module as the exploration recorded it.
 struct TuneModule {
   std::string Path;
-  int64_t Baseline = -1; // .text with the heuristic
-  size_t Decisions = 0;  // questions the compiler asked with the heuristic
+  /// The measure with the compiler's own decisions: the inliner's .text bytes, or (eviction)
+  /// the register allocation cost of the default advisor (features/RegallocScore.h).
+  double Baseline = -1;
+  size_t Decisions = 0;  // questions the compiler asked with the heuristic (0: not compiled)
 };
 
 struct FineTuneResult {
@@ -76,7 +78,8 @@ struct FineTuneResult {
 
 /// Fine-tunes Start on Modules (those without decisions count with their heuristic size).
 /// Observations (the exploration's, with every input Start reads) give the perturbation
-/// scales.
+/// scales (none: every parameter's scale is 1). An eviction model (es only) is scored by the
+/// register allocation cost of the modules it compiles instead of their .text.
 llvm::Expected<FineTuneResult> fineTune(const runners::ModelFile &Start,
                                         const std::vector<TuneModule> &Modules,
                                         const features::DatasetTable &Observations,

@@ -154,8 +154,8 @@ std::vector<CandidateScore> scoreCandidates(const std::vector<std::vector<EvalMo
       Use[M] = Use[M] && C[M].Error.empty() && C[M].Baseline >= 0 && C[M].Policy >= 0;
   }
   for (size_t C = 0; C < PerCandidate.size(); ++C) {
-    int64_t Base = 0, Pol = 0;
-    std::map<std::string, std::pair<int64_t, int64_t>> Packages; // sorted: ties by name
+    double Base = 0, Pol = 0;
+    std::map<std::string, std::pair<double, double>> Packages; // sorted: ties by name
     for (size_t M = 0; M < N; ++M) {
       if (!Use[M])
         continue;

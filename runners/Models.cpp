@@ -96,6 +96,15 @@ bool perColumn(const ModelFile &M, const TensorSpec &S) {
 
 } // namespace
 
+void ModelFile::setProvenance(const std::string &Key, const std::string &Value) {
+  for (auto &[K, V] : Provenance)
+    if (K == Key) {
+      V = Value;
+      return;
+    }
+  Provenance.emplace_back(Key, Value);
+}
+
 double *Normalization::apply(size_t J, double X, double *Out) const {
   switch (K) {
   case None:

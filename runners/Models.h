@@ -65,6 +65,8 @@ struct ModelFile {
   std::optional<InlineRule> Rule;
 
   const Normalization &norm(size_t Input) const;
+  /// Sets provenance attribute Key (replacing its value when present).
+  void setProvenance(const std::string &Key, const std::string &Value);
 };
 
 /// Reads and checks a model file; libhdf5 first reads it behind a process boundary

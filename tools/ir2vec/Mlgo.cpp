@@ -10,6 +10,7 @@
 #include "mlgo/Benchmark.h"
 #include "mlgo/Collect.h"
 #include "mlgo/Eval.h"
+#include "mlgo/EvictTrain.h"
 #include "mlgo/Explore.h"
 #include "mlgo/FineTune.h"
 #include "mlgo/Train.h"
@@ -88,6 +89,14 @@ struct FineTuneOptions {
   std::vector<std::string> Inputs;
   unsigned Jobs = 0;
   bool FromHeuristic = false, Quiet = false;
+};
+
+struct EvictTrainOptions {
+  mlgo::EvictTrainJob Job;
+  std::vector<std::string> Inputs;
+  std::string Optimizer = "adam";
+  unsigned Jobs = 0;
+  bool Quiet = false;
 };
 
 struct LogOptions {
@@ -243,6 +252,28 @@ llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
   return support::withCancellation([&](int Cancel) {
     C.Run.CancelFd = Cancel;
     return mlgo::runFineTune(O.Exploration, From, O.Inputs, C, O.Output);
+  });
+}
+
+llvm::Expected<support::Outcome> runEvictTrainCommand(EvictTrainOptions &O,
+                                                      const support::Reporter &R) {
+  auto Opt = learn::parseOptimizer(O.Optimizer);
+  if (!Opt)
+    return Opt.takeError();
+  mlgo::EvictTrainJob &J = O.Job;
+  J.Tune.Optimizer.Kind = *Opt;
+  J.Tune.Run = runSettings(R, O.Jobs);
+  auto Inputs = support::expandInputs(O.Inputs, R.handler(), &J.Split.Names);
+  if (!Inputs)
+    return Inputs.takeError();
+  if (llvm::Error E = checkOutputs({J.Output, J.Report}, *Inputs, listFiles(O.Inputs, {J.StartModel})))
+    return E;
+  if (llvm::Error E = mlgo::loadRecordedCommands(J.Tune.Tools, O.Inputs))
+    return E;
+  J.Modules = *Inputs;
+  return support::withCancellation([&](int Cancel) {
+    J.Tune.Run.CancelFd = Cancel;
+    return mlgo::runEvictTraining(J);
   });
 }
 
@@ -659,6 +690,52 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   setRun(Cmds, FineTune, [&Ctx, FT, FineTuneExits, Checked] {
     support::Reporter R = Ctx.reporter(MlgoToolName, FT->Quiet);
     return finish(R, FineTuneExits, Checked([&] { return runFineTuneCommand(*FT, R); }));
+  });
+
+  auto EV = std::make_shared<EvictTrainOptions>();
+  EV->Job.Tune.Steps = 12;
+  EV->Job.Tune.Pairs = 6;
+  EV->Job.Tune.ModulesPerStep = 24;
+  EV->Job.Tune.Sigma = 0.1;
+  EV->Job.Tune.Optimizer.LearningRate = 0.05;
+  CLI::App *EvictTrain = addCommand(
+      *M, Cmds, "train-evict",
+      "Train an eviction policy on the register allocator's static cost (docs/regalloc.md): "
+      "split the corpus by package, start from the density rule (a linear model that evicts "
+      "the candidate whose interference has the lowest use/def density, when lower than the "
+      "evicting range's), tune every weight by evolution strategies on the training side "
+      "against the default advisor's cost, then judge the held-out packages",
+      FineTuneExits);
+  addOutput(*EvictTrain, EV->Job.Output, "Output model", /*Stdout=*/false)->required();
+  EvictTrain->add_option("--report", EV->Job.Report,
+                         "Also write the held-out report (JSON, ir2vec.mlgo-evict-eval/1)")
+      ->type_name("FILE");
+  EvictTrain->add_option("--model", EV->Job.StartModel, "Start model (default: the density rule)")
+      ->type_name("FILE");
+  EvictTrain->add_option("--steps", EV->Job.Tune.Steps, "Steps of evolution strategies");
+  EvictTrain->add_option("--pairs", EV->Job.Tune.Pairs, "Antithetic perturbation pairs per step");
+  EvictTrain->add_option("--modules-per-step", EV->Job.Tune.ModulesPerStep,
+                         "Training modules sampled per step");
+  EvictTrain->add_option("--sigma", EV->Job.Tune.Sigma,
+                         "Perturbation size, relative to each input's spread over the start "
+                         "policy's observations");
+  EvictTrain->add_option("--lr", EV->Job.Tune.Optimizer.LearningRate, "Learning rate");
+  EvictTrain->add_option("--optimizer", EV->Optimizer, "sgd or adam")
+      ->check(CLI::IsMember(support::names<learn::OptimizerKind>(learn::OptimizerNames)));
+  EvictTrain->add_option("--seed", EV->Job.Tune.Seed, "Seed (perturbations, module samples)");
+  EvictTrain->add_option("--bootstrap-seed", EV->Job.BootstrapSeed, "Seed of the bootstrap intervals");
+  addSplitOptions(*EvictTrain, EV->Job.Split);
+  addToolchainOptions(*EvictTrain, EV->Job.Tune.Tools);
+  EvictTrain->add_option("--timeout", EV->Job.Tune.Tools.TimeoutSeconds,
+                         "Kill a compiler after S seconds (0: no limit)")
+      ->check(seconds())
+      ->type_name("S");
+  addJobs(*EvictTrain, EV->Jobs, "Compilations in parallel");
+  addQuiet(*EvictTrain, EV->Quiet, "No notes or progress line");
+  addInputs(*EvictTrain, EV->Inputs)->required();
+  setRun(Cmds, EvictTrain, [&Ctx, EV, FineTuneExits, Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, EV->Quiet);
+    return finish(R, FineTuneExits, Checked([&] { return runEvictTrainCommand(*EV, R); }));
   });
 
   auto Pr = std::make_shared<std::pair<std::string, std::string>>();

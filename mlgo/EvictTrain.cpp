@@ -1,0 +1,219 @@
+#include "mlgo/EvictTrain.h"
+
+#include "mlgo/Collect.h"
+#include "runners/Models.h"
+#include "support/Files.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+namespace wb::mlgo {
+
+using support::Diagnostic;
+
+runners::ModelFile evictStartModel() {
+  runners::ModelFile M;
+  M.ForTask = runners::Task::Evict;
+  M.Kind = "linear";
+  const features::TaskInfo &TI = features::taskInfo(runners::Task::Evict);
+  std::vector<double> W;
+  for (const features::FeatureDef &D : TI.Features) {
+    // Per-column features of the compiler; the mask is bound for legality by the policy.
+    if (D.Shape != std::vector<int64_t>{1, 33} || llvm::StringRef(D.Name) == "mask" ||
+        D.From != features::Origin::Compiler)
+      continue;
+    M.Inputs.push_back(features::specOf(D, 0));
+    W.push_back(llvm::StringRef(D.Name) == "use_def_density" ? -1.0 : 0.0);
+  }
+  for (const features::FeatureDef &D : TI.Features)
+    if (D.From == features::Origin::Compiler)
+      M.FeatureSet.push_back(features::specOf(D, 0));
+  M.FeatureSetVersion = features::featureSetVersion(runners::Task::Evict, M.FeatureSet);
+  M.Norms.assign(M.Inputs.size(), runners::Normalization{});
+  M.Layers.push_back({unsigned(W.size()), 1, W, {0.0}});
+  return M;
+}
+
+namespace {
+
+/// The report's figures, in the cost's words.
+llvm::json::Object costSummaryJSON(const EvalSummary &S) {
+  llvm::json::Array Packages;
+  for (const PackageSummary &P : S.Packages)
+    Packages.push_back(llvm::json::Object{{"package", P.Key},
+                                          {"modules", int64_t(P.Modules)},
+                                          {"baseline_cost", P.BaselineTotal},
+                                          {"policy_cost", P.PolicyTotal},
+                                          {"reduction", P.Reduction},
+                                          {"cheaper", int64_t(P.Shrunk)},
+                                          {"costlier", int64_t(P.Grown)}});
+  llvm::json::Object O{{"modules", int64_t(S.Modules)},
+                       {"failed", int64_t(S.Failed)},
+                       {"baseline_cost", S.BaselineTotal},
+                       {"policy_cost", S.PolicyTotal},
+                       {"reduction", S.Reduction},
+                       {"interval_modules", llvm::json::Array{S.Low, S.High}},
+                       {"interval_packages", llvm::json::Array{S.PackageLow, S.PackageHigh}},
+                       {"cheaper", int64_t(S.Shrunk)},
+                       {"costlier", int64_t(S.Grown)},
+                       {"packages", std::move(Packages)}};
+  if (S.Worst >= 0)
+    O["worst_package"] = llvm::json::Object{{"package", S.Packages[S.Worst].Key},
+                                            {"reduction", S.Packages[S.Worst].Reduction}};
+  return O;
+}
+
+} // namespace
+
+llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
+  if (J.Output.empty() || J.Output == "-")
+    return support::usageError("train-evict needs an output file: -o MODEL.h5");
+  for (const std::string *O : {&J.Output, &J.Report})
+    if (!O->empty())
+      if (llvm::Error E = support::checkOutputPath(*O))
+        return E;
+  J.Tune.Method = TuneMethod::ES;
+  if (llvm::Error E = J.Tune.validate())
+    return E;
+  llvm::Expected<CorpusSplit> S = splitCorpus(J.Modules, J.Split);
+  if (!S)
+    return S.takeError();
+  runners::ModelFile Start = evictStartModel();
+  if (!J.StartModel.empty()) {
+    llvm::Expected<runners::ModelFile> M = runners::readModelFile(J.StartModel);
+    if (!M)
+      return M.takeError();
+    if (M->ForTask != runners::Task::Evict || M->Kind == "rule")
+      return support::fileError(J.StartModel, "not an eviction model (linear or mlp)");
+    Start = std::move(*M);
+  }
+  const support::RunSettings &Run = J.Tune.Run;
+  EvalRunConfig EC{J.Tune.Tools, Run};
+  // The default advisor's cost of every training module: the baselines ES compares with.
+  std::vector<EvalModule> Train = measureBaselines(S->modules(false), EC, runners::Task::Evict);
+  if (support::cancelled(Run.CancelFd))
+    return support::interruptedError("interrupted; no model written");
+  std::vector<TuneModule> Tune;
+  for (const EvalModule &M : Train)
+    if (M.Error.empty())
+      Tune.push_back({M.Path, M.Baseline, 1});
+  // Perturbation scales: each input's spread over the start policy's own observations on a
+  // sample of the training modules (counts, stages and ratios differ by orders of magnitude).
+  features::DatasetTable Observations;
+  {
+    llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-finetune");
+    if (!D)
+      return D.takeError();
+    const std::string StartFile = D->file("start.h5"), Data = D->file("observations.h5");
+    if (llvm::Error E = runners::writeModelFile(StartFile, Start))
+      return E;
+    CollectConfig CC;
+    CC.T = runners::Task::Evict;
+    CC.Policy.Name = Start.Kind;
+    CC.Policy.ModelPath = StartFile;
+    CC.Policy.LoadModel = runners::cachingModelLoader();
+    CC.Tools = J.Tune.Tools;
+    CC.Run = Run;
+    CC.Run.ShowProgress = false;
+    CC.Run.Report = [](const support::Diagnostic &) {}; // a sample's failures are ES's to report
+    std::vector<std::string> Sample;
+    for (size_t I = 0; I < Tune.size() && Sample.size() < J.Tune.ModulesPerStep; ++I)
+      Sample.push_back(Tune[I * Tune.size() / std::min<size_t>(Tune.size(), J.Tune.ModulesPerStep)].Path);
+    llvm::Expected<CollectSummary> CS = collect(Sample, Data, CC);
+    if (!CS)
+      return CS.takeError();
+    if (CS->Rows) {
+      llvm::Expected<features::DatasetTable> T = features::readDataset(Data);
+      if (!T)
+        return T.takeError();
+      Observations = std::move(*T);
+    }
+  }
+  llvm::Expected<FineTuneResult> R = fineTune(Start, Tune, Observations, J.Tune);
+  if (!R)
+    return R.takeError();
+  runners::ModelFile &M = R->Model;
+  auto Set = [&M](const std::string &K, const std::string &V) { M.setProvenance(K, V); };
+
+  llvm::json::Array Fit;
+  for (double F : R->StepFitness)
+    Fit.push_back(F);
+  Set("created_by", "ir2vec mlgo train-evict");
+  Set("llvm_version", WB_LLVM_VERSION);
+  Set("tool_version", WB_VERSION);
+  Set("split", S->toJSONText());
+  Set("trained_from", J.StartModel.empty() ? "the density rule" : J.StartModel);
+  Set("reward", "1 - sum(cost) / sum(default advisor's cost); cost = " +
+                    features::RegallocWeights{}.describe());
+  Set("finetune_hyperparameters",
+      llvm::formatv("{0}", llvm::json::Value(llvm::json::Object{
+                               {"method", "es"},
+                               {"steps", int64_t(J.Tune.Steps)},
+                               {"pairs", int64_t(J.Tune.Pairs)},
+                               {"modules_per_step", int64_t(J.Tune.ModulesPerStep)},
+                               {"sigma", J.Tune.Sigma},
+                               {"learning_rate", J.Tune.Optimizer.LearningRate},
+                               {"seed", int64_t(J.Tune.Seed)}}))
+          .str());
+  Set("finetune_step_fitness", llvm::formatv("{0}", llvm::json::Value(std::move(Fit))).str());
+  Set("finetune_training_reduction_start", llvm::formatv("{0:f6}", R->StartReduction).str());
+  Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R->TunedReduction).str());
+  Set("finetune_kept", R->Kept ? "true" : "false");
+  Set("finetune_compilations", std::to_string(R->Compilations));
+  if (llvm::Error E = runners::writeModelFile(J.Output, M))
+    return E;
+  Run.Report({Diagnostic::Note,
+              llvm::formatv("training side ({0} modules): cost reduction {1:P3} with the start "
+                            "model, {2:P3} tuned; {3} written ({4} compilations)",
+                            Tune.size(), R->StartReduction, R->TunedReduction,
+                            R->Kept ? "the tuned model" : "no gain: the start model",
+                            R->Compilations)
+                  .str()});
+  // The held-out packages: the default advisor against the model, by the inliner's protocol.
+  std::vector<EvalModule> Test = measureBaselines(S->modules(true), EC, runners::Task::Evict);
+  runners::SessionConfig Session;
+  Session.T = runners::Task::Evict;
+  Session.MakePolicy = [&M]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+    return runners::makeModelPolicy(M);
+  };
+  measurePolicy(Test, Session, std::nullopt, EC);
+  if (support::cancelled(Run.CancelFd))
+    return support::interruptedError("interrupted; the model was written, the held-out "
+                                     "report was not");
+  for (size_t I = 0; I < Test.size(); ++I)
+    for (size_t K = 0; K < S->Modules.size(); ++K)
+      if (S->Modules[K] == Test[I].Path)
+        Test[I].Package = S->Keys[K];
+  const EvalSummary Sum = summarize(Test, J.BootstrapSeed);
+  Run.Report({Diagnostic::Note,
+              llvm::formatv("held-out ({0} modules of {1} packages): cost reduction {2:P3} "
+                            "(95% interval over modules {3:P3} to {4:P3}, over packages {5:P3} "
+                            "to {6:P3}); worst package {7} {8:P3}",
+                            Sum.Modules - Sum.Failed, Sum.Packages.size(), Sum.Reduction, Sum.Low,
+                            Sum.High, Sum.PackageLow, Sum.PackageHigh,
+                            Sum.Worst >= 0 ? Sum.Packages[Sum.Worst].Key : "-",
+                            Sum.Worst >= 0 ? Sum.Packages[Sum.Worst].Reduction : 0.0)
+                  .str()});
+  if (!J.Report.empty()) {
+    llvm::json::Object Doc{{"schema", "ir2vec.mlgo-evict-eval/1"},
+                           {"model", J.Output},
+                           {"split", S->toJSON()},
+                           {"training_reduction_start", R->StartReduction},
+                           {"training_reduction_tuned", R->TunedReduction},
+                           {"kept", R->Kept},
+                           {"compilations", int64_t(R->Compilations)},
+                           {"held_out", costSummaryJSON(Sum)},
+                           {"bootstrap", llvm::json::Object{{"resamples", 1000},
+                                                            {"seed", int64_t(J.BootstrapSeed)}}}};
+    if (llvm::Error E = support::writeFileAtomicallyChecked(J.Report, [&](llvm::raw_ostream &OS) {
+          OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Doc))) << "\n";
+          return llvm::Error::success();
+        }))
+      return E;
+  }
+  if (Sum.Failed)
+    return support::Outcome::partial(std::to_string(Sum.Failed) + " held-out modules failed");
+  return support::Outcome::complete();
+}
+
+} // namespace wb::mlgo

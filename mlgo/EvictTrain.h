@@ -1,0 +1,38 @@
+// Training of an eviction policy on the register allocator's static cost (`ir2vec mlgo
+// train-evict`, issue 25): the corpus is split by package; a linear policy that scores every
+// column (the 32 candidates and "do not evict") with the same weights starts from a rule that
+// approximates the default advisor's test, evict the candidate whose interference has the
+// lowest use/def density when it is lower than the evicting range's own (weight -1 on
+// use_def_density); evolution strategies (mlgo/FineTune.h, method es) then move every weight
+// to lower the cost, 1 - sum(cost) / sum(default advisor's cost) over sampled training
+// modules. The held-out packages are then judged with the inliner's protocol (mlgo/Eval.h:
+// per package, the worst, bootstrap intervals over modules and packages).
+#pragma once
+
+#include "mlgo/Eval.h"
+#include "mlgo/FineTune.h"
+#include "mlgo/Split.h"
+
+#include <string>
+#include <vector>
+
+namespace wb::mlgo {
+
+struct EvictTrainJob {
+  std::vector<std::string> Modules; // the corpus, expanded
+  SplitOptions Split;
+  std::string StartModel; // "" = the density rule (evictStartModel)
+  FineTuneConfig Tune;    // Method is es
+  std::string Output;     // the model
+  std::string Report;     // the held-out report (JSON, schema ir2vec.mlgo-evict-eval/1); "" = none
+  uint64_t BootstrapSeed = 1;
+};
+
+/// The start: a linear eviction model over every per-column feature the compiler sends, all
+/// weights 0 but -1 on use_def_density.
+runners::ModelFile evictStartModel();
+
+/// `ir2vec mlgo train-evict`.
+llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J);
+
+} // namespace wb::mlgo
