@@ -557,10 +557,15 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
       if (C.Costs && R.clean()) {
         // A compiler that failed leaves its remarks incomplete: its log has no scores.
         if (R.Status.shellStatus() == 0) {
-          // No file: the compiler had nothing to report (no function was allocated).
+          // LLVM's tools create the file even when nothing is reported: none means that this
+          // compiler compiled nothing (a link step) or ignored the flags.
+          const bool Wrote = llvm::sys::fs::exists(Remarks);
+          if (!Wrote)
+            R.Warnings.push_back("the compiler wrote no register allocation remarks (it compiled "
+                                 "nothing, or is not LLVM 22's llc, opt or clang): cost 0 "
+                                 "counted");
           llvm::Expected<std::vector<features::FunctionRegalloc>> Fs =
-              llvm::sys::fs::exists(Remarks) ? C.ReadRemarks(Remarks)
-                                             : std::vector<features::FunctionRegalloc>{};
+              Wrote ? C.ReadRemarks(Remarks) : std::vector<features::FunctionRegalloc>{};
           if (!Fs) {
             R.Outcome = SessionResult::HostError, R.Error = llvm::toString(Fs.takeError());
             return R;

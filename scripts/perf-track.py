@@ -20,7 +20,8 @@ under every policy (a policy changes registers, never results).
 
 OUT/results.json (schema ir2vec.perf-results/1): per policy and program the counts, the
 static cost (features/RegallocScore.h: the sum over its translation units), wall seconds (shown
-beside, never instead); per policy the change against the baseline; and how well the static
+beside, never instead); per policy the change against the baseline, in total with a 95 %
+bootstrap interval over programs and the worst program; and how well the static
 reward predicts the dynamic counts: Spearman's rank correlation, over functions, of the change
 in static cost with the change in data references (Dr + Dw) and in instructions.
 
@@ -162,18 +163,22 @@ def wrapper(path, ir2vec, compiler, policy):
     os.chmod(path, 0o755)
 
 
-def static_cost(tree):
-    """The static cost of a build: every remark file under tree, read with the workbench's
-    Python module (LLVM's remark parser). -> (total, {function: cost})."""
-    import ir2vec as wb
-    total, per_fn = 0.0, {}
-    for root, _dirs, files in os.walk(tree):
-        for f in files:
-            if f.endswith(".opt.yaml"):
-                for r in wb.mlgo.read_regalloc_remarks(os.path.join(root, f)):
-                    total += r["cost"]
-                    per_fn[r["function"]] = per_fn.get(r["function"], 0.0) + r["cost"]
-    return total, per_fn
+def static_cost(tree, ir2vec):
+    """The static cost of a build: every remark file under tree, scored by `ir2vec mlgo
+    regalloc-cost` (LLVM's remark parser). -> (total, {function: cost})."""
+    files = sorted(os.path.join(root, f) for root, _dirs, fs in os.walk(tree) for f in fs
+                   if f.endswith(".opt.yaml"))
+    if not files:
+        return 0.0, {}
+    r = subprocess.run([ir2vec, "mlgo", "regalloc-cost"] + files, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Failed(f"ir2vec mlgo regalloc-cost: {r.stderr[-600:]}")
+    doc = json.loads(r.stdout)
+    per_fn = {}
+    for f in doc["files"]:
+        for fn in f["functions"]:
+            per_fn[fn["function"]] = per_fn.get(fn["function"], 0.0) + fn["cost"]
+    return doc["total"], per_fn
 
 
 def parse_policy(text):
@@ -186,6 +191,18 @@ def parse_policy(text):
         p[k] = os.path.abspath(v) if k == "model" else v
     p["label"] = text.replace(",", "_").replace("=", "").replace("/", "_")
     return p
+
+
+def bootstrap(base, pol, key, resamples=1000, seed=1):
+    """95 % percentile interval of the total relative change of key, resampling programs."""
+    import numpy as np
+    names = sorted(base)
+    b = np.array([base[g][key] for g in names], dtype=float)
+    p = np.array([pol[g][key] for g in names], dtype=float)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(names), size=(resamples, len(names)))
+    ch = np.sort((p[idx].sum(1) - b[idx].sum(1)) / b[idx].sum(1))
+    return [float(ch[int(0.025 * (resamples - 1) + 0.5)]), float(ch[int(0.975 * (resamples - 1) + 0.5)])]
 
 
 def spearman(x, y):
@@ -235,7 +252,6 @@ def run(a):
     os.makedirs(out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="perf-", dir=out)
     ir2vec = os.path.abspath(a.ir2vec)
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(ir2vec)), "python"))
     tty = sys.stderr.isatty()
     say = (lambda m: sys.stderr.write("\r\033[K" + m)) if tty else (lambda m: None)
     # inputs
@@ -287,7 +303,7 @@ def run(a):
                         except subprocess.CalledProcessError:
                             raise Failed(f"{owner} ({pol['label']}): build step failed: {' '.join(cmd)} "
                                          f"(log: {log.name})")
-                built[owner] = (tree,) + static_cost(tree)
+                built[owner] = (tree,) + static_cost(tree, ir2vec)
             tree, cost, fn_cost = built[owner]
             argv = [os.path.join(tree, prog["binary"])]
             for x in prog["run"]:
@@ -336,7 +352,11 @@ def run(a):
         sums = {k: sum(results[L][g][k] for g in results[L]) for k in ("Ir", "Dr", "Dw")}
         bsums = {k: sum(results[base][g][k] for g in results[base]) for k in ("Ir", "Dr", "Dw")}
         compare[L] = {"per_program": rows,
-                      "total": {k: (sums[k] - bsums[k]) / bsums[k] for k in sums}}
+                      "total": {k: (sums[k] - bsums[k]) / bsums[k] for k in sums},
+                      "interval_programs": {k: bootstrap(results[base], results[L], k) for k in sums},
+                      "worst_program": max(rows, key=lambda g: rows[g]["Ir"]),
+                      "programs_slower": sum(1 for g in rows if rows[g]["Ir"] > 0),
+                      "programs_faster": sum(1 for g in rows if rows[g]["Ir"] < 0)}
         changed = [i for i in range(len(ds)) if ds[i] != 0 or dd[i] != 0 or di[i] != 0]
         corr[L] = {"functions": len(ds), "functions_changed": len(changed),
                    "spearman_static_vs_data_refs": spearman([ds[i] for i in changed], [dd[i] for i in changed]),
@@ -347,6 +367,9 @@ def run(a):
                         for g in results[L]])}
     doc = {"schema": SCHEMA, "spec": os.path.relpath(a.spec, REPO) if a.spec.startswith(REPO) else a.spec,
            "spec_sha256": hashlib.sha256(open(a.spec, "rb").read()).hexdigest(),
+           "packages_sha256": hashlib.sha256(open(a.packages, "rb").read()).hexdigest(),
+           "sources": {pkg: pkgs[pkg]["files"] for pkg in sorted(srcs)},
+           "inputs_sha256": {n: hashlib.sha256(open(p, "rb").read()).hexdigest() for n, p in inputs.items()},
            "valgrind": subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip(),
            "compiler": cs.tool_version(spec["compiler"]["c"]),
            "policies": [{k: v for k, v in p.items() if k != "label"} | {"label": p["label"]} for p in policies],
@@ -358,7 +381,9 @@ def run(a):
     os.replace(tmp, os.path.join(out, "results.json"))
     shutil.rmtree(work, ignore_errors=True)
     for L, c in compare.items():
-        print(f"{L} vs {base}: Ir {100 * c['total']['Ir']:+.3f} %, Dr {100 * c['total']['Dr']:+.3f} %, "
+        lo, hi = c["interval_programs"]["Ir"]
+        print(f"{L} vs {base}: Ir {100 * c['total']['Ir']:+.3f} % (95 % over programs {100 * lo:+.3f} .. "
+              f"{100 * hi:+.3f} %; worst {c['worst_program']}), Dr {100 * c['total']['Dr']:+.3f} %, "
               f"Dw {100 * c['total']['Dw']:+.3f} %; static vs data refs over {corr[L]['functions_changed']} "
               f"changed functions: Spearman {corr[L]['spearman_static_vs_data_refs']}")
     if differ:

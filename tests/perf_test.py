@@ -92,6 +92,20 @@ if not a.no_download:
               and d0["output_sha256"] == d1["output_sha256"], R["outputs_differ"])
         check("never evicting costs more statically and makes more data references (Dr + Dw)",
               d1["static_cost"] > d0["static_cost"] and d1["Dr"] + d1["Dw"] > d0["Dr"] + d0["Dw"], (d0, d1))
+        import hashlib
+        pk = json.load(open(os.path.join(REPO, "bench", "benchmark", "packages.json")))
+        zstd_files = next(q["files"] for q in pk["packages"] if q["name"] == "zstd")
+        check("the results pin the sources, the inputs and the spec",
+              R["sources"] == {"zstd": zstd_files}
+              and all(R["inputs_sha256"][n] == hashlib.sha256(pt.GENERATORS[q["generator"]](q)).hexdigest()
+                      for n, q in doc["inputs"].items())
+              and R["spec_sha256"] == hashlib.sha256(open(os.path.join(REPO, "bench", "perf", "programs.json"), "rb").read()).hexdigest(),
+              (R["sources"], R["inputs_sha256"]))
+        v = R["versus_baseline"]["no-evict"]
+        check("one program: its change is the total, the interval a point, the worst itself",
+              v["worst_program"] == "zstd" and v["interval_programs"]["Ir"][0] == v["interval_programs"]["Ir"][1]
+              and abs(v["interval_programs"]["Ir"][0] - v["total"]["Ir"]) < 1e-15
+              and abs(v["total"]["Ir"] - (d1["Ir"] - d0["Ir"]) / d0["Ir"]) < 1e-15, v)
         c = R["static_vs_dynamic"]["no-evict"]
         check("the static reward's rank correlation with the data references is reported",
               c["functions_changed"] > 0 and c["spearman_static_vs_data_refs"] is not None, c)

@@ -70,6 +70,17 @@ hand = remark_costs(os.path.join(a.data, "regalloc_hand.yaml"))
 check("hand-counted remark file read by the oracle as documented",
       abs(cost(hand["f"]) - 1035.625) < 1e-9 and abs(cost(hand["_Z1gv"]) - 0.35) < 1e-12, hand)
 
+r = run([a.ir2vec, "mlgo", "regalloc-cost", os.path.join(a.data, "regalloc_hand.yaml")])
+import json as _json
+doc = _json.loads(r.stdout) if r.returncode == 0 else {}
+check("mlgo regalloc-cost: the hand-counted file's costs (1035.625 + 0.35)",
+      doc.get("schema") == "ir2vec.regalloc-cost/1" and abs(doc["total"] - 1035.975) < 1e-9
+      and [f["function"] for f in doc["files"][0]["functions"]] == ["f", "_Z1gv"]
+      and abs(doc["files"][0]["functions"][1]["cost"] - 0.35) < 1e-12, (r.err, doc))
+r = run([a.ir2vec, "mlgo", "regalloc-cost", os.path.join(a.data, "mlgo_six.c")])
+check("mlgo regalloc-cost on a file that is not remarks: an error naming it (1)",
+      r.returncode == 1 and "mlgo_six.c" in r.err, r.err)
+
 # --- a known spill-heavy function: plain llc-22 is the oracle ------------------------------
 src = os.path.join(a.data, "mlgo_pressure.c")
 ll = W("pressure.ll")
@@ -82,6 +93,9 @@ oracle = remark_costs(plain_yaml)
 oracle_cost = sum(cost(v) for v in oracle.values())
 check("the spill-heavy function (16 live accumulators) spills under plain llc-22 -O2",
       r.returncode == 0 and oracle.get("mix", {}).get("NumSpills", 0) > 0, (r.err, oracle))
+r = run([a.ir2vec, "mlgo", "regalloc-cost", plain_yaml])
+check("mlgo regalloc-cost of plain llc-22's remarks = the oracle's",
+      r.returncode == 0 and abs(_json.loads(r.stdout)["total"] - oracle_cost) < 1e-9 * max(1, oracle_cost), r.err)
 
 for task in ["evict", "priority"]:
     out = W(task + "-default.s")
@@ -134,6 +148,11 @@ check("the functions' last scores and the silent functions' plain costs sum to t
       abs(sum(last.values()) + silent - ne_cost) < 1e-3 * max(1, ne_cost), (last, silent, ne_cost))
 check("the policy changes the allocation: no-evict's cost differs from the default advisor's",
       abs(ne_cost - oracle_cost) > 1e-6, (ne_cost, oracle_cost))
+r = run([a.ir2vec, "mlgo", "run", "--task", "evict", "--policy", "default", "--reward", "--", CLANG,
+         "-shared", obj_plain, "-o", W("linked.so")])
+check("--reward on a link step (no compilation): a warning that no remarks were written, cost 0",
+      r.returncode == 0 and "wrote no register allocation remarks" in r.err
+      and printed_cost(r.err)[0] == 0.0, r.err)
 r = run([a.ir2vec, "mlgo", "run", "--task", "inline", "--reward", "--", OPT, "-O2", ll, "-o", W("x.bc")])
 check("--reward with --task inline is a usage error (64)", r.returncode == 64 and "--reward" in r.err, r.err)
 

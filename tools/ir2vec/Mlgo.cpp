@@ -5,6 +5,7 @@
 
 #include "features/Augment.h"
 #include "features/Dataset.h"
+#include "features/RegallocScore.h"
 #include "features/TrainingLog.h"
 #include "mlgo/Ablate.h"
 #include "mlgo/Benchmark.h"
@@ -372,6 +373,32 @@ llvm::Expected<support::Outcome> runPredict(const std::string &Model, const std:
 }
 
 /// Prints a table the library renders (feature tables, the policy table).
+/// `mlgo regalloc-cost`: the register allocation cost of remark files, as JSON on standard
+/// output (schema ir2vec.regalloc-cost/1, docs/regalloc.md).
+llvm::Expected<support::Outcome> printRegallocCost(const std::vector<std::string> &Files) {
+  const features::RegallocWeights W;
+  llvm::json::Array Out;
+  double Total = 0;
+  for (const std::string &F : Files) {
+    llvm::Expected<std::vector<features::FunctionRegalloc>> Fs = features::readRegallocRemarks(F);
+    if (!Fs)
+      return Fs.takeError();
+    llvm::json::Array Functions = features::regallocToJSON(*Fs);
+    for (size_t I = 0; I < Fs->size(); ++I)
+      (*Functions[I].getAsObject())["cost"] = W.cost((*Fs)[I].Counts);
+    const double Cost = features::totalCost(W, *Fs);
+    Total += Cost;
+    Out.push_back(llvm::json::Object{{"path", F}, {"cost", Cost}, {"functions", std::move(Functions)}});
+  }
+  llvm::outs() << llvm::formatv("{0:1}", llvm::json::Value(llvm::json::Object{
+                                             {"schema", "ir2vec.regalloc-cost/1"},
+                                             {"cost", W.describe()},
+                                             {"total", Total},
+                                             {"files", std::move(Out)}}))
+               << "\n";
+  return support::Outcome::complete();
+}
+
 llvm::Expected<support::Outcome> printTable(const std::string &Table) {
   llvm::outs() << Table;
   return support::Outcome::complete();
@@ -736,6 +763,19 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   setRun(Cmds, EvictTrain, [&Ctx, EV, FineTuneExits, Checked] {
     support::Reporter R = Ctx.reporter(MlgoToolName, EV->Quiet);
     return finish(R, FineTuneExits, Checked([&] { return runEvictTrainCommand(*EV, R); }));
+  });
+
+  auto RC = std::make_shared<std::vector<std::string>>();
+  CLI::App *RegallocCost = addCommand(
+      *M, Cmds, "regalloc-cost",
+      "The register allocation cost of YAML remark files (llc-22 -pass-remarks-output=F "
+      "-pass-remarks-filter=regalloc, clang -fsave-optimization-record): per function and in "
+      "total, as JSON on standard output (docs/regalloc.md)",
+      simpleExits());
+  RegallocCost->add_option("remarks", *RC, "Remark files (YAML)")->required();
+  setRun(Cmds, RegallocCost, [&Ctx, RC, Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, false);
+    return finish(R, simpleExits(), Checked([&] { return printRegallocCost(*RC); }));
   });
 
   auto Pr = std::make_shared<std::pair<std::string, std::string>>();
