@@ -1,5 +1,7 @@
 #include "runners/Models.h"
 
+#include "support/Isolate.h"
+
 #include "corpus/H5.h"
 #include "support/JSON.h"
 #include "support/Error.h"
@@ -316,6 +318,8 @@ llvm::Error readNormalizations(H5::H5File &F, ModelFile &M, llvm::StringRef Path
 }
 
 llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
+  // Worker threads read models while others fork for isolated reads (support/Isolate.h).
+  support::ForkGuard Guard;
   auto Bad = [&](const llvm::Twine &What) { return fileError(Path, What); };
   llvm::sys::fs::file_status St;
   if (llvm::sys::fs::status(Path, St))

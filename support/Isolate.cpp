@@ -33,13 +33,35 @@ void writeAllFd(int Fd, const std::string &S) {
 
 } // namespace
 
+namespace {
+// Process-wide by nature: a fork copies the whole process, its locks included.
+std::shared_mutex &forkLock() {
+  static std::shared_mutex M;
+  return M;
+}
+// Set in an isolated child only (its copy of the lock is taken by a thread it does not have;
+// glibc's rwlock cannot be released from another thread id).
+bool InIsolatedChild = false;
+} // namespace
+
+ForkGuard::ForkGuard() {
+  if (!InIsolatedChild)
+    L = std::shared_lock<std::shared_mutex>(forkLock());
+}
+
 llvm::Expected<std::string> runIsolated(llvm::StringRef File, double Seconds,
                                         llvm::function_ref<llvm::Expected<std::string>()> Work) {
   int P[2];
   if (::pipe2(P, O_CLOEXEC) != 0)
     return fileError(File, llvm::Twine("cannot isolate the read: pipe: ") + strerror(errno));
   const pid_t Parent = ::getpid();
+  // No other thread inside HDF5 while the process is copied.
+  forkLock().lock();
   const pid_t Pid = ::fork();
+  if (Pid != 0)
+    forkLock().unlock();
+  else
+    InIsolatedChild = true;
   if (Pid < 0) {
     ::close(P[0]);
     ::close(P[1]);

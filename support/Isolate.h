@@ -8,6 +8,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,24 @@ namespace wb::support {
 /// (its message), or File with what happened to the child (killed by a signal, a non-zero
 /// exit, no answer within Seconds). Only for work that needs no other thread of this process
 /// (fork copies one thread); the child's stderr is ours, so sanitizer reports stay visible.
-/// libhdf5 (Debian's serial build) keeps global state: no other thread may be inside it when
-/// this forks, or the child inherits it half-updated and hangs. So worker threads read HDF5
-/// only in such children (the parent side here never calls it), and files this process then
-/// reads itself are read before the workers start (runners::cachingModelLoader).
+/// libhdf5 keeps global state and a global lock: no other thread may be inside it when this
+/// forks, or the child inherits the lock held by a thread it does not have and waits forever
+/// (seen: a model read on one benchmark worker while another forked; the child timed out after
+/// 600 s). So the fork waits until no ForkGuard is held, and a thread that reads HDF5
+/// itself while workers may fork holds one (runners' model reads).
 llvm::Expected<std::string> runIsolated(llvm::StringRef File, double Seconds,
                                         llvm::function_ref<llvm::Expected<std::string>()> Work);
+
+/// Held by a thread inside a library with global locks (HDF5) while other threads may fork for
+/// isolated work (above): runIsolated forks only when no such guard is held. Inside the
+/// isolated child (one thread; its copy of the lock stays taken) it holds nothing.
+class ForkGuard {
+public:
+  ForkGuard();
+
+private:
+  std::shared_lock<std::shared_mutex> L;
+};
 
 /// How long an isolated read of a file may take before it counts as a library loop (a
 /// vocabulary or model reads in well under a second, a counts file of a whole corpus in
