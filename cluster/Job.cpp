@@ -152,7 +152,8 @@ private:
       }
     }
     std::string describe() const {
-      static const char *Names[] = {"", "requests", "grants", "results", "done", "finish"};
+      static const char *Names[] = {"",     "requests", "grants", "results",
+                                    "done", "shares",   "finish"};
       std::string S;
       for (unsigned T = Request; T <= Finish; ++T)
         if (Messages[T])

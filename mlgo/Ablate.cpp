@@ -395,7 +395,8 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
   // and, under transfer, the smallest .text the exploration found.
   std::vector<EvalModule> TrainBase;
   for (const ModuleExploration &X : Explored->Modules)
-    TrainBase.push_back({X.Path, X.Error, X.BaselineSize, -1, 0, X.Key, X.BestSize});
+    TrainBase.push_back({X.Path, X.Error, double(X.BaselineSize), -1, 0, X.Key,
+                         double(X.BestSize)});
   if (Transfer) {
     std::vector<std::string> Paths;
     for (const ModuleExploration &X : Explored->Modules)
@@ -409,9 +410,9 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
     }
   } else {
     Res.Judged = measureBaselines(S->modules(true), RC);
-    for (size_t I = 0, K = 0; I < S->Modules.size(); ++I)
-      if (S->Test[I])
-        Res.Judged[K++].Package = S->Keys[I];
+    const std::vector<std::string> Keys = S->keysOf(true);
+    for (size_t I = 0; I < Res.Judged.size(); ++I)
+      Res.Judged[I].Package = Keys[I];
   }
   Res.Compilations += Res.Judged.size();
   // Fold of each judged module (transfer), by its position in the exploration.

@@ -78,8 +78,10 @@ EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
     S.Grown += M.Policy > M.Baseline;
     S.Shrunk += M.Policy < M.Baseline;
     auto [It, New] = PackageIndex.try_emplace(M.Package, S.Packages.size());
-    if (New)
-      S.Packages.push_back({M.Package});
+    if (New) {
+      S.Packages.emplace_back();
+      S.Packages.back().Key = M.Package;
+    }
     PackageSummary &P = S.Packages[It->second];
     ++P.Modules;
     P.BaselineTotal += M.Baseline;
@@ -434,9 +436,9 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
   }
   const bool Side = J.Proto == Protocol::Transfer ? true : J.TestSide;
   std::vector<EvalModule> Modules = measureBaselines(S->modules(Side), C);
-  for (size_t I = 0, K = 0; I < S->Modules.size(); ++I)
-    if (S->Test[I] == Side)
-      Modules[K++].Package = S->Keys[I];
+  const std::vector<std::string> Keys = S->keysOf(Side);
+  for (size_t I = 0; I < Modules.size(); ++I)
+    Modules[I].Package = Keys[I];
   if (!J.Exploration.empty() && !C.Run.Dist.serving())
     if (llvm::Error E = attachBest(Modules, J.Exploration))
       return E;

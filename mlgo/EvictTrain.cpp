@@ -1,9 +1,13 @@
 #include "mlgo/EvictTrain.h"
 
 #include "mlgo/Collect.h"
+#include "corpus/Share.h"
+#include "mlgo/Parts.h"
 #include "runners/Models.h"
 #include "support/Files.h"
+#include "support/Wire.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -63,6 +67,44 @@ llvm::json::Object costSummaryJSON(const EvalSummary &S) {
   return O;
 }
 
+/// Rank 0's training modules on every rank: only rank 0 knows which baselines failed, and
+/// every rank must sample the same modules.
+llvm::Error shareModules(const support::RunSettings &Run, std::vector<TuneModule> &Tune) {
+  support::WireWriter W;
+  W.num<uint64_t>(Tune.size());
+  for (const TuneModule &M : Tune) {
+    W.bytes(M.Path);
+    W.num<double>(M.Baseline);
+    W.num<uint64_t>(M.Decisions);
+  }
+  llvm::Expected<std::string> B = corpus::share(Run.Dist, W.take(), Run.CancelFd);
+  if (!B)
+    return B.takeError();
+  support::WireReader In(*B);
+  std::vector<TuneModule> Out(size_t(std::min<uint64_t>(In.num<uint64_t>(), B->size())));
+  for (TuneModule &M : Out) {
+    M.Path = In.bytes();
+    M.Baseline = In.num<double>();
+    M.Decisions = size_t(In.num<uint64_t>());
+  }
+  if (!In.ok())
+    return support::makeError("a malformed message from rank 0");
+  Tune = std::move(Out);
+  return llvm::Error::success();
+}
+
+/// Everything that decides the result: what the ES steps kept for --resume were made with.
+std::string jobFingerprint(const EvictTrainJob &J, const CorpusSplit &S) {
+  const FineTuneConfig &T = J.Tune;
+  return support::sha256Hex(
+      llvm::formatv("train-evict {0}\n{1}\n{2}\nstart {3}\npairs {4} modules {5} sigma {6:e} "
+                    "lr {7:e} optimizer {8} seed {9}\n{10}",
+                    WB_VERSION, T.Tools.fingerprint(), S.toJSONText(), J.StartModel, T.Pairs,
+                    T.ModulesPerStep, T.Sigma, T.Optimizer.LearningRate,
+                    learn::optimizerName(T.Optimizer.Kind), T.Seed, llvm::join(S.Modules, "\n"))
+          .str());
+}
+
 } // namespace
 
 llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
@@ -88,15 +130,35 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
     Start = std::move(*M);
   }
   const support::RunSettings &Run = J.Tune.Run;
+  const bool Root = !Run.Dist.serving(); // another rank of an MPI run compiles, writes nothing
+  // Each finished ES step waits in OUT.parts/ (rank 0's) for --resume until the model is
+  // written; the model file also holds the output's lock against a second run.
+  std::optional<PartsDir> Parts;
+  if (Root) {
+    llvm::Expected<PartsDir> P = PartsDir::open(J.Output, jobFingerprint(J, *S), J.Resume, Run.Report);
+    if (!P)
+      return P.takeError();
+    Parts.emplace(std::move(*P));
+    J.Tune.StepsFile = support::pathIn(Parts->path(), "es-steps.json");
+  }
+  auto Interrupted = [&](llvm::StringRef What) {
+    return support::interruptedError(("interrupted; " + What +
+                                      (Parts ? "; finished steps are kept in " + Parts->path() +
+                                                   " for --resume"
+                                             : std::string()))
+                                         .str());
+  };
   EvalRunConfig EC{J.Tune.Tools, Run};
   // The default advisor's cost of every training module: the baselines ES compares with.
   std::vector<EvalModule> Train = measureBaselines(S->modules(false), EC, runners::Task::Evict);
   if (support::cancelled(Run.CancelFd))
-    return support::interruptedError("interrupted; no model written");
+    return Interrupted("no model written");
   std::vector<TuneModule> Tune;
   for (const EvalModule &M : Train)
     if (M.Error.empty())
       Tune.push_back({M.Path, M.Baseline, 1});
+  if (llvm::Error E = shareModules(Run, Tune))
+    return E;
   // Perturbation scales: each input's spread over the start policy's own observations on a
   // sample of the training modules (counts, stages and ratios differ by orders of magnitude).
   features::DatasetTable Observations;
@@ -130,8 +192,13 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
     }
   }
   llvm::Expected<FineTuneResult> R = fineTune(Start, Tune, Observations, J.Tune);
-  if (!R)
+  if (!R) {
+    if (support::cancelled(Run.CancelFd)) {
+      llvm::consumeError(R.takeError());
+      return Interrupted("no model written");
+    }
     return R.takeError();
+  }
   runners::ModelFile &M = R->Model;
   auto Set = [&M](const std::string &K, const std::string &V) { M.setProvenance(K, V); };
 
@@ -160,8 +227,9 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
   Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R->TunedReduction).str());
   Set("finetune_kept", R->Kept ? "true" : "false");
   Set("finetune_compilations", std::to_string(R->Compilations));
-  if (llvm::Error E = runners::writeModelFile(J.Output, M))
-    return E;
+  if (Root)
+    if (llvm::Error E = runners::writeModelFile(J.Output, M))
+      return E;
   Run.Report({Diagnostic::Note,
               llvm::formatv("training side ({0} modules): cost reduction {1:P3} with the start "
                             "model, {2:P3} tuned; {3} written ({4} compilations)",
@@ -177,13 +245,15 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
     return runners::makeModelPolicy(M);
   };
   measurePolicy(Test, Session, std::nullopt, EC);
+  if (!Root)
+    return support::Outcome::complete();
   if (support::cancelled(Run.CancelFd))
     return support::interruptedError("interrupted; the model was written, the held-out "
                                      "report was not");
+  Parts->remove(); // the model is written: nothing is left to resume
+  const std::vector<std::string> Keys = S->keysOf(true);
   for (size_t I = 0; I < Test.size(); ++I)
-    for (size_t K = 0; K < S->Modules.size(); ++K)
-      if (S->Modules[K] == Test[I].Path)
-        Test[I].Package = S->Keys[K];
+    Test[I].Package = Keys[I];
   const EvalSummary Sum = summarize(Test, J.BootstrapSeed);
   Run.Report({Diagnostic::Note,
               llvm::formatv("held-out ({0} modules of {1} packages): cost reduction {2:P3} "

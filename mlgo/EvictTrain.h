@@ -6,7 +6,9 @@
 // use_def_density); evolution strategies (mlgo/FineTune.h, method es) then move every weight
 // to lower the cost, 1 - sum(cost) / sum(default advisor's cost) over sampled training
 // modules. The held-out packages are then judged with the inliner's protocol (mlgo/Eval.h:
-// per package, the worst, bootstrap intervals over modules and packages).
+// per package, the worst, bootstrap intervals over modules and packages). Resumable (each
+// finished step is kept in OUT.parts/) and spread over the ranks of an MPI run like the
+// inliner's commands: every rank compiles, rank 0 decides and writes.
 #pragma once
 
 #include "mlgo/Eval.h"
@@ -26,6 +28,8 @@ struct EvictTrainJob {
   std::string Output;     // the model
   std::string Report;     // the held-out report (JSON, schema ir2vec.mlgo-evict-eval/1); "" = none
   uint64_t BootstrapSeed = 1;
+  /// Continue an interrupted run from the steps kept in Output + ".parts" (mlgo/Parts.h).
+  bool Resume = false;
 };
 
 /// The start: a linear eviction model over every per-column feature the compiler sends, all

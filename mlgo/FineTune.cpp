@@ -2,16 +2,20 @@
 
 #include "mlgo/ExplorationFile.h"
 #include "corpus/OrderedPipeline.h"
+#include "corpus/Share.h"
 #include "learn/Random.h"
 #include "mlgo/Explore.h"
 #include "mlgo/Train.h"
 #include "support/Files.h"
 #include "support/Process.h"
 #include "support/Progress.h"
+#include "support/JSON.h"
+#include "support/Wire.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -160,6 +164,116 @@ llvm::Expected<FineTuneResult> searchBias(const ModelFile &Start,
   return std::move(R);
 }
 
+/// A finished step of evolution strategies, as the steps file keeps it.
+struct EsStep {
+  std::vector<double> Fitness; // of each candidate, in order (+eps, -eps per pair)
+  size_t Compilations = 0, Failed = 0;
+};
+
+/// Everything a step's fitness depends on but its index: the start parameters, the scales,
+/// the modules and their baselines, the settings and the compilers (not --steps: a resumed run
+/// may go further).
+std::string esContext(const std::vector<double> &Theta0, const arma::vec &Scale,
+                      const std::vector<TuneModule> &Modules, const FineTuneConfig &C) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << WB_VERSION << "\n" << C.Tools.fingerprint() << "\n"
+     << llvm::formatv("pairs {0} modules {1} sigma {2:e} seed {3} optimizer {4} {5:e} {6:e} "
+                      "{7:e} {8:e}\n",
+                      C.Pairs, C.ModulesPerStep, C.Sigma, C.Seed,
+                      learn::optimizerName(C.Optimizer.Kind), C.Optimizer.LearningRate,
+                      C.Optimizer.Beta1, C.Optimizer.Beta2, C.Optimizer.Epsilon);
+  support::WireWriter W; // the exact bits of every number
+  W.array(Theta0);
+  W.array(std::vector<double>(Scale.begin(), Scale.end()));
+  for (const TuneModule &M : Modules) {
+    W.bytes(M.Path);
+    W.num<double>(M.Baseline);
+    W.num<uint64_t>(M.Decisions);
+  }
+  OS << support::sha256Hex(W.take());
+  return support::sha256Hex(S);
+}
+
+inline constexpr llvm::StringLiteral EsStepsSchema = "ir2vec.es-steps/1";
+
+/// The steps kept in Path for Context; none when there is no file, and a warning when it was
+/// made for another run or cannot be read (the steps are then done again).
+std::vector<EsStep> readSteps(const std::string &Path, const std::string &Context,
+                              size_t Candidates, const support::DiagnosticHandler &Report) {
+  std::vector<EsStep> Out;
+  if (Path.empty() || !llvm::sys::fs::exists(Path))
+    return Out;
+  auto Fail = [&](const std::string &Why) {
+    Report({Diagnostic::Warning, Path + ": " + Why + "; its steps are done again"});
+    return std::vector<EsStep>();
+  };
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return Fail(Buf.getError().message());
+  auto J = support::parseJSON((*Buf)->getBuffer());
+  if (!J)
+    return Fail(llvm::toString(J.takeError()));
+  const llvm::json::Object *O = J->getAsObject();
+  if (!O || O->getString("schema") != EsStepsSchema)
+    return Fail(("not a steps file of schema " + EsStepsSchema).str());
+  if (O->getString("context") != Context)
+    return Fail("made with another start, other modules or other settings");
+  const llvm::json::Array *Steps = O->getArray("steps");
+  if (!Steps)
+    return Fail("no steps");
+  for (const llvm::json::Value &V : *Steps) {
+    const llvm::json::Object *S = V.getAsObject();
+    const llvm::json::Array *F = S ? S->getArray("fitness") : nullptr;
+    auto Comp = S ? S->getInteger("compilations") : std::nullopt;
+    auto Failed = S ? S->getInteger("failed") : std::nullopt;
+    if (!F || F->size() != Candidates || !Comp || !Failed || *Comp < 0 || *Failed < 0)
+      return Fail("a malformed step");
+    EsStep St;
+    for (const llvm::json::Value &X : *F) {
+      std::optional<double> D = X.getAsNumber();
+      if (!D || !std::isfinite(*D))
+        return Fail("a fitness that is not a finite number");
+      St.Fitness.push_back(*D);
+    }
+    St.Compilations = size_t(*Comp);
+    St.Failed = size_t(*Failed);
+    Out.push_back(std::move(St));
+  }
+  return Out;
+}
+
+llvm::Error writeSteps(const std::string &Path, const std::string &Context,
+                       const std::vector<EsStep> &Steps) {
+  llvm::json::Array A;
+  for (const EsStep &S : Steps)
+    A.push_back(llvm::json::Object{{"fitness", llvm::json::Array(S.Fitness)},
+                                   {"compilations", int64_t(S.Compilations)},
+                                   {"failed", int64_t(S.Failed)}});
+  return support::writeFileAtomically(Path, [&](llvm::raw_ostream &OS) {
+    OS << llvm::formatv("{0:1}", llvm::json::Value(llvm::json::Object{
+                                     {"schema", EsStepsSchema},
+                                     {"context", Context},
+                                     {"steps", std::move(A)}}))
+       << "\n";
+  });
+}
+
+/// Rank 0's numbers on every rank (this process alone: V itself).
+llvm::Expected<std::vector<double>> shareNumbers(const support::RunSettings &Run,
+                                                 const std::vector<double> &V) {
+  support::WireWriter W;
+  W.array(V);
+  llvm::Expected<std::string> B = corpus::share(Run.Dist, W.take(), Run.CancelFd);
+  if (!B)
+    return B.takeError();
+  support::WireReader In(*B);
+  std::vector<double> Out = In.array<double>();
+  if (!In.ok())
+    return support::makeError("a malformed message from rank 0");
+  return Out;
+}
+
 } // namespace
 
 llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vector<TuneModule> &Modules,
@@ -208,6 +322,20 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
       -> llvm::Expected<std::vector<std::vector<double>>> {
     std::vector<std::vector<double>> Sizes(Cands.size(), std::vector<double>(Mods.size()));
     corpus::OrderedPipeline<Compiled1> Pipe(C.Run.Jobs, 2 * C.Run.Jobs);
+    corpus::Spread<Compiled1> Sp;
+    Sp.Dist = C.Run.Dist;
+    Sp.Encode = [](const Compiled1 &X, support::WireWriter &W) {
+      W.num<double>(X.Size);
+      W.bytes(X.Error);
+    };
+    Sp.Decode = [](support::WireReader &In) -> llvm::Expected<Compiled1> {
+      Compiled1 X;
+      X.Size = In.num<double>();
+      X.Error = In.bytes();
+      if (!In.ok())
+        return support::makeError("a malformed compilation result");
+      return X;
+    };
     llvm::Error E = Pipe.run(
         0, Cands.size() * Mods.size(), [] { return corpus::NoState(); },
         [&](size_t J, corpus::NoState &) {
@@ -249,7 +377,8 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
           }
           Sizes[J / Mods.size()][J % Mods.size()] = X.Size;
           return llvm::Error::success();
-        });
+        },
+        Sp);
     if (E)
       return E;
     return Sizes;
@@ -270,6 +399,32 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
   if (C.Method == TuneMethod::Bias)
     return searchBias(Start, Observations, Active, Constant, Evaluate, Reduction, C, R);
 
+  // Every rank perturbs by rank 0's scales (another rank of an MPI run has no observations of
+  // its own) and replays the steps rank 0 kept from an interrupted run.
+  const bool Root = !C.Run.Dist.serving();
+  const std::string Context = esContext(Theta0, Scale, Modules, C);
+  std::vector<EsStep> Kept;
+  if (Root)
+    Kept = readSteps(C.StepsFile, Context, 2 * size_t(C.Pairs), C.Run.Report);
+  size_t Replay = std::min<size_t>(Kept.size(), C.Steps);
+  {
+    std::vector<double> Mine(Scale.begin(), Scale.end());
+    Mine.push_back(double(Replay));
+    llvm::Expected<std::vector<double>> Sh = shareNumbers(C.Run, Mine);
+    if (!Sh)
+      return Sh.takeError();
+    if (Sh->size() != Scale.n_elem + 1)
+      return support::makeError("rank 0 perturbs another number of parameters");
+    Replay = size_t(Sh->back());
+    Sh->pop_back();
+    Scale = arma::vec(*Sh);
+  }
+  if (Root && Replay)
+    C.Run.Report({Diagnostic::Note, llvm::formatv("{0}: {1} of {2} steps taken from the "
+                                                  "interrupted run",
+                                                  C.StepsFile, Replay, C.Steps)
+                                        .str()});
+
   support::Progress Bar("steps", C.Steps, C.Run.ShowProgress);
   for (unsigned Step = 0; Step < C.Steps; ++Step) {
     learn::Rng G(C.Seed * 0x9E3779B97F4A7C15ull + Step + 1);
@@ -288,12 +443,34 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
       Cands.push_back(Candidate(U.col(0) + C.Sigma * E));
       Cands.push_back(Candidate(U.col(0) - C.Sigma * E));
     }
-    auto Sizes = Evaluate(Cands, Mods);
-    if (!Sizes)
-      return Sizes.takeError();
     std::vector<double> F;
-    for (const std::vector<double> &S : *Sizes)
-      F.push_back(Reduction(S, Mods, 0));
+    if (Step < Replay) { // kept by rank 0 (another rank learns the fitness from it below)
+      if (Root) {
+        F = Kept[Step].Fitness;
+        R.Compilations += Kept[Step].Compilations;
+        R.Failed += Kept[Step].Failed;
+      }
+    } else {
+      const size_t Compiled0 = R.Compilations, Failed0 = R.Failed;
+      auto Sizes = Evaluate(Cands, Mods);
+      if (!Sizes)
+        return Sizes.takeError();
+      for (const std::vector<double> &S : *Sizes)
+        F.push_back(Reduction(S, Mods, 0));
+      if (Root && !C.StepsFile.empty()) {
+        Kept.resize(Step);
+        Kept.push_back({F, R.Compilations - Compiled0, R.Failed - Failed0});
+        if (llvm::Error E = writeSteps(C.StepsFile, Context, Kept))
+          return E;
+      }
+    }
+    // Only rank 0 consumed the compilations: its fitness moves every rank's policy.
+    llvm::Expected<std::vector<double>> Shared = shareNumbers(C.Run, F);
+    if (!Shared)
+      return Shared.takeError();
+    F = std::move(*Shared);
+    if (F.size() != Cands.size())
+      return support::makeError("rank 0 scored another number of candidates");
     const arma::vec FV(F);
     R.StepFitness.push_back(arma::mean(FV));
     // Antithetic estimate of the smoothed fitness's gradient, in units of the fitness spread
@@ -320,8 +497,14 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
   auto Final = Evaluate({std::make_shared<const ModelFile>(Start), Tuned}, Active);
   if (!Final)
     return Final.takeError();
-  R.StartReduction = Reduction((*Final)[0], Active, Constant);
-  R.TunedReduction = Reduction((*Final)[1], Active, Constant);
+  llvm::Expected<std::vector<double>> Both = shareNumbers(
+      C.Run, {Reduction((*Final)[0], Active, Constant), Reduction((*Final)[1], Active, Constant)});
+  if (!Both)
+    return Both.takeError();
+  if (Both->size() != 2)
+    return support::makeError("rank 0 sent another result");
+  R.StartReduction = (*Both)[0];
+  R.TunedReduction = (*Both)[1];
   R.Kept = R.TunedReduction > R.StartReduction;
   R.Model = R.Kept ? *Tuned : Start;
   return R;

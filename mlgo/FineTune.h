@@ -48,7 +48,13 @@ struct FineTuneConfig {
   learn::OptimizerConfig Optimizer{learn::OptimizerKind::Adam, 0.05};
   uint64_t Seed = 1;
   Toolchain Tools;
+  /// Under MPI (Run.Dist), the compilations of every step spread over the ranks; rank 0 shares
+  /// the perturbation scales and each step's fitness, so every rank moves the policy alike.
   support::RunSettings Run;
+  /// es: where rank 0 keeps each finished step's fitness (docs/formats/es-steps.md) for an
+  /// interrupted run to resume from: steps made with the same start, modules, scales and
+  /// settings are replayed (the same updates, no compilation). "" = none.
+  std::string StepsFile;
 
   llvm::Error validate() const;
 };

@@ -203,6 +203,14 @@ std::vector<std::string> CorpusSplit::modules(bool TestSide) const {
   return Out;
 }
 
+std::vector<std::string> CorpusSplit::keysOf(bool TestSide) const {
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Modules.size(); ++I)
+    if (Test[I] == TestSide)
+      Out.push_back(Keys[I]);
+  return Out;
+}
+
 llvm::json::Object CorpusSplit::toJSON() const {
   llvm::json::Array Tr, Te;
   for (const std::string &K : TrainKeys)

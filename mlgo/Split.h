@@ -38,6 +38,8 @@ struct CorpusSplit {
   std::vector<std::string> TestKeys, TrainKeys;
 
   std::vector<std::string> modules(bool TestSide) const;
+  /// The package of each of modules(TestSide), in the same order.
+  std::vector<std::string> keysOf(bool TestSide) const;
   /// The split as recorded in outputs: options, keys of each side, module counts.
   llvm::json::Object toJSON() const;
   std::string toJSONText() const;

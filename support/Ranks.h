@@ -33,6 +33,7 @@ public:
     Grant,       // rank 0 answers: [run, item] or [run, NoItem]
     Result,      // a rank sends an item's result: [run, item, bytes]
     Done,        // a rank has sent all its results of a run: [run]
+    Share,       // rank 0's state for every rank (corpus/Share.h): [run, bytes]
     Finish,      // rank 0 is done with the whole command: the others stop and leave
   };
   static constexpr uint64_t NoItem = ~uint64_t(0);

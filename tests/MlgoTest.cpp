@@ -706,7 +706,7 @@ TEST(Ablation, PooledReductionByHand) {
     std::vector<mlgo::EvalModule> E;
     const int64_t Base[] = {100, 200, 300, 400};
     for (size_t I = 0; I < 4; ++I)
-      E.push_back({"m" + std::to_string(I), "", Base[I], Policy[I], 1, ""});
+      E.push_back({"m" + std::to_string(I), "", double(Base[I]), double(Policy[I]), 1, ""});
     return E;
   };
   std::vector<std::vector<mlgo::EvalModule>> A = {Evals({90, 200, 310, 1}), Evals({80, 190, 300, 1})};
@@ -974,7 +974,7 @@ TEST(RuleSearch, CandidatesAndChoiceByHand) {
   // c0 (the heuristic): 100 everywhere. c1: a1 90, a2 100, b1 100, b2 100.3 (B +0.15 %).
   // c2: a1 95, a2 99, b1 99, b2 100 (every package smaller).
   auto Mod = [](const char *P, const char *K, int64_t Size) {
-    return mlgo::EvalModule{P, "", 100, Size, 1, K, -1};
+    return mlgo::EvalModule{P, "", 100, double(Size), 1, K, -1};
   };
   // Sizes are bytes: scale by 10 to give c1's b2 0.3 % (1003 of 1000).
   std::vector<std::vector<mlgo::EvalModule>> Per = {

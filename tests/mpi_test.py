@@ -3,19 +3,20 @@
 one process (the oracle: the single-process tool, itself tested against LLVM):
 
   * every command that spreads (embeddings HDF5 and text, triplets text and OpenKE, mlgo
-    collect, explore and eval) writes the same bytes for 1, 2 and 3 ranks, with -j1 and -j2,
+    collect, explore, eval and train-evict) writes the same bytes for 1, 2 and 3 ranks, with -j1 and -j2,
     as the plain command;
   * bad modules handled by ranks other than 0 (--root-jobs 0) are reported as a single process
     reports them (the same error lines, exit status and recorded errors);
   * a rank killed mid-run (SIGKILL) ends the job, leaves no output under the requested name,
     and the same command with --resume (under mpirun) gives the uninterrupted file
-    (embeddings HDF5 and mlgo collect);
+    (embeddings HDF5, mlgo collect and train-evict);
   * a subcommand that does not spread, standard input, and a rank that fails alone are refused
     with a message, and nothing is left behind.
 
   mpi_test.py --ir2vec BIN --vocab SEED.json --data DIR --mpirun MPIRUN [--sanitized]
 """
 import argparse
+import json
 import os
 import signal
 import subprocess
@@ -98,6 +99,10 @@ with tempfile.TemporaryDirectory(prefix="mpi-test-") as d:
         ("mlgo collect", lambda o: ["mlgo", "collect", "--quiet", "-o", o, "@" + mlist]),
         ("mlgo explore", lambda o: ["mlgo", "explore", "-q", "--budget", "4", "-o", o, "@" + mlist]),
         ("mlgo eval", lambda o: ["mlgo", "eval", "--quiet", "-o", o, "@" + mlist]),
+        # Evolution strategies: rank 0 shares each step's fitness; every rank compiles.
+        ("mlgo train-evict", lambda o: ["mlgo", "train-evict", "-q", "--steps", "3", "--pairs", "2",
+                                        "--modules-per-step", "3", "--test-fraction", "0.3",
+                                        "-o", o, "@" + mlist]),
     ]
     for name, args in cases:
         ref = W(name.replace(" ", "-") + "-plain")
@@ -213,6 +218,19 @@ with tempfile.TemporaryDirectory(prefix="mpi-test-") as d:
                     coll, lambda: os.path.isdir(coll + ".parts") and
                     len([f for f in os.listdir(coll + ".parts") if f.endswith(".json")]) >= 6,
                     b"finished by the interrupted run were taken from")
+
+    evict = W("killed-evict.h5")
+
+    def evict_steps():
+        try:
+            with open(evict + ".parts/es-steps.json") as f:
+                return len(json.load(f)["steps"]) >= 1
+        except (OSError, ValueError, KeyError):
+            return False
+    kill_and_resume("mlgo train-evict", lambda o: ["mlgo", "train-evict", "-j", "1", "--steps", "12",
+                                                   "--pairs", "2", "--modules-per-step", "3",
+                                                   "--test-fraction", "0.3", "-o", o, "@" + many],
+                    evict, evict_steps, b"steps taken from the interrupted run")
 
     # ---- refused runs -----------------------------------------------------------------------------
     r = mpi(2, ["vocab", "export", "-o", W("v.json")])

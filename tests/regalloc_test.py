@@ -7,7 +7,7 @@ costs worked out from them with RegAllocScore's weights (copies 0.2, loads 4, st
 objects of the plain compiler; the training-log reader of tests/mlgo_oracle.py; h5py.
 Run with the system python (python3-h5py).
 """
-import argparse, os, re, subprocess, sys, tempfile
+import argparse, os, re, signal, subprocess, sys, tempfile, time
 
 import h5py
 import numpy as np
@@ -220,15 +220,31 @@ for task, flags in [("evict", ["-O2"]), ("inline", ["-Oz"])]:
 
 # --- training an eviction policy on the static cost, judged on held-out packages -------------
 corpus = W("corpus")
-gen = """long f%(i)d(long *a, int n) { long s[%(k)d] = {0};
-  for (int i = 0; i < n; ++i) for (int k = 0; k < %(k)d; ++k) s[k] = s[k] * a[i] + s[(k + %(i)d) %% %(k)d] + k;
-  long t = 0; for (int k = 0; k < %(k)d; ++k) t ^= s[k] * (k + 1); return t; }
-"""
-for pkg, mods in [("pkga", [(1, 14), (2, 18)]), ("pkgb", [(3, 16)]), ("pkgc", [(4, 20), (5, 15)])]:
+# Functions with many values live across a loop and calls: the allocator splits and evicts, so
+# the policy's choices change the cost (ES's fitness moves, which the resume check needs).
+import random as _random
+
+
+def pressure_function(i, n, rnd):
+    L = [f"long f{i}(long *a, long *b, int m) {{"]
+    L += [f"  long v{j} = a[{j}] * {rnd.randint(2, 9)} + b[{(j * 3) % n}];" for j in range(n)]
+    L.append("  for (int i = 0; i < m; ++i) {")
+    for j in range(n):
+        L.append(f"    v{j} = v{j} * v{(j + 1) % n} + (v{(j * 5 + 2) % n} >> {rnd.randint(1, 7)}) + a[i + {j}];")
+        if j % 5 == 4:
+            L.append(f"    if (v{j} & {rnd.randint(1, 63)}) v{(j + 3) % n} ^= g(v{j}, v{(j + 7) % n});")
+    L.append("  }")
+    L.append("  return " + " ^ ".join(f"v{j}" for j in range(n)) + ";\n}")
+    return "\n".join(L)
+
+
+rnd = _random.Random(7)
+for pkg, mods in [("pkga", [1, 2]), ("pkgb", [3]), ("pkgc", [4, 5])]:
     os.makedirs(os.path.join(corpus, pkg), exist_ok=True)
-    for i, k in mods:
+    for i in mods:
         c = W(f"g{i}.c")
-        open(c, "w").write(gen % {"i": i, "k": k})
+        open(c, "w").write("long g(long, long);\n" +
+                           "\n".join(pressure_function(10 * i + k, 18 + 4 * k, rnd) for k in range(3)))
         run([CLANG, "-Oz", "-Xclang", "-disable-llvm-passes", "-c", "-emit-llvm", c, "-o",
              os.path.join(corpus, pkg, f"g{i}.bc")])
 common = ["--steps", "2", "--pairs", "2", "--modules-per-step", "2", "--seed", "5",
@@ -271,6 +287,47 @@ if r1.returncode == 0 and r2.returncode == 0:
           abs(ho["reduction"] - (1 - ho["policy_cost"] / ho["baseline_cost"])) < 1e-12
           and ho["interval_modules"][0] <= ho["reduction"] + 1e-12 <= ho["interval_modules"][1] + 2e-12
           and ho["worst_package"]["package"] in test_keys, ho)
+    fit = json.loads(h5py.File(W("ev1.h5"), "r").attrs["finetune_step_fitness"])
+    check("the generated corpus gives ES something to learn from: the fitness moves",
+          any(abs(x) > 1e-9 for x in fit), fit)
+    # Interrupted after its first step (SIGTERM), then --resume: the uninterrupted run's model
+    # and report, byte for byte, with the kept steps replayed, not compiled again.
+    assert common[:2] == ["--steps", "2"] and common[-2:] == ["-j", "2"]
+    long_ = ["--steps", "5"] + common[2:-2] + ["-j", "1"]
+    ref = run([a.ir2vec, "mlgo", "train-evict", "-o", W("ev-ref.h5"), "--report", W("ev-ref.json")]
+              + long_ + [corpus])
+    out, steps = W("ev-res.h5"), W("ev-res.h5.parts/es-steps.json")
+    proc = subprocess.Popen([a.ir2vec, "mlgo", "train-evict", "-o", out, "--report", W("ev-res.json")]
+                            + long_ + [corpus], stderr=subprocess.PIPE)
+    deadline = time.time() + 300
+    while proc.poll() is None and time.time() < deadline:
+        try:
+            if len(json.load(open(steps))["steps"]) >= 1:
+                break
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.01)
+    killed = proc.poll() is None
+    if killed:
+        proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=300)
+    err = err.decode(errors="replace")
+    if check("train-evict stopped by SIGTERM after its first step: exit 130, no model, the steps kept",
+             killed and proc.returncode == 130 and not os.path.exists(out) and os.path.exists(steps)
+             and "--resume" in err, (killed, proc.returncode, err[-300:])):
+        kept = len(json.load(open(steps))["steps"])
+        r = run([a.ir2vec, "mlgo", "train-evict", "-o", out, "--report", W("ev-res.json"), "--resume"]
+                + long_ + [corpus])
+        want = json.load(open(W("ev-ref.json")))
+        got = json.load(open(W("ev-res.json"))) if r.returncode == 0 else {}
+        got["model"] = want["model"]
+        check("--resume: the uninterrupted run's model (bytes) and report, the kept steps replayed",
+              ref.returncode == 0 and r.returncode == 0 and open(out, "rb").read() == open(W("ev-ref.h5"), "rb").read()
+              and got == want and f"{kept} of 5 steps taken from the interrupted run" in r.err
+              and got["compilations"] == want["compilations"] and not os.path.exists(out + ".parts"),
+              (r.returncode, r.err[-400:]))
+        r = run([a.ir2vec, "mlgo", "train-evict", "-o", W("ev-res2.h5"), "--resume"] + long_ + [corpus])
+        check("--resume with nothing to resume: a fresh run", r.returncode == 0 and "taken from" not in r.err, r.err[-300:])
     r = run([a.ir2vec, "mlgo", "run", "--task", "evict", "--policy", "linear", "--model", W("ev1.h5"),
              "--reward", "--", LLC, "-O2", ll, "-o", W("lin.s")])
     check("the trained model answers the compiler (mlgo run --policy linear)",

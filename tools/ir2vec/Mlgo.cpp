@@ -97,6 +97,7 @@ struct EvictTrainOptions {
   std::vector<std::string> Inputs;
   std::string Optimizer = "adam";
   unsigned Jobs = 0;
+  int RootJobs = -1;
   bool Quiet = false;
 };
 
@@ -257,13 +258,14 @@ llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
 }
 
 llvm::Expected<support::Outcome> runEvictTrainCommand(EvictTrainOptions &O,
-                                                      const support::Reporter &R) {
+                                                      const support::Reporter &R,
+                                                      const RunContext &Ctx) {
   auto Opt = learn::parseOptimizer(O.Optimizer);
   if (!Opt)
     return Opt.takeError();
   mlgo::EvictTrainJob &J = O.Job;
   J.Tune.Optimizer.Kind = *Opt;
-  J.Tune.Run = runSettings(R, O.Jobs);
+  J.Tune.Run = runSettings(R, O.Jobs, Ctx.distribution(O.RootJobs));
   auto Inputs = support::expandInputs(O.Inputs, R.handler(), &J.Split.Names);
   if (!Inputs)
     return Inputs.takeError();
@@ -725,6 +727,10 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   EV->Job.Tune.ModulesPerStep = 24;
   EV->Job.Tune.Sigma = 0.1;
   EV->Job.Tune.Optimizer.LearningRate = 0.05;
+  ExitTable EvictTrainExits = simpleExits();
+  EvictTrainExits.Rows.push_back({"130", "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers "
+                                         "were killed, no model written; finished steps are kept "
+                                         "in OUTPUT.parts/ for --resume"});
   CLI::App *EvictTrain = addCommand(
       *M, Cmds, "train-evict",
       "Train an eviction policy on the register allocator's static cost (docs/regalloc.md): "
@@ -732,7 +738,7 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
       "the candidate whose interference has the lowest use/def density, when lower than the "
       "evicting range's), tune every weight by evolution strategies on the training side "
       "against the default advisor's cost, then judge the held-out packages",
-      FineTuneExits);
+      EvictTrainExits);
   addOutput(*EvictTrain, EV->Job.Output, "Output model", /*Stdout=*/false)->required();
   EvictTrain->add_option("--report", EV->Job.Report,
                          "Also write the held-out report (JSON, ir2vec.mlgo-evict-eval/1)")
@@ -757,12 +763,17 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
                          "Kill a compiler after S seconds (0: no limit)")
       ->check(seconds())
       ->type_name("S");
+  EvictTrain->add_flag("--resume", EV->Job.Resume,
+                       "Continue an interrupted run from the steps kept in OUTPUT.parts/ (the "
+                       "same inputs and options)");
   addJobs(*EvictTrain, EV->Jobs, "Compilations in parallel");
   addQuiet(*EvictTrain, EV->Quiet, "No notes or progress line");
   addInputs(*EvictTrain, EV->Inputs)->required();
-  setRun(Cmds, EvictTrain, [&Ctx, EV, FineTuneExits, Checked] {
+  setSpreads(Cmds, EvictTrain, EV->RootJobs);
+  setRun(Cmds, EvictTrain, [&Ctx, EV, EvictTrainExits, Checked] {
     support::Reporter R = Ctx.reporter(MlgoToolName, EV->Quiet);
-    return finish(R, FineTuneExits, Checked([&] { return runEvictTrainCommand(*EV, R); }));
+    return finish(R, EvictTrainExits,
+                  Checked([&] { return runEvictTrainCommand(*EV, R, Ctx); }));
   });
 
   auto RC = std::make_shared<std::vector<std::string>>();
