@@ -1,5 +1,7 @@
 #include "mlgo/Ablate.h"
 #include "mlgo/SpecReader.h"
+#include "mlgo/EvictTrain.h"
+#include "mlgo/FineTune.h"
 
 #include "learn/Random.h"
 #include "runners/Models.h"
@@ -27,30 +29,139 @@ using support::Diagnostic;
 
 // ---- the spec -------------------------------------------------------------------------------
 
+namespace {
+
+llvm::Error readSplit(const SpecReader &R, const llvm::json::Object &O, SplitOptions &Split) {
+  const llvm::json::Object *Sp = O.getObject("split");
+  if (!Sp)
+    return llvm::Error::success();
+  if (llvm::Error E = R.onlyKeys(*Sp, "split", {"test_fraction", "seed", "keys_file"}))
+    return E;
+  if (llvm::Error E = R.number(*Sp, "test_fraction", "split", Split.TestFraction))
+    return E;
+  if (llvm::Error E = R.integer(*Sp, "seed", "split", Split.Seed))
+    return E;
+  if (std::optional<llvm::StringRef> K = Sp->getString("keys_file"))
+    Split.KeysFile = R.resolve(K->str());
+  return llvm::Error::success();
+}
+
+llvm::Error readSeeds(const SpecReader &R, const llvm::json::Object &O,
+                      std::vector<uint64_t> &Seeds) {
+  if (const llvm::json::Array *A = O.getArray("seeds")) {
+    Seeds.clear();
+    for (const llvm::json::Value &V : *A) {
+      std::optional<int64_t> N = V.getAsInteger();
+      if (!N || *N < 0)
+        return R.error("seeds", "expected an array of non-negative integers");
+      Seeds.push_back(uint64_t(*N));
+    }
+  }
+  if (Seeds.empty())
+    return R.error("seeds", "name at least one seed");
+  return llvm::Error::success();
+}
+
+llvm::Error readArms(const SpecReader &R, const llvm::json::Object &O, AblationSpec &S) {
+  std::set<std::string> Names;
+  return R.objects(O, "arms", "arms", [&](const llvm::json::Object &A,
+                                          const std::string &Where) -> llvm::Error {
+    AblationArm Arm;
+    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "features", "vocabulary"}))
+      return E;
+    if (llvm::Error E = R.arm(A, Where, Arm.Name, Arm.Groups, Arm.Vocabulary, S.T))
+      return E;
+    if (!Names.insert(Arm.Name).second)
+      return R.error(Where + ".name", "arm '" + Arm.Name + "' is named twice");
+    S.Arms.push_back(std::move(Arm));
+    return llvm::Error::success();
+  });
+}
+
+/// An eviction study's spec: one split by package, ES settings instead of an exploration.
+llvm::Expected<AblationSpec> readEvictSpec(const SpecReader &R, const llvm::json::Object &O,
+                                           AblationSpec S) {
+  if (llvm::Error E = R.onlyKeys(O, "spec",
+                                 {"task", "corpus", "protocol", "split", "training", "model",
+                                  "seeds", "arms", "timeout"}))
+    return E;
+  if (llvm::Error E = R.corpus(O, S.Corpus))
+    return E;
+  S.Proto = Protocol::Split;
+  if (std::optional<llvm::StringRef> P = O.getString("protocol"); P && *P != "split")
+    return R.error("protocol", "an eviction study judges one held-out side: \"split\"");
+  S.Split.TestFraction = 0.3;
+  if (llvm::Error E = readSplit(R, O, S.Split))
+    return E;
+  EvictStudySettings &T = S.Evict;
+  if (const llvm::json::Object *Tr = O.getObject("training")) {
+    if (llvm::Error E = R.onlyKeys(*Tr, "training",
+                                   {"steps", "pairs", "modules_per_step", "sigma", "learning_rate"}))
+      return E;
+    if (llvm::Error E = R.integer(*Tr, "steps", "training", T.Steps, 1))
+      return E;
+    if (llvm::Error E = R.integer(*Tr, "pairs", "training", T.Pairs, 1))
+      return E;
+    if (llvm::Error E = R.integer(*Tr, "modules_per_step", "training", T.ModulesPerStep, 1))
+      return E;
+    if (llvm::Error E = R.number(*Tr, "sigma", "training", T.Sigma))
+      return E;
+    if (llvm::Error E = R.number(*Tr, "learning_rate", "training", T.LearningRate))
+      return E;
+    if (!(T.Sigma > 0) || !(T.LearningRate > 0))
+      return R.error("training", "sigma and learning_rate must be positive");
+  }
+  if (const llvm::json::Object *M = O.getObject("model")) {
+    if (llvm::Error E = R.onlyKeys(*M, "model", {"kind", "hidden"}))
+      return E;
+    if (M->getString("kind").value_or("mlp") != "mlp")
+      return R.error("model.kind", "an eviction study trains MLPs (\"mlp\"): a linear column "
+                                   "scorer cannot use an embedding that is the same in every "
+                                   "column");
+    TrainConfig H;
+    if (llvm::Error E = R.model(M, H))
+      return E;
+    T.Hidden = H.Hidden;
+  }
+  if (llvm::Error E = readSeeds(R, O, S.Seeds))
+    return E;
+  if (llvm::Error E = R.timeout(O, S.Timeout))
+    return E;
+  if (llvm::Error E = readArms(R, O, S))
+    return E;
+  S.TrainingSide = false;
+  S.SHA256 = R.SHA256;
+  return S;
+}
+
+} // namespace
+
 llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
   SpecReader R(Path);
   llvm::Expected<llvm::json::Value> J = R.load();
   if (!J)
     return J.takeError();
   const llvm::json::Object *O = J->getAsObject();
-  if (llvm::Error E = R.onlyKeys(*O, "spec",
-                                 {"corpus", "protocol", "folds", "split", "exploration", "model",
-                                  "seeds", "arms", "training_side", "timeout"}))
-    return E;
   AblationSpec S;
   S.Path = Path;
+  if (const llvm::json::Value *T = O->get("task")) {
+    auto Task = features::parseTask(T->getAsString().value_or(""));
+    if (!Task || *Task == features::Task::Priority) {
+      llvm::consumeError(Task ? llvm::Error::success() : Task.takeError());
+      return R.error("task", "expected \"inline\" or \"evict\"");
+    }
+    S.T = *Task;
+  }
+  if (S.T == features::Task::Evict)
+    return readEvictSpec(R, *O, std::move(S));
+  if (llvm::Error E = R.onlyKeys(*O, "spec",
+                                 {"task", "corpus", "protocol", "folds", "split", "exploration",
+                                  "model", "seeds", "arms", "training_side", "timeout"}))
+    return E;
   if (llvm::Error E = R.corpus(*O, S.Corpus))
     return E;
-  if (const llvm::json::Object *Sp = O->getObject("split")) {
-    if (llvm::Error E = R.onlyKeys(*Sp, "split", {"test_fraction", "seed", "keys_file"}))
-      return E;
-    if (llvm::Error E = R.number(*Sp, "test_fraction", "split", S.Split.TestFraction))
-      return E;
-    if (llvm::Error E = R.integer(*Sp, "seed", "split", S.Split.Seed))
-      return E;
-    if (std::optional<llvm::StringRef> K = Sp->getString("keys_file"))
-      S.Split.KeysFile = R.resolve(K->str());
-  }
+  if (llvm::Error E = readSplit(R, *O, S.Split))
+    return E;
   // The transfer protocol unless the spec asks otherwise; a split of its own asks for a split.
   S.Proto = O->getObject("split") ? Protocol::Split : Protocol::Transfer;
   if (const llvm::json::Value *P = O->get("protocol")) {
@@ -71,17 +182,8 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
     return E;
   if (llvm::Error E = R.model(O->getObject("model"), S.Model))
     return E;
-  if (const llvm::json::Array *Seeds = O->getArray("seeds")) {
-    S.Seeds.clear();
-    for (const llvm::json::Value &V : *Seeds) {
-      std::optional<int64_t> N = V.getAsInteger();
-      if (!N || *N < 0)
-        return R.error("seeds", "expected an array of non-negative integers");
-      S.Seeds.push_back(uint64_t(*N));
-    }
-  }
-  if (S.Seeds.empty())
-    return R.error("seeds", "name at least one seed");
+  if (llvm::Error E = readSeeds(R, *O, S.Seeds))
+    return E;
   if (const llvm::json::Value *T = O->get("training_side")) {
     std::optional<bool> B = T->getAsBoolean();
     if (!B)
@@ -90,19 +192,7 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
   }
   if (llvm::Error E = R.timeout(*O, S.Timeout))
     return E;
-  std::set<std::string> Names;
-  if (llvm::Error E = R.objects(*O, "arms", "arms", [&](const llvm::json::Object &A,
-                                                       const std::string &Where) -> llvm::Error {
-        AblationArm Arm;
-        if (llvm::Error E = R.onlyKeys(A, Where, {"name", "features", "vocabulary"}))
-          return E;
-        if (llvm::Error E = R.arm(A, Where, Arm.Name, Arm.Groups, Arm.Vocabulary))
-          return E;
-        if (!Names.insert(Arm.Name).second)
-          return R.error(Where + ".name", "arm '" + Arm.Name + "' is named twice");
-        S.Arms.push_back(std::move(Arm));
-        return llvm::Error::success();
-      }))
+  if (llvm::Error E = readArms(R, *O, S))
     return E;
   S.Model.Groups = S.Arms.front().Groups;
   if (llvm::Error E = S.Model.validate())
@@ -312,10 +402,168 @@ void packageMeans(AblationArmResult &R) {
   }
 }
 
+/// The statistics of a finished study: pooled reductions against the reference arm, package
+/// means, the answers, and the times since Start (the study) and T1 (training and evaluating).
+void conclude(AblationResult &Res, std::chrono::steady_clock::time_point T1,
+              std::chrono::steady_clock::time_point Start) {
+  using Clock = std::chrono::steady_clock;
+  for (AblationArmResult &R : Res.Arms) {
+    R.Pooled = poolReductions(R.PerSeed, Res.Arms.front().PerSeed, Res.Spec.Seeds.front());
+    packageMeans(R);
+  }
+  Res.EvalSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
+  Res.Answers = answers(Res.Spec, Res.Arms);
+  Res.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+}
+
 } // namespace
+
+/// An eviction study (Spec.T evict): the default advisor's cost of both sides once; per arm,
+/// observations of the density rule with the arm's embeddings (the perturbation scales), then
+/// per seed an MLP from the density rule tuned by ES on the training side and judged on the
+/// held-out side.
+static llvm::Expected<AblationResult>
+runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationConfig &C) {
+  using Clock = std::chrono::steady_clock;
+  const auto Start = Clock::now();
+  AblationResult Res;
+  Res.Spec = Spec;
+  Res.Dir = Dir;
+  SplitOptions SplitOpts = Spec.Split;
+  auto Inputs = support::expandInputs(Spec.Corpus, C.Run.Report, &SplitOpts.Names);
+  if (!Inputs)
+    return Inputs.takeError();
+  auto S = splitCorpus(*Inputs, SplitOpts);
+  if (!S)
+    return S.takeError();
+  Res.Split = *S;
+  Toolchain Tools = C.Tools;
+  if (llvm::Error E = loadRecordedCommands(Tools, Spec.Corpus))
+    return E;
+  Tools.TimeoutSeconds = Spec.Timeout;
+  Res.Tools = Tools;
+  Res.Compile = Tools.describe();
+  EvalRunConfig RC{Tools, C.Run};
+  auto Interrupted = [&] {
+    return support::interruptedError("interrupted; the models written so far are in " + Dir);
+  };
+  llvm::Expected<std::vector<TuneModule>> Tune = evictTrainingModules(S->modules(false), RC);
+  if (!Tune)
+    return Tune.takeError();
+  Res.ExploredModules = Tune->size();
+  Res.Judged = measureBaselines(S->modules(true), RC, features::Task::Evict);
+  const std::vector<std::string> Keys = S->keysOf(true);
+  for (size_t I = 0; I < Res.Judged.size(); ++I)
+    Res.Judged[I].Package = Keys[I];
+  Res.Compilations = S->modules(false).size() + Res.Judged.size();
+  if (C.Run.cancelled())
+    return Interrupted();
+  const EvictStudySettings &T = Spec.Evict;
+  const auto T1 = Clock::now();
+  Res.Arms.resize(Spec.Arms.size());
+  for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
+    const AblationArm &A = Spec.Arms[AI];
+    AblationArmResult &R = Res.Arms[AI];
+    const std::optional<std::string> Emb =
+        readsEmbeddings(A) ? std::optional<std::string>(augmenterVocabulary(A)) : std::nullopt;
+    llvm::Expected<features::DatasetTable> Obs =
+        evictObservations(evictStartModel(), *Tune, T.ModulesPerStep, Emb, RC);
+    if (!Obs)
+      return Obs.takeError();
+    Res.Compilations += std::min<size_t>(Tune->size(), T.ModulesPerStep);
+    // The arm's inputs as the compiler (and the augmenter) send them; the mask only binds
+    // legality.
+    auto Defs = features::featuresOfGroups(features::Task::Evict, A.Groups);
+    if (!Defs)
+      return Defs.takeError();
+    std::vector<features::TensorSpec> In;
+    for (const features::FeatureDef *D : *Defs) {
+      if (llvm::StringRef(D->Name) == "mask")
+        continue;
+      std::optional<size_t> F = Obs->find(D->Name);
+      if (!F)
+        return support::makeError("arm '" + A.Name + "': the compiler sent no " + D->Name +
+                                  " in the sampled training modules");
+      In.push_back(Obs->Features[*F]);
+    }
+    const std::vector<double> Spread =
+        Obs->rows() ? inputSpreads(inputMatrix(evictStartMLP(In, T.Hidden, {}, 0), *Obs))
+                    : std::vector<double>();
+    for (uint64_t Seed : Spec.Seeds) {
+      if (C.Run.cancelled())
+        return Interrupted();
+      FineTuneConfig FC;
+      FC.Method = TuneMethod::ES;
+      FC.Steps = T.Steps;
+      FC.Pairs = T.Pairs;
+      FC.ModulesPerStep = T.ModulesPerStep;
+      FC.Sigma = T.Sigma;
+      FC.Optimizer.LearningRate = T.LearningRate;
+      FC.Seed = Seed;
+      FC.Tools = Tools;
+      FC.Run = C.Run;
+      FC.Embeddings = Emb;
+      llvm::Expected<FineTuneResult> Tuned =
+          fineTune(evictStartMLP(In, T.Hidden, Spread, Seed), *Tune, *Obs, FC);
+      if (!Tuned) {
+        if (C.Run.cancelled()) {
+          llvm::consumeError(Tuned.takeError());
+          return Interrupted();
+        }
+        return support::prefixError("arm '" + A.Name + "'", Tuned.takeError());
+      }
+      Res.Compilations += Tuned->Compilations;
+      runners::ModelFile &M = Tuned->Model;
+      M.setProvenance("created_by", "ir2vec mlgo ablate");
+      M.setProvenance("arm", A.Name);
+      M.setProvenance("llvm_version", WB_LLVM_VERSION);
+      M.setProvenance("tool_version", WB_VERSION);
+      M.setProvenance("split", S->toJSONText());
+      M.setProvenance("trained_from", "the density rule (an MLP, mlgo/EvictTrain.h)");
+      M.setProvenance("finetune_training_reduction_start",
+                      llvm::formatv("{0:f6}", Tuned->StartReduction).str());
+      M.setProvenance("finetune_training_reduction_tuned",
+                      llvm::formatv("{0:f6}", Tuned->TunedReduction).str());
+      M.setProvenance("finetune_kept", Tuned->Kept ? "true" : "false");
+      const std::string File = support::pathIn(support::pathIn(Dir, "models"),
+                                               A.Name + "-seed" + std::to_string(Seed) + ".h5");
+      if (!C.Run.Dist.serving())
+        if (llvm::Error E = runners::writeModelFile(File, M))
+          return E;
+      runners::SessionConfig Session;
+      Session.T = features::Task::Evict;
+      Session.MakePolicy = [&M]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+        return runners::makeModelPolicy(M);
+      };
+      std::vector<EvalModule> Judged = Res.Judged;
+      measurePolicy(Judged, Session, Emb, RC);
+      Res.Compilations += Judged.size();
+      R.Models.push_back({File});
+      R.Summaries.push_back(summarize(Judged, Seed));
+      Res.Failed += R.Summaries.back().Failed;
+      R.PerSeed.push_back(std::move(Judged));
+      R.Agreement.push_back(-1);
+      R.TrainingReductions.push_back({Tuned->StartReduction, Tuned->TunedReduction});
+      C.Run.Report({Diagnostic::Note,
+                    llvm::formatv("arm {0}, seed {1}: training side {2} with the start model, "
+                                  "{3} tuned ({4}); held-out cost reduction {5}",
+                                  A.Name, Seed, percent(Tuned->StartReduction),
+                                  percent(Tuned->TunedReduction),
+                                  Tuned->Kept ? "kept" : "not kept: the start model is judged",
+                                  percent(R.Summaries.back().Reduction))
+                        .str()});
+    }
+  }
+  if (C.Run.cancelled())
+    return Interrupted();
+  conclude(Res, T1, Start);
+  return Res;
+}
 
 llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const std::string &Dir,
                                                 const AblationConfig &C) {
+  if (Spec.T == features::Task::Evict)
+    return runEvictStudy(Spec, Dir, C);
   using Clock = std::chrono::steady_clock;
   const auto Start = Clock::now();
   const std::string Models = support::pathIn(Dir, "models");
@@ -529,13 +777,7 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
   }
   if (C.Run.cancelled())
     return support::interruptedError("interrupted; the explorations are kept in " + Dir);
-  for (AblationArmResult &R : Res.Arms) {
-    R.Pooled = poolReductions(R.PerSeed, Res.Arms.front().PerSeed, Spec.Seeds.front());
-    packageMeans(R);
-  }
-  Res.EvalSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
-  Res.Answers = answers(Spec, Res.Arms);
-  Res.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+  conclude(Res, T1, Start);
   return Res;
 }
 

@@ -33,8 +33,20 @@ struct AblationArm {
   std::string Vocabulary = "none";
 };
 
+/// Eviction studies (`"task": "evict"`, docs/ablation-regalloc.md): each arm's MLP starts from
+/// the density rule (mlgo/EvictTrain.h evictStartMLP) and is tuned by evolution strategies on
+/// the training side's register allocation cost; the held-out packages are judged against the
+/// default advisor.
+struct EvictStudySettings {
+  unsigned Steps = 12, Pairs = 6, ModulesPerStep = 24;
+  double Sigma = 0.1, LearningRate = 0.05;
+  std::vector<unsigned> Hidden = {16};
+};
+
 struct AblationSpec {
   std::string Path; // the spec file (relative paths in it are relative to its directory)
+  features::Task T = features::Task::Inline; // inline: explore and clone; evict: ES on the cost
+  EvictStudySettings Evict;
   std::string SHA256; // of the bytes read
   std::vector<std::string> Corpus;
   /// Transfer (the default): every module explored once, each fold of packages scored by
@@ -86,6 +98,8 @@ struct AblationArmResult {
   std::vector<std::pair<std::string, double>> PackageMeans;
   int Worst = -1;
   double HeadroomCaptured = 0; // seed mean of the captured share (NaN without headroom)
+  /// Eviction studies, per seed: ES's training-side reduction of the start and tuned model.
+  std::vector<std::pair<double, double>> TrainingReductions;
 };
 
 /// What a study found, for the renderers (JSON, HDF5, Markdown, plots).

@@ -27,6 +27,22 @@ std::string percent(double X) {
 }
 
 bool transfer(const AblationResult &R) { return R.Spec.Proto == Protocol::Transfer; }
+bool evict(const AblationResult &R) { return R.Spec.T == features::Task::Evict; }
+
+/// What a study measures, in the words of its reports.
+struct Measure {
+  const char *Title;    // "Held-out <Title>"
+  const char *Baseline; // the HDF5 dataset of the judged modules' baselines
+};
+Measure measureOf(const AblationResult &R) {
+  return evict(R) ? Measure{"register allocation cost reduction against the default advisor",
+                            "baseline_cost"}
+                  : Measure{".text reduction against -Oz", "baseline_text_size"};
+}
+
+std::string joinNumbers(llvm::ArrayRef<unsigned> V) {
+  return llvm::join(llvm::map_range(V, [](unsigned X) { return std::to_string(X); }), ", ");
+}
 
 /// What the judged modules are, in words.
 std::string judgedWhat(const AblationResult &R) {
@@ -45,6 +61,20 @@ std::vector<std::pair<std::string, double>> sortedImportance(const AblationResul
   std::stable_sort(Sorted.begin(), Sorted.end(),
                    [](const auto &A, const auto &B) { return A.second > B.second; });
   return Sorted;
+}
+
+/// The first cells of an arm's row, common to both tasks' tables: name, features, vocabulary,
+/// reduction and interval, difference to the reference and its interval, worst package.
+std::string armCells(const AblationArm &A, const AblationArmResult &X, size_t AI) {
+  const std::string Worst = X.Worst >= 0 ? X.PackageMeans[size_t(X.Worst)].first + " " +
+                                               percent(X.PackageMeans[size_t(X.Worst)].second)
+                                         : std::string("–");
+  return "| `" + A.Name + "` | " + llvm::join(A.Groups, ", ") + " | " +
+         llvm::sys::path::filename(A.Vocabulary).str() + " | " + percent(X.Pooled.Mean) + " | " +
+         percent(X.Pooled.Low) + " to " + percent(X.Pooled.High) + " | " +
+         (AI ? percent(X.Pooled.Diff) : std::string("–")) + " | " +
+         (AI ? percent(X.Pooled.DiffLow) + " to " + percent(X.Pooled.DiffHigh) : std::string("–")) +
+         " | " + Worst;
 }
 
 } // namespace
@@ -106,6 +136,12 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
                          {"seeds", std::move(Seeds)}};
     if (X.TrainingSide)
       O["training_side_reduction"] = X.TrainingSide->Reduction;
+    if (!X.TrainingReductions.empty()) {
+      llvm::json::Array TR;
+      for (const auto &[Start, Tuned] : X.TrainingReductions)
+        TR.push_back(llvm::json::Object{{"start", Start}, {"tuned", Tuned}});
+      O["training_reductions"] = std::move(TR);
+    }
     ArmsJ.push_back(std::move(O));
   }
   llvm::json::Array ImpJ, AnsJ, SeedsJ;
@@ -115,8 +151,31 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
     AnsJ.push_back(A);
   for (uint64_t Sd : Spec.Seeds)
     SeedsJ.push_back(int64_t(Sd));
+  llvm::json::Value Search = withKeys(Spec.Search.toJSON(), llvm::json::Object
+                                      {{"side", transfer(R) ? "all" : "train"},
+                                       {"modules", int64_t(R.ExploredModules)},
+                                       {"compilations", int64_t(R.Rollouts)},
+                                       {"modules_smaller", int64_t(R.Smaller)}});
+  llvm::json::Value Training = nullptr;
+  if (evict(R)) {
+    Search = nullptr;
+    llvm::json::Array Hidden;
+    for (unsigned H : Spec.Evict.Hidden)
+      Hidden.push_back(int64_t(H));
+    Training = llvm::json::Object{{"method", "es from the density rule (an MLP)"},
+                                  {"steps", int64_t(Spec.Evict.Steps)},
+                                  {"pairs", int64_t(Spec.Evict.Pairs)},
+                                  {"modules_per_step", int64_t(Spec.Evict.ModulesPerStep)},
+                                  {"sigma", Spec.Evict.Sigma},
+                                  {"learning_rate", Spec.Evict.LearningRate},
+                                  {"hidden", std::move(Hidden)},
+                                  {"training_modules", int64_t(R.ExploredModules)}};
+  }
   return llvm::json::Object{
       {"schema", AblationSchema},
+      {"task", features::taskInfo(Spec.T).Name},
+      {"measure", measureOf(R).Title},
+      {"training", std::move(Training)},
       {"spec", Spec.Path},
       {"spec_sha256", Spec.SHA256},
       {"llvm_version", WB_LLVM_VERSION},
@@ -127,11 +186,7 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
       {"protocol", support::nameOf<Protocol>(ProtocolNames, Spec.Proto)},
       {"folds", R.Folds ? llvm::json::Value(R.Folds->toJSON()) : nullptr},
       {"split", transfer(R) ? llvm::json::Value(nullptr) : llvm::json::Value(R.Split.toJSON())},
-      {"exploration", withKeys(Spec.Search.toJSON(), llvm::json::Object
-                               {{"side", transfer(R) ? "all" : "train"},
-                                {"modules", int64_t(R.ExploredModules)},
-                                {"compilations", int64_t(R.Rollouts)},
-                                {"modules_smaller", int64_t(R.Smaller)}})},
+      {"exploration", std::move(Search)},
       {"reference_arm", Spec.Arms.front().Name},
       {"seeds", std::move(SeedsJ)},
       {"judged_modules", int64_t(R.Judged.size())},
@@ -162,10 +217,11 @@ llvm::Error writeAblationHDF5(const AblationResult &R, const std::string &Report
     H5::Group G = h5::createGroup(F, "judged");
     h5::writeStrings(G, "path", Paths);
     h5::writeStrings(G, "package", Packages);
-    h5::writeMatrix(G, "baseline_text_size", Base.data(), Base.size(), 1);
-    h5::writeMatrix(G, "best_text_size", Best.data(), Best.size(), 1);
+    h5::writeMatrix(G, measureOf(R).Baseline, Base.data(), Base.size(), 1);
+    if (!evict(R))
+      h5::writeMatrix(G, "best_text_size", Best.data(), Best.size(), 1);
     for (size_t AI = 0; AI < R.Spec.Arms.size(); ++AI) {
-      // [modules, seeds]: each arm's .text per judged module and seed.
+      // [modules, seeds]: each arm's .text (eviction: cost) per judged module and seed.
       std::vector<double> Sizes;
       for (size_t M = 0; M < R.Judged.size(); ++M)
         for (const std::vector<EvalModule> &E : R.Arms[AI].PerSeed)
@@ -201,13 +257,15 @@ llvm::Error drawAblationPlots(const AblationResult &R, const std::string &Gnuplo
           const std::string Ext = llvm::StringRef(Term).starts_with("png") ? "png" : "svg";
           OS << "set terminal " << Term << "\n"
              << "set output '" << support::pathIn(Dir, "reduction." + Ext) << "'\n"
-             << "set title '" << Judged << " .text reduction against -Oz (mean over "
+             << "set title '" << Judged << " " << measureOf(R).Title << " (mean over "
              << R.Spec.Seeds.size() << " seeds, 95% bootstrap interval over modules)'\n"
              << "set ylabel 'reduction (%)'\nset grid ytics\nset key off\nset xtics rotate by -25\n"
              << "set style data histogram\nset style histogram errorbars gap 1 lw 1\n"
              << "set style fill solid 0.6 border -1\nset xzeroaxis lt -1\n"
-             << "plot '" << RedData << "' using 2:3:4:xtic(1)\n"
-             << "set output '" << support::pathIn(Dir, "importance." + Ext) << "'\n"
+             << "plot '" << RedData << "' using 2:3:4:xtic(1)\n";
+          if (evict(R)) // no labels: no permutation importance
+            continue;
+          OS << "set output '" << support::pathIn(Dir, "importance." + Ext) << "'\n"
              << "set title 'Permutation importance on judged decisions (arm "
              << R.Spec.Arms.front().Name << ", seed " << R.Spec.Seeds.front()
              << "): drop in agreement with the best labels'\n"
@@ -228,7 +286,67 @@ llvm::Error drawAblationPlots(const AblationResult &R, const std::string &Gnuplo
   return llvm::Error::success();
 }
 
+/// The Markdown report of an eviction study: no exploration, labels or agreement; ES's
+/// training-side figures instead.
+static llvm::Error writeEvictMarkdown(const AblationResult &R, const std::string &Path) {
+  const AblationSpec &Spec = R.Spec;
+  const EvictStudySettings &T = Spec.Evict;
+  return support::writeFileAtomically(Path, [&](llvm::raw_ostream &OS) {
+    OS << "# Feature ablation: register allocation, eviction\n\n"
+       << "Spec `" << llvm::sys::path::filename(Spec.Path) << "` (SHA-256 "
+       << Spec.SHA256.substr(0, 12) << "); LLVM " << WB_LLVM_VERSION << ", ir2vec " << WB_VERSION
+       << ". One split by package: " << R.ExploredModules << " training modules ("
+       << llvm::join(R.Split.TrainKeys, ", ") << "), " << judgedWhat(R)
+       << ". Models: an MLP (" << joinNumbers(T.Hidden)
+       << ") scoring each of the 33 columns, started from the density rule and tuned by "
+          "evolution strategies ("
+       << T.Steps << " steps × " << T.Pairs << " antithetic pairs × " << T.ModulesPerStep
+       << " training modules, σ " << llvm::formatv("{0:f3}", T.Sigma).str() << ", learning rate "
+       << llvm::formatv("{0:f3}", T.LearningRate).str()
+       << ") on the training side's cost; seeds "
+       << llvm::join(llvm::map_range(Spec.Seeds, [](uint64_t X) { return std::to_string(X); }), ", ")
+       << ".\n\n"
+       << "## Held-out " << measureOf(R).Title << "\n\n"
+       << "Cost = Σ over a module's functions of 0.2 × copies + 4 × reloads + 1 × spills, "
+          "weighted by block frequency (docs/regalloc.md); reduction = 1 − Σ policy / Σ default "
+          "advisor over the held-out modules, averaged over the seeds; intervals are 95% "
+          "bootstrap intervals over modules (1000 resamples), the difference to `"
+       << Spec.Arms.front().Name
+       << "` with paired resamples; the worst package has the smallest seed-mean reduction. "
+          "Training side: ES's reduction on the training modules, start model → tuned model "
+          "(the tuned model is kept only when better), seed means.\n\n"
+       << "| arm | features | vocabulary | reduction | 95% interval | vs `" << Spec.Arms.front().Name
+       << "` | 95% interval | worst package | training side | modules costlier |\n"
+       << "|---|---|---|---|---|---|---|---|---|---|\n";
+    for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
+      const AblationArm &A = Spec.Arms[AI];
+      const AblationArmResult &X = R.Arms[AI];
+      double Grown = 0, Start = 0, Tuned = 0;
+      const double N = double(Spec.Seeds.size());
+      for (size_t K = 0; K < Spec.Seeds.size(); ++K) {
+        Grown += double(X.Summaries[K].Grown) / N;
+        Start += X.TrainingReductions[K].first / N;
+        Tuned += X.TrainingReductions[K].second / N;
+      }
+      OS << armCells(A, X, AI) << " | " << percent(Start) << " → " << percent(Tuned) << " | "
+         << llvm::formatv("{0:f1}", Grown).str() << " of " << R.Judged.size() << " |\n";
+    }
+    OS << "\n![Reduction per arm](reduction.svg)\n\n## Answers\n\n";
+    for (const std::string &A : R.Answers)
+      OS << "- " << A << "\n";
+    OS << "\n## Run\n\n" << llvm::formatv("{0:f0}", R.Seconds).str() << " s wall time, "
+       << R.Compilations << " compilations ("
+       << llvm::formatv("{0:f1}", R.Seconds > 0 ? double(R.Compilations) / R.Seconds : 0.0).str()
+       << " per second); each is `" << R.Compile
+       << "` with the allocator's remarks (under the host where a policy answers). Everything "
+          "the numbers come from is in this directory: report.json, results.h5 (every module's "
+          "cost per arm and seed) and the models.\n";
+  });
+}
+
 llvm::Error writeAblationMarkdown(const AblationResult &R, const std::string &Path) {
+  if (evict(R))
+    return writeEvictMarkdown(R, Path);
   const AblationSpec &Spec = R.Spec;
   const auto Sorted = sortedImportance(R);
   const bool T = transfer(R);
@@ -266,16 +384,7 @@ llvm::Error writeAblationMarkdown(const AblationResult &R, const std::string &Pa
         Grown += double(X.Summaries[K].Grown) / double(Spec.Seeds.size());
         Agree += X.Agreement[K] / double(Spec.Seeds.size());
       }
-      const std::string Worst =
-          X.Worst >= 0 ? X.PackageMeans[size_t(X.Worst)].first + " " +
-                             percent(X.PackageMeans[size_t(X.Worst)].second)
-                       : std::string("–");
-      OS << "| `" << A.Name << "` | " << llvm::join(A.Groups, ", ") << " | "
-         << llvm::sys::path::filename(A.Vocabulary) << " | " << percent(X.Pooled.Mean) << " | "
-         << percent(X.Pooled.Low) << " to " << percent(X.Pooled.High) << " | "
-         << (AI ? percent(X.Pooled.Diff) : std::string("–")) << " | "
-         << (AI ? percent(X.Pooled.DiffLow) + " to " + percent(X.Pooled.DiffHigh) : std::string("–"))
-         << " | " << Worst << " | " << percent(X.HeadroomCaptured) << " | "
+      OS << armCells(A, X, AI) << " | " << percent(X.HeadroomCaptured) << " | "
          << (X.TrainingSide ? percent(X.TrainingSide->Reduction) : std::string("–")) << " | "
          << llvm::formatv("{0:f3}", Agree).str() << " | "
          << llvm::formatv("{0:f1}", Grown).str() << " of " << R.Judged.size() << " |\n";

@@ -128,6 +128,15 @@ bool anyRecordedArgument(const Toolchain &T, llvm::StringRef Arg) {
   return false;
 }
 
+/// The fixed pipeline's first step: opt-22 ARGS MODULE -o OUT.
+std::vector<std::string> optCommand(const Toolchain &T, const std::string &Module,
+                                    const std::string &Out) {
+  std::vector<std::string> Opt = {T.Opt};
+  Opt.insert(Opt.end(), T.OptArgs.begin(), T.OptArgs.end());
+  Opt.insert(Opt.end(), {Module, "-o", Out});
+  return Opt;
+}
+
 } // namespace
 
 llvm::Expected<const std::vector<std::string> *>
@@ -190,10 +199,23 @@ std::string noDecisionsWarning(const Toolchain &T) {
   return "the compiler asked no inlining question in any module: " + Why;
 }
 
+llvm::Expected<std::string> optimizeModule(const std::string &Module, const Toolchain &T,
+                                           const support::TempDir &Dir, llvm::StringRef Tag,
+                                           int CancelFd) {
+  const std::string BC = Dir.file(Tag.str() + ".bc"), ErrFile = Dir.file(Tag.str() + ".err");
+  int Err = ::open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (Err < 0)
+    return support::fileError(ErrFile, strerror(errno));
+  llvm::scope_exit CloseErr([Err] { ::close(Err); });
+  if (llvm::Error E = runTool(optCommand(T, Module, BC), Err, ErrFile, T, CancelFd))
+    return E;
+  return BC;
+}
+
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,
                                        const runners::SessionConfig *Host,
                                        const support::TempDir &Dir, llvm::StringRef Tag,
-                                       int CancelFd, bool Remarks) {
+                                       int CancelFd, bool Remarks, const std::string *Optimized) {
   llvm::Expected<const std::vector<std::string> *> Recorded = T.recordedCommand(Module);
   if (!Recorded)
     return Recorded.takeError();
@@ -217,15 +239,13 @@ llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchai
     // The host's advisor runs in opt (the inliner) or in llc (register allocation); the
     // allocator's remarks come from llc.
     const bool HostInLlc = Host && Host->T != runners::Task::Inline;
-    std::vector<std::string> Opt = {T.Opt};
-    Opt.insert(Opt.end(), T.OptArgs.begin(), T.OptArgs.end());
-    Opt.insert(Opt.end(), {Module, "-o", BC});
-    if (llvm::Error E = runStep(Opt, /*Clang=*/false, HostInLlc ? nullptr : Host, Err, ErrFile,
-                                T, CancelFd, "", Out))
-      return E;
+    if (!Optimized)
+      if (llvm::Error E = runStep(optCommand(T, Module, BC), /*Clang=*/false,
+                                  HostInLlc ? nullptr : Host, Err, ErrFile, T, CancelFd, "", Out))
+        return E;
     std::vector<std::string> Llc = {T.Llc};
     Llc.insert(Llc.end(), T.LlcArgs.begin(), T.LlcArgs.end());
-    Llc.insert(Llc.end(), {"-filetype=obj", BC, "-o", Obj});
+    Llc.insert(Llc.end(), {"-filetype=obj", Optimized ? *Optimized : BC, "-o", Obj});
     if (llvm::Error E = runStep(Llc, /*Clang=*/false, HostInLlc ? Host : nullptr, Err, ErrFile,
                                 T, CancelFd, RemarksFile, Out))
       return E;

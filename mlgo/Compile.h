@@ -72,10 +72,20 @@ struct Compiled {
 /// must have Costs and ReadRemarks).
 /// A compiler that fails, times out or is cancelled (CancelFd readable) is an error with the
 /// end of its messages.
+/// With Optimized (the fixed pipeline only, ignored with a recorded command line): the module
+/// as optimizeModule left it; only llc runs.
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,
                                        const runners::SessionConfig *Host,
                                        const support::TempDir &Dir, llvm::StringRef Tag,
-                                       int CancelFd, bool Remarks = false);
+                                       int CancelFd, bool Remarks = false,
+                                       const std::string *Optimized = nullptr);
+
+/// The fixed pipeline's opt step alone (no host): Module optimised into Dir as Tag.bc, its path.
+/// For runs that compile one module many times with policies that act only in llc (register
+/// allocation): opt's output does not depend on them.
+llvm::Expected<std::string> optimizeModule(const std::string &Module, const Toolchain &T,
+                                           const support::TempDir &Dir, llvm::StringRef Tag,
+                                           int CancelFd);
 
 /// The decisions of a session log of task T: the value of the advice column, in order.
 std::vector<int64_t> decisionsOf(runners::Task T, const features::Log &SessionLog);

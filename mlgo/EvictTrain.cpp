@@ -1,6 +1,7 @@
 #include "mlgo/EvictTrain.h"
 
 #include "mlgo/Collect.h"
+#include "learn/Random.h"
 #include "corpus/Share.h"
 #include "mlgo/Parts.h"
 #include "runners/Models.h"
@@ -10,6 +11,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+
+#include <cmath>
 
 namespace wb::mlgo {
 
@@ -35,6 +38,51 @@ runners::ModelFile evictStartModel() {
   M.FeatureSetVersion = features::featureSetVersion(runners::Task::Evict, M.FeatureSet);
   M.Norms.assign(M.Inputs.size(), runners::Normalization{});
   M.Layers.push_back({unsigned(W.size()), 1, W, {0.0}});
+  return M;
+}
+
+runners::ModelFile evictStartMLP(const std::vector<features::TensorSpec> &Inputs,
+                                 const std::vector<unsigned> &Hidden,
+                                 const std::vector<double> &Spread, uint64_t Seed) {
+  runners::ModelFile M = evictStartModel();
+  M.Kind = "mlp";
+  M.Inputs = Inputs;
+  for (const features::TensorSpec &S : Inputs)
+    if (S.Name == "function_embedding")
+      M.FeatureSet.push_back(S);
+  M.FeatureSetVersion = features::featureSetVersion(runners::Task::Evict, M.FeatureSet);
+  M.Norms.assign(M.Inputs.size(), runners::Normalization{});
+  // Where use_def_density sits in the input vector (per-column inputs take one place).
+  size_t Density = 0, Width = 0;
+  for (const features::TensorSpec &S : Inputs) {
+    if (S.Name == "use_def_density")
+      Density = Width;
+    Width += S.Shape == std::vector<int64_t>{1, 33} ? 1 : S.elementCount();
+  }
+  learn::Rng G(Seed * 0x9E3779B97F4A7C15ull + 17);
+  M.Layers.clear();
+  size_t In = Width;
+  for (size_t L = 0; L <= Hidden.size(); ++L) {
+    const bool Last = L == Hidden.size();
+    const size_t Out = Last ? 1 : Hidden[L];
+    runners::ModelFile::Layer Ly{unsigned(In), unsigned(Out), std::vector<double>(In * Out, 0.0),
+                                 std::vector<double>(Out, 0.0)};
+    for (size_t O = 0; O < Out; ++O)
+      for (size_t J = 0; J < In; ++J) {
+        double &W = Ly.Weight[O * In + J];
+        if (Last)
+          W = J == 0 ? -1.0 : 0.0; // the density's unit alone decides at the start
+        else if (O == 0)
+          W = J == (L == 0 ? Density : 0) ? 1.0 : 0.0; // relu(use_def_density), carried on
+        else if (L > 0 && J == 0)
+          W = 0; // no unit but the density's reads the density's unit
+        else
+          W = learn::normal(G) / std::sqrt(double(In)) /
+              (L == 0 && J < Spread.size() && Spread[J] > 0 ? Spread[J] : 1.0);
+      }
+    M.Layers.push_back(std::move(Ly));
+    In = Out;
+  }
   return M;
 }
 
@@ -93,6 +141,54 @@ llvm::Error shareModules(const support::RunSettings &Run, std::vector<TuneModule
   return llvm::Error::success();
 }
 
+} // namespace
+
+llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<std::string> &Paths,
+                                                             const EvalRunConfig &EC) {
+  std::vector<EvalModule> Train = measureBaselines(Paths, EC, runners::Task::Evict);
+  std::vector<TuneModule> Tune;
+  for (const EvalModule &M : Train)
+    if (M.Error.empty())
+      Tune.push_back({M.Path, M.Baseline, 1});
+  if (llvm::Error E = shareModules(EC.Run, Tune))
+    return E;
+  return Tune;
+}
+
+llvm::Expected<features::DatasetTable>
+evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule> &Tune,
+                  size_t Modules, const std::optional<std::string> &Embeddings,
+                  const EvalRunConfig &EC) {
+  llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-finetune");
+  if (!D)
+    return D.takeError();
+  const std::string StartFile = D->file("start.h5"), Data = D->file("observations.h5");
+  if (llvm::Error E = runners::writeModelFile(StartFile, Start))
+    return E;
+  CollectConfig CC;
+  CC.T = runners::Task::Evict;
+  CC.Policy.Name = Start.Kind;
+  CC.Policy.ModelPath = StartFile;
+  CC.Policy.LoadModel = runners::cachingModelLoader();
+  CC.Embeddings = Embeddings;
+  CC.Tools = EC.Tools;
+  CC.Run = EC.Run;
+  CC.Run.ShowProgress = false;
+  CC.Run.Report = [](const support::Diagnostic &) {}; // a sample's failures are ES's to report
+  std::vector<std::string> Sample; // spread evenly over the modules
+  const size_t K = std::min(Tune.size(), Modules);
+  for (size_t I = 0; I < K; ++I)
+    Sample.push_back(Tune[I * Tune.size() / K].Path);
+  llvm::Expected<CollectSummary> CS = collect(Sample, Data, CC);
+  if (!CS)
+    return CS.takeError();
+  if (!CS->Rows)
+    return features::DatasetTable();
+  return features::readDataset(Data);
+}
+
+namespace {
+
 /// Everything that decides the result: what the ES steps kept for --resume were made with.
 std::string jobFingerprint(const EvictTrainJob &J, const CorpusSplit &S) {
   const FineTuneConfig &T = J.Tune;
@@ -149,49 +245,16 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
                                          .str());
   };
   EvalRunConfig EC{J.Tune.Tools, Run};
-  // The default advisor's cost of every training module: the baselines ES compares with.
-  std::vector<EvalModule> Train = measureBaselines(S->modules(false), EC, runners::Task::Evict);
+  llvm::Expected<std::vector<TuneModule>> Tune = evictTrainingModules(S->modules(false), EC);
+  if (!Tune)
+    return Tune.takeError();
   if (support::cancelled(Run.CancelFd))
     return Interrupted("no model written");
-  std::vector<TuneModule> Tune;
-  for (const EvalModule &M : Train)
-    if (M.Error.empty())
-      Tune.push_back({M.Path, M.Baseline, 1});
-  if (llvm::Error E = shareModules(Run, Tune))
-    return E;
-  // Perturbation scales: each input's spread over the start policy's own observations on a
-  // sample of the training modules (counts, stages and ratios differ by orders of magnitude).
-  features::DatasetTable Observations;
-  {
-    llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-finetune");
-    if (!D)
-      return D.takeError();
-    const std::string StartFile = D->file("start.h5"), Data = D->file("observations.h5");
-    if (llvm::Error E = runners::writeModelFile(StartFile, Start))
-      return E;
-    CollectConfig CC;
-    CC.T = runners::Task::Evict;
-    CC.Policy.Name = Start.Kind;
-    CC.Policy.ModelPath = StartFile;
-    CC.Policy.LoadModel = runners::cachingModelLoader();
-    CC.Tools = J.Tune.Tools;
-    CC.Run = Run;
-    CC.Run.ShowProgress = false;
-    CC.Run.Report = [](const support::Diagnostic &) {}; // a sample's failures are ES's to report
-    std::vector<std::string> Sample;
-    for (size_t I = 0; I < Tune.size() && Sample.size() < J.Tune.ModulesPerStep; ++I)
-      Sample.push_back(Tune[I * Tune.size() / std::min<size_t>(Tune.size(), J.Tune.ModulesPerStep)].Path);
-    llvm::Expected<CollectSummary> CS = collect(Sample, Data, CC);
-    if (!CS)
-      return CS.takeError();
-    if (CS->Rows) {
-      llvm::Expected<features::DatasetTable> T = features::readDataset(Data);
-      if (!T)
-        return T.takeError();
-      Observations = std::move(*T);
-    }
-  }
-  llvm::Expected<FineTuneResult> R = fineTune(Start, Tune, Observations, J.Tune);
+  llvm::Expected<features::DatasetTable> Observations =
+      evictObservations(Start, *Tune, J.Tune.ModulesPerStep, std::nullopt, EC);
+  if (!Observations)
+    return Observations.takeError();
+  llvm::Expected<FineTuneResult> R = fineTune(Start, *Tune, *Observations, J.Tune);
   if (!R) {
     if (support::cancelled(Run.CancelFd)) {
       llvm::consumeError(R.takeError());
@@ -233,7 +296,7 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
   Run.Report({Diagnostic::Note,
               llvm::formatv("training side ({0} modules): cost reduction {1:P3} with the start "
                             "model, {2:P3} tuned; {3} written ({4} compilations)",
-                            Tune.size(), R->StartReduction, R->TunedReduction,
+                            Tune->size(), R->StartReduction, R->TunedReduction,
                             R->Kept ? "the tuned model" : "no gain: the start model",
                             R->Compilations)
                   .str()});

@@ -36,6 +36,29 @@ struct EvictTrainJob {
 /// weights 0 but -1 on use_def_density.
 runners::ModelFile evictStartModel();
 
+/// An MLP eviction model over Inputs (per-column features, and features the same in every
+/// column such as function_embedding) that decides as the density rule does where
+/// use_def_density is finite: hidden unit 0 of every layer carries relu(use_def_density) to the
+/// output (weight -1); the other units start with random weights (Gaussian, scaled by
+/// 1/sqrt(fan-in) and, in the first layer, by 1/Spread of their input) and an output weight of
+/// 0, so that evolution strategies can bring them in. Deterministic for Seed.
+runners::ModelFile evictStartMLP(const std::vector<features::TensorSpec> &Inputs,
+                                 const std::vector<unsigned> &Hidden,
+                                 const std::vector<double> &Spread, uint64_t Seed);
+
+/// The training modules with the default advisor's cost (those whose baseline failed are
+/// left out), the same on every rank of an MPI run (rank 0's).
+llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<std::string> &Paths,
+                                                             const EvalRunConfig &EC);
+
+/// Observations of Start's own decisions on a sample of Modules of Tune, spread evenly (every
+/// input Start reads, with Embeddings' function_embedding when set): what fineTune scales its
+/// perturbations by. Empty when no module asked a question.
+llvm::Expected<features::DatasetTable>
+evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule> &Tune,
+                  size_t Modules, const std::optional<std::string> &Embeddings,
+                  const EvalRunConfig &EC);
+
 /// `ir2vec mlgo train-evict`.
 llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J);
 

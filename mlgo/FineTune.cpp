@@ -3,6 +3,7 @@
 #include "mlgo/ExplorationFile.h"
 #include "corpus/OrderedPipeline.h"
 #include "corpus/Share.h"
+#include "features/Augment.h"
 #include "learn/Random.h"
 #include "mlgo/Explore.h"
 #include "mlgo/Train.h"
@@ -20,7 +21,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <mutex>
 
 namespace wb::mlgo {
 
@@ -58,9 +61,8 @@ ModelFile withParameters(const ModelFile &Start, const arma::vec &P) {
   return M;
 }
 
-/// Robust spread of each input-vector element over the observations' finite values: IQR /
-/// 1.349 (the standard deviation for normal data, unmoved by outliers), else the standard
-/// deviation, else 1 (a constant input).
+} // namespace
+
 std::vector<double> inputSpreads(const arma::mat &X) {
   std::vector<double> S(X.n_rows, 1.0);
   for (arma::uword R = 0; R < X.n_rows && X.n_cols > 1; ++R) {
@@ -75,6 +77,64 @@ std::vector<double> inputSpreads(const arma::mat &X) {
   }
   return S;
 }
+
+namespace {
+
+/// Eviction policies act only in llc: the fixed pipeline's opt output is the same for every
+/// candidate, so each module is optimised once per tuning (twice as many compilations per
+/// second). Shared by the workers; a module compiled by its recorded command line (clang
+/// whole), or whose optimisation failed, gets none (compileModule then runs it all and reports).
+class OptimizedModules {
+public:
+  OptimizedModules(const Toolchain &T, int CancelFd) : T(T), CancelFd(CancelFd) {}
+
+  /// The optimised module, or null.
+  const std::string *get(const std::string &Module) {
+    llvm::Expected<const std::vector<std::string> *> Rec = T.recordedCommand(Module);
+    if (!Rec || *Rec) {
+      llvm::consumeError(Rec.takeError());
+      return nullptr;
+    }
+    std::shared_ptr<Entry> E;
+    {
+      std::lock_guard<std::mutex> L(Mu);
+      if (!Dir) {
+        llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-finetune");
+        if (!D) {
+          llvm::consumeError(D.takeError());
+          return nullptr;
+        }
+        Dir.emplace(std::move(*D));
+      }
+      std::shared_ptr<Entry> &Slot = Entries[Module];
+      if (!Slot)
+        Slot = std::make_shared<Entry>(Entries.size());
+      E = Slot;
+    }
+    std::call_once(E->Once, [&] {
+      llvm::Expected<std::string> P =
+          optimizeModule(Module, T, *Dir, "m" + std::to_string(E->Index), CancelFd);
+      if (P)
+        E->Path = std::move(*P);
+      else
+        llvm::consumeError(P.takeError());
+    });
+    return E->Path.empty() ? nullptr : &E->Path;
+  }
+
+private:
+  struct Entry {
+    explicit Entry(size_t I) : Index(I) {}
+    size_t Index;
+    std::once_flag Once;
+    std::string Path;
+  };
+  const Toolchain &T;
+  const int CancelFd;
+  std::mutex Mu;
+  std::optional<support::TempDir> Dir;
+  std::map<std::string, std::shared_ptr<Entry>> Entries;
+};
 
 struct Compiled1 {
   double Size = -1; // the measure: .text bytes, or the register allocation cost
@@ -182,7 +242,8 @@ std::string esContext(const std::vector<double> &Theta0, const arma::vec &Scale,
                       "{7:e} {8:e}\n",
                       C.Pairs, C.ModulesPerStep, C.Sigma, C.Seed,
                       learn::optimizerName(C.Optimizer.Kind), C.Optimizer.LearningRate,
-                      C.Optimizer.Beta1, C.Optimizer.Beta2, C.Optimizer.Epsilon);
+                      C.Optimizer.Beta1, C.Optimizer.Beta2, C.Optimizer.Epsilon)
+     << "embeddings " << (C.Embeddings ? "vocabulary '" + *C.Embeddings + "'" : "none") << "\n";
   support::WireWriter W; // the exact bits of every number
   W.array(Theta0);
   W.array(std::vector<double>(Scale.begin(), Scale.end()));
@@ -316,6 +377,7 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
   learn::Optimizer Opt(C.Optimizer, {arma::size(U)});
 
   FineTuneResult R;
+  OptimizedModules Optimized(C.Tools, C.Run.CancelFd);
   // .text of each candidate on each module of Mods (failures: the heuristic's size, counted).
   auto Evaluate = [&](const std::vector<std::shared_ptr<const ModelFile>> &Cands,
                       const std::vector<size_t> &Mods)
@@ -349,6 +411,8 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
           }
           runners::SessionConfig S;
           S.T = T;
+          if (C.Embeddings)
+            S.Augment = features::embeddingAugmenter(T, *C.Embeddings, M.Path, {});
           S.MakePolicy = [Model]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
             return runners::makeModelPolicy(*Model);
           };
@@ -357,7 +421,8 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
             S.Costs = features::RegallocWeights{};
             S.ReadRemarks = features::readRegallocRemarks;
           }
-          auto Res = compileModule(M.Path, C.Tools, &S, *Dir, "policy", C.Run.CancelFd, Costs);
+          auto Res = compileModule(M.Path, C.Tools, &S, *Dir, "policy", C.Run.CancelFd, Costs,
+                                   Costs ? Optimized.get(M.Path) : nullptr);
           if (Res)
             Out.Size = Costs ? features::totalCost({}, Res->Regalloc) : double(Res->TextSize);
           else

@@ -55,6 +55,9 @@ struct FineTuneConfig {
   /// interrupted run to resume from: steps made with the same start, modules, scales and
   /// settings are replayed (the same updates, no compilation). "" = none.
   std::string StepsFile;
+  /// The workbench's embedding features for the policies (an eviction model that reads
+  /// function_embedding): the vocabulary ("" = the default one); none = no embeddings.
+  std::optional<std::string> Embeddings;
 
   llvm::Error validate() const;
 };
@@ -90,6 +93,12 @@ llvm::Expected<FineTuneResult> fineTune(const runners::ModelFile &Start,
                                         const std::vector<TuneModule> &Modules,
                                         const features::DatasetTable &Observations,
                                         const FineTuneConfig &C);
+
+/// Robust spread of each row of X (input-vector elements by observations) over its finite
+/// values: IQR / 1.349 (the standard deviation for normal data, unmoved by outliers), else the
+/// standard deviation, else 1 (a constant input). ES perturbs first-layer weights relative
+/// to it.
+std::vector<double> inputSpreads(const arma::mat &X);
 
 /// Where fine-tuning starts: a model file, or the heuristic (mlgo/Train.h heuristicModel).
 struct FineTuneStart {

@@ -157,7 +157,8 @@ public:
   /// A trained policy's name (no spaces or slashes), feature groups and vocabulary ("none",
   /// "default" or a file; required exactly when the groups read embeddings).
   llvm::Error arm(const llvm::json::Object &A, const std::string &Where, std::string &Name,
-                  std::vector<std::string> &Groups, std::string &Vocabulary) const {
+                  std::vector<std::string> &Groups, std::string &Vocabulary,
+                  features::Task T = features::Task::Inline) const {
     Name = A.getString("name").value_or("").str();
     if (Name.empty() || Name.find_first_of("/ \t\n") != std::string::npos)
       return error(Where + ".name", "expected a name without spaces or slashes");
@@ -165,7 +166,7 @@ public:
       return E;
     if (Groups.empty())
       return error(Where + ".features", "name at least one feature group");
-    auto Defs = features::featuresOfGroups(features::Task::Inline, Groups);
+    auto Defs = features::featuresOfGroups(T, Groups);
     if (!Defs)
       return error(Where + ".features", llvm::toString(Defs.takeError()));
     Vocabulary = A.getString("vocabulary").value_or("none").str();

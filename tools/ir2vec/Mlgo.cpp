@@ -572,9 +572,11 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
                                 "killed; finished explorations are kept and reused by a rerun";
   CLI::App *Ablate = addCommand(
       *M, Cmds, "ablate",
-      "Feature-ablation study of inlining for size: one exploration, a model per arm and seed, "
-      "held-out .text against -Oz with intervals, permutation importance, plots and a report "
-      "(docs/ablation.md, docs/formats/mlgo-ablation.md)",
+      "Feature-ablation study of inlining for size (one exploration, a model per arm and seed, "
+      "held-out .text against -Oz with intervals, permutation importance; docs/ablation.md) or, "
+      "with \"task\": \"evict\", of eviction (an MLP per arm and seed tuned by ES on the "
+      "register allocation cost, held-out cost against the default advisor; "
+      "docs/ablation-regalloc.md): plots and a report (docs/formats/mlgo-ablation.md)",
       AblateExits);
   Ablate->add_option("spec", A->Spec, "The study (JSON, docs/formats/mlgo-ablation.md)")
       ->required();
