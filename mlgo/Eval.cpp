@@ -221,6 +221,20 @@ std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Paths,
 
 void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfig &Session,
                    const std::optional<std::string> &Embeddings, const EvalRunConfig &C) {
+  // The one read of the model file, before the workers start (the loader caches it): a read
+  // is isolated in a forked child, and a fork while other threads allocate can leave the child
+  // waiting for a lock no thread of it will release (AddressSanitizer's allocator: the
+  // benchmark test hung there).
+  if (!Session.MakePolicy && Session.Policy.LoadModel &&
+      !runners::modelFileOf(Session.Policy).empty())
+    if (auto P = runners::makePolicy(Session.T, Session.Policy); !P) {
+      const std::string Why = llvm::toString(P.takeError());
+      C.Run.Report({Diagnostic::Error, Why});
+      for (EvalModule &M : Modules)
+        if (M.Error.empty())
+          M.Error = Why;
+      return;
+    }
   measureAll(Modules, C, "modules", [&](EvalModule &M, const support::TempDir &D) {
     runners::SessionConfig S = Session;
     if (Embeddings)
