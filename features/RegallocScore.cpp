@@ -40,6 +40,14 @@ llvm::json::Array regallocToJSON(const std::vector<FunctionRegalloc> &Fs) {
   return A;
 }
 
+llvm::json::Array regallocCostJSON(const std::vector<FunctionRegalloc> &Fs,
+                                   const RegallocWeights &W) {
+  llvm::json::Array A = regallocToJSON(Fs);
+  for (size_t I = 0; I < Fs.size(); ++I)
+    (*A[I].getAsObject())["cost"] = W.cost(Fs[I].Counts);
+  return A;
+}
+
 llvm::Expected<std::vector<FunctionRegalloc>> regallocFromJSON(const llvm::json::Value *V,
                                                                llvm::StringRef Where) {
   auto Bad = [&](const llvm::Twine &What) {

@@ -63,7 +63,11 @@ struct FunctionRegalloc {
 /// Functions as JSON (the parts of an interrupted run, the wire of an MPI run): an array of
 /// {"function": NAME, "<remark key>": value, ...} with every key of RegallocKeys.
 llvm::json::Array regallocToJSON(const std::vector<FunctionRegalloc> &Fs);
-/// The inverse; Where names the source in errors.
+/// The same with each function's "cost" under W: what `mlgo regalloc-cost` prints and the
+/// Python module returns.
+llvm::json::Array regallocCostJSON(const std::vector<FunctionRegalloc> &Fs,
+                                   const RegallocWeights &W);
+/// The inverse of regallocToJSON; Where names the source in errors.
 llvm::Expected<std::vector<FunctionRegalloc>> regallocFromJSON(const llvm::json::Value *V,
                                                                llvm::StringRef Where);
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -140,6 +142,15 @@ inline py::array_t<double> vectorOf(const double *Row, size_t Dim) {
   if (Dim)
     std::memcpy(A.mutable_data(), Row, Dim * sizeof(double));
   return A;
+}
+
+/// A JSON value as Python's json module reads it (dicts, lists, floats; doubles are written with
+/// 17 significant digits, so they come back exactly).
+inline py::object jsonToPython(const llvm::json::Value &V) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << V;
+  return py::module_::import("json").attr("loads")(S);
 }
 
 } // namespace wb::python

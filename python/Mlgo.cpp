@@ -191,21 +191,9 @@ py::object logToPython(const features::Log &L) {
 }
 
 /// Functions of the register allocator's remarks: one dict each, with the remark's keys, the
-/// function's name and its cost under the default weights.
+/// function's name and its cost under the default weights (as `mlgo regalloc-cost` prints them).
 py::list regallocToPython(const std::vector<features::FunctionRegalloc> &Fs) {
-  const features::RegallocWeights W;
-  py::list Out;
-  for (const features::FunctionRegalloc &F : Fs) {
-    py::dict D;
-    D["function"] = text(F.Function);
-    for (const features::RegallocKey &K : features::RegallocKeys) {
-      D[K.CountKey] = F.Counts.*K.Count;
-      D[K.CostKey] = F.Counts.*K.Cost;
-    }
-    D["cost"] = W.cost(F.Counts);
-    Out.append(D);
-  }
-  return Out;
+  return py::list(jsonToPython(llvm::json::Value(features::regallocCostJSON(Fs, {}))));
 }
 
 py::object run(const std::vector<std::string> &Command, const py::object &Policy,

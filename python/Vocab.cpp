@@ -50,13 +50,6 @@ std::shared_ptr<PyVocabulary> fromEntityVectors(vocab::EntityVectors V) {
                                                      std::move(Ready)});
 }
 
-py::object jsonToPython(const llvm::json::Value &V) {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  OS << V;
-  return py::module_::import("json").attr("loads")(S);
-}
-
 py::array_t<double> matrixCopy(const std::vector<double> &Rows, unsigned Dim) {
   std::vector<double> Copy(Rows);
   const size_t N = Dim ? Copy.size() / Dim : 0;

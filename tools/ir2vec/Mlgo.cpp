@@ -385,9 +385,7 @@ llvm::Expected<support::Outcome> printRegallocCost(const std::vector<std::string
     llvm::Expected<std::vector<features::FunctionRegalloc>> Fs = features::readRegallocRemarks(F);
     if (!Fs)
       return Fs.takeError();
-    llvm::json::Array Functions = features::regallocToJSON(*Fs);
-    for (size_t I = 0; I < Fs->size(); ++I)
-      (*Functions[I].getAsObject())["cost"] = W.cost((*Fs)[I].Counts);
+    llvm::json::Array Functions = features::regallocCostJSON(*Fs, W);
     const double Cost = features::totalCost(W, *Fs);
     Total += Cost;
     Out.push_back(llvm::json::Object{{"path", F}, {"cost", Cost}, {"functions", std::move(Functions)}});
