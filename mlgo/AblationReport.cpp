@@ -286,6 +286,18 @@ llvm::Error drawAblationPlots(const AblationResult &R, const std::string &Gnuplo
   return llvm::Error::success();
 }
 
+/// The mean over the study's seeds of Of(seed index): the figures the Markdown tables show.
+template <typename F> static double seedMean(const AblationSpec &Spec, F Of) {
+  double Sum = 0;
+  for (size_t K = 0; K < Spec.Seeds.size(); ++K)
+    Sum += Of(K);
+  return Spec.Seeds.empty() ? 0.0 : Sum / double(Spec.Seeds.size());
+}
+
+static std::string seedList(const AblationSpec &Spec) {
+  return llvm::join(llvm::map_range(Spec.Seeds, [](uint64_t X) { return std::to_string(X); }), ", ");
+}
+
 /// The Markdown report of an eviction study: no exploration, labels or agreement; ES's
 /// training-side figures instead.
 static llvm::Error writeEvictMarkdown(const AblationResult &R, const std::string &Path) {
@@ -304,7 +316,7 @@ static llvm::Error writeEvictMarkdown(const AblationResult &R, const std::string
        << " training modules, σ " << llvm::formatv("{0:f3}", T.Sigma).str() << ", learning rate "
        << llvm::formatv("{0:f3}", T.LearningRate).str()
        << ") on the training side's cost; seeds "
-       << llvm::join(llvm::map_range(Spec.Seeds, [](uint64_t X) { return std::to_string(X); }), ", ")
+       << seedList(Spec)
        << ".\n\n"
        << "## Held-out " << measureOf(R).Title << "\n\n"
        << "Cost = Σ over a module's functions of 0.2 × copies + 4 × reloads + 1 × spills, "
@@ -321,13 +333,9 @@ static llvm::Error writeEvictMarkdown(const AblationResult &R, const std::string
     for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
       const AblationArm &A = Spec.Arms[AI];
       const AblationArmResult &X = R.Arms[AI];
-      double Grown = 0, Start = 0, Tuned = 0;
-      const double N = double(Spec.Seeds.size());
-      for (size_t K = 0; K < Spec.Seeds.size(); ++K) {
-        Grown += double(X.Summaries[K].Grown) / N;
-        Start += X.TrainingReductions[K].first / N;
-        Tuned += X.TrainingReductions[K].second / N;
-      }
+      const double Grown = seedMean(Spec, [&](size_t K) { return double(X.Summaries[K].Grown); });
+      const double Start = seedMean(Spec, [&](size_t K) { return X.TrainingReductions[K].first; });
+      const double Tuned = seedMean(Spec, [&](size_t K) { return X.TrainingReductions[K].second; });
       OS << armCells(A, X, AI) << " | " << percent(Start) << " → " << percent(Tuned) << " | "
          << llvm::formatv("{0:f1}", Grown).str() << " of " << R.Judged.size() << " |\n";
     }
@@ -363,7 +371,7 @@ llvm::Error writeAblationMarkdown(const AblationResult &R, const std::string &Pa
     if (Spec.Model.Kind == "mlp")
       OS << " (" << llvm::join(llvm::map_range(Spec.Model.Hidden, [](unsigned H) { return std::to_string(H); }), ", ") << ")";
     OS << ", " << Spec.Model.Epochs << " epochs, seeds "
-       << llvm::join(llvm::map_range(Spec.Seeds, [](uint64_t X) { return std::to_string(X); }), ", ")
+       << seedList(Spec)
        << ".\n\n";
     OS << "## " << (T ? "Cross-validated" : "Held-out") << " .text reduction against -Oz\n\n"
        << "Reduction = 1 − Σ policy / Σ -Oz over the judged modules (native objects, "
@@ -379,11 +387,8 @@ llvm::Error writeAblationMarkdown(const AblationResult &R, const std::string &Pa
     for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
       const AblationArm &A = Spec.Arms[AI];
       const AblationArmResult &X = R.Arms[AI];
-      double Grown = 0, Agree = 0;
-      for (size_t K = 0; K < Spec.Seeds.size(); ++K) {
-        Grown += double(X.Summaries[K].Grown) / double(Spec.Seeds.size());
-        Agree += X.Agreement[K] / double(Spec.Seeds.size());
-      }
+      const double Grown = seedMean(Spec, [&](size_t K) { return double(X.Summaries[K].Grown); });
+      const double Agree = seedMean(Spec, [&](size_t K) { return X.Agreement[K]; });
       OS << armCells(A, X, AI) << " | " << percent(X.HeadroomCaptured) << " | "
          << (X.TrainingSide ? percent(X.TrainingSide->Reduction) : std::string("–")) << " | "
          << llvm::formatv("{0:f3}", Agree).str() << " | "

@@ -190,6 +190,10 @@ evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule>
 namespace {
 
 /// Everything that decides the result: what the ES steps kept for --resume were made with.
+/// OUT.parts is opened (and refused when it belongs to another job) with this before anything is
+/// compiled; fineTune's steps file carries its own context besides (esContext), because that one
+/// also covers what the job settings do not name: the start parameters, the perturbation scales
+/// and the baselines measured on this machine's compilers.
 std::string jobFingerprint(const EvictTrainJob &J, const CorpusSplit &S) {
   const FineTuneConfig &T = J.Tune;
   return support::sha256Hex(
