@@ -237,7 +237,8 @@ llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
                                 {"best_text_size", Room.BestTotal},
                                 {"headroom", numberOrNull(Room.Modules ? Room.Headroom : NAN)}})},
       {"leaderboard", std::move(Board)},
-      {"policies", std::move(PoliciesJ)}};
+      {"policies", std::move(PoliciesJ)},
+      {"perf_track", R.Perf ? llvm::json::Value(perfTrackResultsJSON(*R.Perf)) : llvm::json::Value(nullptr)}};
 }
 
 llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
@@ -273,7 +274,8 @@ llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
       {"exploration_seconds", St.ExploreSeconds},
       {"trained_policies_seconds", St.EvalSeconds},
       {"fixed_policies_seconds", R.FixedSeconds},
-      {"compilations", int64_t(St.Compilations)}};
+      {"compilations", int64_t(St.Compilations)},
+      {"perf_track", R.Perf ? llvm::json::Value(perfTrackManifestJSON(*R.Perf)) : llvm::json::Value(nullptr)}};
 }
 
 llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const std::string &Dir,
@@ -297,6 +299,15 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
     O.LoadModel = runners::cachingModelLoader();
     if (auto Made = runners::makePolicy(runners::Task::Inline, O); !Made)
       return support::prefixError("policy '" + P.Name + "'", Made.takeError());
+  }
+  // The performance track is checked before any work too: a results file that does not hold
+  // up is refused, not drawn.
+  std::optional<PerfTrack> Perf;
+  if (!C.PerfResults.empty()) {
+    llvm::Expected<PerfTrack> T = readPerfResults(C.PerfResults);
+    if (!T)
+      return T.takeError();
+    Perf = std::move(*T);
   }
   AblationSpec A;
   A.Path = Spec.Path;
@@ -330,6 +341,8 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
   for (const BenchmarkPolicy &P : Spec.Policies)
     if (!P.Model.empty())
       Extra.push_back(P.Model);
+  if (!C.PerfResults.empty())
+    Extra.push_back(C.PerfResults);
   if (llvm::Error E = checkStudyOutputs(Dir, {"results.json", "manifest.json", "index.html",
                                               "exploration.h5"},
                                         A, Extra, C.Run))
@@ -360,6 +373,7 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
   AC.Run = C.Run;
   BenchmarkResult R;
   R.Spec = Spec;
+  R.Perf = std::move(Perf);
   llvm::Expected<AblationResult> Study = runAblationStudy(A, Dir, AC);
   if (!Study)
     return Study.takeError();

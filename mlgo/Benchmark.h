@@ -5,14 +5,18 @@
 // ablation) by cross-validation by package. One exploration of every module gives the -Oz
 // sizes, the labels of the trained policies and the headroom.
 //
-// Output: DIR/results.json (ir2vec.benchmark-results/1: everything measured, no times, paths
+// With --perf-results, the performance track's results (scripts/perf-track.py, mlgo/PerfTrack.h)
+// join them: their counts in results.json and the page, their pins in the manifest.
+//
+// Output: DIR/results.json (ir2vec.benchmark-results/2: everything measured, no times, paths
 // relative to DIR or as the corpus names them, so two runs give the same bytes),
-// DIR/manifest.json (ir2vec.benchmark-manifest/1: versions, commands, seeds, hashes, times),
+// DIR/manifest.json (ir2vec.benchmark-manifest/2: versions, commands, seeds, hashes, times),
 // DIR/index.html (a self-contained page drawn from the results), DIR/exploration.h5,
 // DIR/models/.
 #pragma once
 
 #include "mlgo/Ablate.h"
+#include "mlgo/PerfTrack.h"
 #include "mlgo/RuleSearch.h"
 
 #include <functional>
@@ -22,8 +26,8 @@
 
 namespace wb::mlgo {
 
-inline constexpr const char *BenchmarkResultsSchema = "ir2vec.benchmark-results/1";
-inline constexpr const char *BenchmarkManifestSchema = "ir2vec.benchmark-manifest/1";
+inline constexpr const char *BenchmarkResultsSchema = "ir2vec.benchmark-results/2";
+inline constexpr const char *BenchmarkManifestSchema = "ir2vec.benchmark-manifest/2";
 
 struct BenchmarkPolicy {
   std::string Name;
@@ -79,12 +83,14 @@ struct BenchmarkResult {
   BenchmarkSpec Spec;
   AblationResult Study; // the exploration and the trained policies
   std::vector<BenchmarkEntry> Entries; // in the spec's order
+  std::optional<PerfTrack> Perf;       // the performance track, when given
   double Seconds = 0, FixedSeconds = 0;
 };
 
 struct BenchmarkConfig {
   Toolchain Tools;
   support::RunSettings Run;
+  std::string PerfResults; // the performance track's results.json ("" = none)
 };
 
 /// `ir2vec mlgo benchmark`.

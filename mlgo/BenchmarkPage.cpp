@@ -38,6 +38,15 @@ svg text { font: 11px system-ui, sans-serif; }
 <div id="per-package"></div>
 <h2>Headroom</h2>
 <p class="note" id="headroom"></p>
+<section id="perf" hidden>
+<h2>Performance track: register allocation</h2>
+<p class="note" id="perf-about"></p>
+<table id="perf-policies"><caption>Change against the baseline, summed over the programs (valgrind's counts)</caption>
+<thead><tr><th>policy</th><th>model or settings</th><th>instructions (Ir)</th><th>95% interval (programs)</th><th>data reads (Dr)</th><th>95% interval</th><th>data writes (Dw)</th><th>worst program (Ir)</th><th>slower / faster</th><th>static cost vs data references (Spearman, changed functions)</th></tr></thead>
+<tbody></tbody></table>
+<table id="perf-programs"><caption>Instructions executed per program (Ir), each policy's change against the baseline</caption>
+<thead></thead><tbody></tbody></table>
+</section>
 <script type="application/json" id="results">
 )HTML";
 
@@ -135,6 +144,70 @@ hr.textContent = `The exploration (${e.compilations} compilations, budget ${e.bu
   `flip order ${e.flip_order}) found ${e.modules_smaller} of ${e.modules} modules smaller than -Oz: ` +
   `${e.best_text_size} bytes of .text against ${e.baseline_text_size}, a headroom of ${pct(e.headroom)}. ` +
   `"Headroom captured" is the share of it a policy took on the modules it was judged on.`;
+// The performance track, when the run was given one (results.perf_track).
+(() => {
+  const P = R.perf_track;
+  if (!P) return;
+  document.getElementById("perf").hidden = false;
+  document.getElementById("perf-about").textContent =
+    `${P.programs.length} programs built from pinned Debian sources with each register-allocation policy ` +
+    `and run under valgrind (cachegrind); the counts do not vary between runs. Baseline: ${P.baseline}. ` +
+    `The programs' outputs are the same under every policy. Sources, inputs and versions are pinned in manifest.json.`;
+  const body = document.querySelector("#perf-policies tbody");
+  const fmt = x => (x === null || x === undefined) ? "–" : x.toFixed(3);
+  const spct = x => (x !== null && x !== undefined && x > 0 ? "+" : "") + pct(x);
+  P.policies.forEach(p => {
+    const tr = el("tr", {"data-perf-policy": p.label});
+    const cell = (field, value, text, cls) => {
+      const td = el("td", {"data-field": field}, text);
+      if (value !== null && value !== undefined) td.setAttribute("data-value", String(value));
+      if (cls) td.className = cls;
+      tr.appendChild(td);
+    };
+    const v = p.versus_baseline, c = p.static_vs_dynamic;
+    cell("label", null, p.label);
+    cell("policy", null, Object.entries(p.policy).map(([k, x]) => `${k} ${x}`).join(", "));
+    if (!v) {
+      cell("Ir", p.total.Ir, `${p.total.Ir} (baseline)`);
+      cell("ci95_Ir", null, "–");
+      cell("Dr", p.total.Dr, `${p.total.Dr} (baseline)`);
+      cell("ci95_Dr", null, "–");
+      cell("Dw", p.total.Dw, `${p.total.Dw} (baseline)`);
+      cell("worst_program", null, "–");
+      cell("slower_faster", null, "–");
+      cell("spearman", null, "–");
+    } else {
+      // Fewer instructions is better: a positive change is drawn as a loss.
+      const cls = x => x === null ? "" : x > 0 ? "neg" : x < 0 ? "pos" : "";
+      cell("Ir", v.total.Ir, spct(v.total.Ir), cls(v.total.Ir));
+      cell("ci95_Ir", v.interval_programs.Ir.join(" "), spct(v.interval_programs.Ir[0]) + " to " + spct(v.interval_programs.Ir[1]));
+      cell("Dr", v.total.Dr, spct(v.total.Dr), cls(v.total.Dr));
+      cell("ci95_Dr", v.interval_programs.Dr.join(" "), spct(v.interval_programs.Dr[0]) + " to " + spct(v.interval_programs.Dr[1]));
+      cell("Dw", v.total.Dw, spct(v.total.Dw), cls(v.total.Dw));
+      cell("worst_program", v.worst_program_Ir, `${v.worst_program} ${spct(v.worst_program_Ir)}`, cls(v.worst_program_Ir));
+      cell("slower_faster", `${v.programs_slower} ${v.programs_faster}`, `${v.programs_slower} / ${v.programs_faster}`);
+      cell("spearman", c ? c.spearman_static_vs_data_refs : null,
+           c ? `${fmt(c.spearman_static_vs_data_refs)} (${c.functions_changed} of ${c.functions})` : "–");
+    }
+    body.appendChild(tr);
+  });
+  const head = el("tr");
+  head.appendChild(el("th", {}, "program"));
+  P.policies.forEach(p => head.appendChild(el("th", {}, p.label)));
+  document.querySelector("#perf-programs thead").appendChild(head);
+  const pbody = document.querySelector("#perf-programs tbody");
+  P.programs.forEach(g => {
+    const tr = el("tr", {"data-perf-program": g});
+    tr.appendChild(el("td", {}, g));
+    P.policies.forEach(p => {
+      const n = p.programs[g].Ir, v = p.versus_baseline;
+      const td = el("td", {"data-policy": p.label, "data-value": String(n)},
+                    v ? `${n} (${spct(v.per_program[g].Ir)})` : String(n));
+      tr.appendChild(td);
+    });
+    pbody.appendChild(tr);
+  });
+})();
 document.body.setAttribute("data-drawn", "yes");
 </script>
 </body>

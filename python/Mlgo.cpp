@@ -260,7 +260,7 @@ py::object run(const std::vector<std::string> &Command, const py::object &Policy
 
 /// ir2vec.mlgo.benchmark: the CLI's benchmark with Python callables as further fixed policies.
 py::object benchmark(const std::string &Spec, const std::string &Output, const py::dict &Policies,
-                     unsigned Jobs) {
+                     unsigned Jobs, const std::string &PerfResults) {
   mlgo::BenchmarkSpec S = valueOrRaise(mlgo::readBenchmarkSpec(Spec));
   std::optional<py::error_already_set> Raised;
   const TensorSpec Advice = features::taskInfo(runners::Task::Inline).Advice;
@@ -281,6 +281,7 @@ py::object benchmark(const std::string &Spec, const std::string &Output, const p
       valueOrRaise(llvm::Expected<int>(std::move(E)));
   }
   mlgo::BenchmarkConfig C;
+  C.PerfResults = PerfResults;
   C.Run.Jobs = Jobs ? Jobs : std::max(1u, std::thread::hardware_concurrency());
   std::mutex M;
   std::vector<std::string> Warnings;
@@ -319,10 +320,10 @@ py::object benchmark(const std::string &Spec, const std::string &Output, const p
 void addMlgo(py::module_ &M) {
   py::module_ Mlgo = M.def_submodule("mlgo", "MLGO: the interactive host, training logs");
   Mlgo.def("benchmark", &benchmark, py::arg("spec"), py::arg("output"),
-           py::arg("policies") = py::dict(), py::arg("jobs") = 0u,
-           "The open benchmark (docs/benchmark.md) as `ir2vec mlgo benchmark SPEC -o OUTPUT`, "
-           "with each callable of `policies` (name -> observation dict -> advice) judged as a "
-           "further fixed policy on every package of the corpus. Returns the paths of "
+           py::arg("policies") = py::dict(), py::arg("jobs") = 0u, py::arg("perf_results") = "",
+           "The open benchmark (docs/benchmark.md) as `ir2vec mlgo benchmark SPEC -o OUTPUT "
+           "[--perf-results PERF_RESULTS]`, with each callable of `policies` (name -> observation "
+           "dict -> advice) judged as a further fixed policy on every package of the corpus. Returns the paths of "
            "results.json and index.html and whether every evaluation succeeded.");
   Mlgo.def("run", &run, py::arg("command"), py::arg("policy"), py::arg("task") = "inline",
            py::arg("timeout") = 0.0, py::arg("log") = py::none(),

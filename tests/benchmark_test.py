@@ -31,6 +31,7 @@ class DOM(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.rows, self.bars, self.row, self.cell, self.drawn, self.links = [], [], None, None, False, []
+        self.perf_rows, self.perf_cells, self.perf_hidden, self.program = [], [], None, None
 
     def handle_starttag(self, tag, attrs):
         at = dict(attrs)
@@ -39,9 +40,18 @@ class DOM(html.parser.HTMLParser):
         for k in ("src", "href"):
             if k in at:
                 self.links.append(at[k])
+        if tag == "section" and at.get("id") == "perf":
+            self.perf_hidden = "hidden" in at
         if tag == "tr" and "data-policy" in at:
             self.row = {"policy": at["data-policy"], "cells": {}}
             self.rows.append(self.row)
+        elif tag == "tr" and "data-perf-policy" in at:
+            self.row = {"policy": at["data-perf-policy"], "cells": {}}
+            self.perf_rows.append(self.row)
+        elif tag == "tr" and "data-perf-program" in at:
+            self.program = at["data-perf-program"]
+        elif tag == "td" and self.program is not None and "data-policy" in at:
+            self.perf_cells.append((self.program, at["data-policy"], int(at["data-value"])))
         elif tag == "td" and self.row is not None:
             self.cell = at.get("data-field")
             self.row["cells"][self.cell] = {"value": at.get("data-value"), "text": ""}
@@ -52,7 +62,7 @@ class DOM(html.parser.HTMLParser):
         if tag == "td":
             self.cell = None
         elif tag == "tr":
-            self.row = None
+            self.row, self.program = None, None
 
     def handle_data(self, data):
         if self.row is not None and self.cell is not None:
@@ -148,7 +158,8 @@ if check("benchmark: exit 0 twice", r1.returncode == 0 and r2.returncode == 0, r
     res_ = json.load(open(os.path.join(out1, "results.json")))
     man = json.load(open(os.path.join(out1, "manifest.json")))
     check("benchmark: schemas, the corpus and the protocol",
-          res_["schema"] == "ir2vec.benchmark-results/1" and man["schema"] == "ir2vec.benchmark-manifest/1"
+          res_["schema"] == "ir2vec.benchmark-results/2" and man["schema"] == "ir2vec.benchmark-manifest/2"
+          and res_["perf_track"] is None and man["perf_track"] is None
           and res_["corpus"]["modules"] == len(modules) and res_["corpus"]["packages"] == ["alpha", "beta", "gamma"]
           and res_["protocol"]["name"] == "transfer" and res_["protocol"]["folds"]["folds"] == 2)
     check("benchmark: the manifest names versions, commands, seeds and hashes",
@@ -292,6 +303,146 @@ if check("benchmark: exit 0 twice", r1.returncode == 0 and r2.returncode == 0, r
         want = sorted((p["name"], q["package"], q["reduction"]) for p in res_["policies"] for q in p["packages"])
         check("page: one bar per policy and package, each the package's reduction", sorted(d.bars) == want, (d.bars, want))
         check("page: nothing loaded from anywhere (no src or href)", d.links == [], d.links)
+        check("page: without a performance track its section stays hidden and empty",
+              d.perf_hidden is True and d.perf_rows == [] and d.perf_cells == [], (d.perf_hidden, d.perf_rows))
+
+# ---- 3b. the performance track (--perf-results): checked, pinned and drawn ---------------------
+# A results file of scripts/perf-track.py written here by hand: two programs, the baseline and
+# one policy, with the changes worked out below from the counts.
+H = lambda c: hashlib.sha256(c.encode()).hexdigest()
+track = {
+    "schema": "ir2vec.perf-results/1", "spec": "bench/perf/programs.json", "spec_sha256": H("spec"),
+    "packages_sha256": H("packages"), "sources": {"pkga": {"pkga_1.dsc": H("dsc"), "pkga_1.orig.tar.gz": H("tar")}},
+    "inputs_sha256": {"text": H("text")}, "valgrind": "valgrind-3.19.0", "compiler": "Debian clang version 22.1.8",
+    "policies": [{"name": "default", "label": "default"}, {"name": "linear", "model": "m.h5", "label": "x"}],
+    "baseline": "default",
+    "programs": {
+        "default": {"a": {"Ir": 1000, "Dr": 100, "Dw": 10, "D1mr": 5, "D1mw": 1, "static_cost": 12.5,
+                          "valgrind_seconds": 0.25, "output_sha256": H("out a")},
+                    "b": {"Ir": 3000, "Dr": 200, "Dw": 0, "D1mr": 7, "D1mw": 2, "static_cost": 30.0,
+                          "valgrind_seconds": 0.5, "output_sha256": H("out b")}},
+        "x": {"a": {"Ir": 1100, "Dr": 150, "Dw": 20, "D1mr": 6, "D1mw": 1, "static_cost": 10.0,
+                    "valgrind_seconds": 0.3, "output_sha256": H("out a")},
+              "b": {"Ir": 2900, "Dr": 200, "Dw": 0, "D1mr": 7, "D1mw": 3, "static_cost": 31.0,
+                    "valgrind_seconds": 0.75, "output_sha256": H("out b")}}},
+    # What perf-track.py computes: (sum policy - sum baseline) / sum baseline.
+    "versus_baseline": {"x": {"per_program": {}, "total": {"Ir": 0.0, "Dr": 50 / 300, "Dw": 1.0},
+                              "interval_programs": {"Ir": [-1 / 30, 0.1], "Dr": [0.0, 0.5], "Dw": [1.0, 1.0]},
+                              "worst_program": "a", "programs_slower": 1, "programs_faster": 1}},
+    "static_vs_dynamic": {"x": {"functions": 10, "functions_changed": 3, "spearman_static_vs_data_refs": 0.5,
+                                "spearman_static_vs_instructions": 0.25, "spearman_over_programs": None}},
+    "outputs_differ": []}
+track_file = W("perf-results.json")
+json.dump(track, open(track_file, "w"))
+pspec = W("perf-spec.json")
+json.dump({"corpus": ["@" + listfile], "folds": 2, "exploration": {"budget": 1},
+           "policies": [{"name": "heuristic", "policy": "default"}]}, open(pspec, "w"))
+pout = W("perf-run")
+r = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", pspec, "-o", pout, "--perf-results", track_file])
+if check("benchmark --perf-results: exit 0", r.returncode == 0, r.stderr):
+    pres = json.load(open(os.path.join(pout, "results.json")))
+    pman = json.load(open(os.path.join(pout, "manifest.json")))
+    pt_ = pres["perf_track"]
+    pol_ = {p["label"]: p for p in pt_["policies"]}
+    counts = lambda lab, g: {k: track["programs"][lab][g][k] for k in ("Ir", "Dr", "Dw", "D1mr", "D1mw")}
+    check("perf track in results.json: the baseline, the programs and every count as the file gives them",
+          pt_["baseline"] == "default" and pt_["programs"] == ["a", "b"] and list(pol_) == ["default", "x"]
+          and all({k: pol_[lab]["programs"][g][k] for k in ("Ir", "Dr", "Dw", "D1mr", "D1mw")} == counts(lab, g)
+                  and pol_[lab]["programs"][g]["static_cost"] == track["programs"][lab][g]["static_cost"]
+                  for lab in ("default", "x") for g in ("a", "b"))
+          and pol_["x"]["policy"] == {"name": "linear", "model": "m.h5"}
+          and pol_["default"]["total"] == {"Ir": 4000, "Dr": 300, "Dw": 10, "D1mr": 12, "D1mw": 3}
+          and pol_["default"]["versus_baseline"] is None, pt_)
+    v = pol_["x"]["versus_baseline"]
+    check("perf track: the changes worked out by hand (totals 0, +1/6, +1; a +10 % Ir, b -1/30; Dw of b null)",
+          v["total"] == {"Ir": 0.0, "Dr": 50 / 300, "Dw": 1.0}
+          and v["per_program"] == {"a": {"Ir": 0.1, "Dr": 0.5, "Dw": 1.0}, "b": {"Ir": -100 / 3000, "Dr": 0.0, "Dw": None}}
+          and v["worst_program"] == "a" and v["worst_program_Ir"] == 0.1
+          and v["programs_slower"] == 1 and v["programs_faster"] == 1
+          and v["interval_programs"] == track["versus_baseline"]["x"]["interval_programs"]
+          and pol_["x"]["static_vs_dynamic"] == track["static_vs_dynamic"]["x"], v)
+    check("perf track: results.json holds no wall times", "valgrind_seconds" not in json.dumps(pres))
+    pm = pman["perf_track"]
+    check("perf track pinned in manifest.json: the file's SHA-256, sources, inputs, spec, tools, valgrind's seconds",
+          pm["file"] == track_file and pm["sha256"] == hashlib.sha256(open(track_file, "rb").read()).hexdigest()
+          and pm["sources"] == track["sources"] and pm["inputs_sha256"] == track["inputs_sha256"]
+          and pm["spec_sha256"] == track["spec_sha256"] and pm["packages_sha256"] == track["packages_sha256"]
+          and pm["valgrind"] == "valgrind-3.19.0" and pm["compiler"] == track["compiler"]
+          and pm["valgrind_seconds"] == {"default": {"a": 0.25, "b": 0.5}, "x": {"a": 0.3, "b": 0.75}}, pm)
+    browser = shutil.which("chromium-headless-shell")
+    if check("perf page: the browser is installed", browser is not None):
+        r = subprocess.run([browser, "--no-sandbox", "--disable-gpu", "--user-data-dir=" + W("chrome3"),
+                            "--dump-dom", "file://" + os.path.join(pout, "index.html")], capture_output=True, timeout=120)
+        d = DOM()
+        d.feed(r.stdout.decode())
+        rows = {x["policy"]: x["cells"] for x in d.perf_rows}
+        check("perf page: drawn, the section shown, one row per policy in the file's order",
+              d.drawn and d.perf_hidden is False and [x["policy"] for x in d.perf_rows] == ["default", "x"], d.perf_rows)
+        cx = rows.get("x", {})
+        check("perf page: the policy's changes, interval, worst program and counts = results.json",
+              cx and float(cx["Ir"]["value"]) == v["total"]["Ir"] and float(cx["Dr"]["value"]) == v["total"]["Dr"]
+              and float(cx["Dw"]["value"]) == v["total"]["Dw"] and cx["Dr"]["text"] == "+16.67 %"
+              and [float(t) for t in cx["ci95_Ir"]["value"].split()] == v["interval_programs"]["Ir"]
+              and cx["worst_program"]["text"] == "a +10.00 %" and cx["slower_faster"]["value"] == "1 1"
+              and float(cx["spearman"]["value"]) == 0.5
+              and int(rows["default"]["Ir"]["value"]) == 4000, rows)
+        check("perf page: every program's instructions under every policy",
+              sorted(d.perf_cells) == sorted((g, lab, track["programs"][lab][g]["Ir"]) for lab in ("default", "x")
+                                             for g in ("a", "b")), d.perf_cells)
+
+# Files that do not hold up are refused by key before any work, nothing written.
+def tampered(f):
+    t = json.loads(json.dumps(track))
+    f(t)
+    return t
+
+def setp(path, value):
+    def f(t):
+        x = t
+        for k in path[:-1]:
+            x = x[k]
+        x[path[-1]] = value
+    return f
+
+bad_tracks = [
+    (setp(["schema"], "ir2vec.perf-results/9"), b'schema: expected "ir2vec.perf-results/1"'),
+    (setp(["programs", "x", "a", "Ir"], 1.5), b"results.programs.x.a.Ir: expected a count"),
+    (setp(["programs", "x", "a", "Dr"], -1), b"results.programs.x.a.Dr: expected a count"),
+    (setp(["programs", "x", "b", "output_sha256"], H("other")), b"output differs from the baseline"),
+    (setp(["versus_baseline", "x", "total", "Ir"], 0.01), b"versus_baseline.x.total.Ir: does not agree"),
+    (lambda t: t["programs"]["x"].pop("b"), b"no counts for 'b'"),
+    (setp(["outputs_differ"], ["x a"]), b"outputs_differ"),
+    (setp(["versus_baseline", "x", "worst_program"], "b"), b"worst_program: 'b' is not the program"),
+    (setp(["versus_baseline", "x", "programs_slower"], 2), b"do not agree with the counts"),
+    (setp(["versus_baseline", "x", "interval_programs", "Ir"], [0.1, -0.1]), b"interval_programs.Ir"),
+    (setp(["static_vs_dynamic", "x", "spearman_static_vs_data_refs"], 2), b"spearman_static_vs_data_refs"),
+    (setp(["colour"], 1), b'unknown key "colour"'),
+    (lambda t: t.pop("sources"), b"results.sources: expected an object"),
+    (setp(["spec_sha256"], "xyz"), b"spec_sha256: expected a SHA-256"),
+    (setp(["baseline"], "x"), b"results.baseline"),
+    (setp(["policies", 1, "label"], "de\u0000fault"), b"policies[1].label"),
+]
+for i, (f, needle) in enumerate(bad_tracks):
+    bt = W(f"bad-track{i}.json")
+    json.dump(tampered(f), open(bt, "w"))
+    bo = W(f"bad-track-out{i}")
+    r = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", pspec, "-o", bo, "--perf-results", bt])
+    check(f"benchmark --perf-results with a bad file ({needle.decode()}): exit 1, named, nothing written",
+          r.returncode == 1 and needle in r.stderr and bt.encode() in r.stderr and not os.path.exists(bo), r.stderr)
+deep = W("deep-track.json")
+open(deep, "w").write("[" * 200000 + "]" * 200000)
+r = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", pspec, "-o", W("deep-out"), "--perf-results", deep])
+check("benchmark --perf-results with JSON nested 200,000 deep: refused, no crash",
+      r.returncode == 1 and b"nested more than" in r.stderr and not os.path.exists(W("deep-out")), r.stderr[-300:])
+# The track's file inside the output directory under an output's name: an input, never replaced.
+inside = W("perf-inside")
+os.makedirs(inside)
+shutil.copy(track_file, os.path.join(inside, "manifest.json"))
+r = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", pspec, "-o", inside, "--perf-results",
+                 os.path.join(inside, "manifest.json")])
+check("benchmark: --perf-results naming one of the run's outputs is refused, the file intact",
+      r.returncode == 1 and open(os.path.join(inside, "manifest.json"), "rb").read() == open(track_file, "rb").read(),
+      r.stderr)
 
 # ---- 4. bad specs -----------------------------------------------------------------------------
 one_pkg = W("one-package.list")

@@ -111,5 +111,26 @@ if not a.no_download:
               c["functions_changed"] > 0 and c["spearman_static_vs_data_refs"] is not None, c)
         check("nothing is left in the output but results.json", os.listdir(out) == ["results.json"],
               os.listdir(out))
+        # The open benchmark takes the track's file as it is written (the reader in C++ against
+        # the writer in Python): every count in its results, the file's hash in its manifest.
+        import small_corpus
+        mods = small_corpus.build(W("corpus"))
+        open(W("corpus.list"), "w").write("".join(m + "\n" for m in mods))
+        json.dump({"corpus": ["@" + W("corpus.list")], "folds": 2, "exploration": {"budget": 1},
+                   "policies": [{"name": "heuristic", "policy": "default"}]}, open(W("bench.json"), "w"))
+        r = subprocess.run([a.ir2vec, "mlgo", "benchmark", "-q", W("bench.json"), "-o", W("bench"),
+                            "--perf-results", os.path.join(out, "results.json")], capture_output=True, text=True)
+        if check("mlgo benchmark --perf-results takes the track's results.json", r.returncode == 0, r.stderr):
+            B = json.load(open(W("bench/results.json")))["perf_track"]
+            M = json.load(open(W("bench/manifest.json")))["perf_track"]
+            got = {p_["label"]: {g: {k: v for k, v in x.items() if k != "output_sha256"} for g, x in p_["programs"].items()}
+                   for p_ in B["policies"]}
+            want = {lab: {g: {k: x[k] for k in ("Ir", "Dr", "Dw", "D1mr", "D1mw", "static_cost")}
+                          for g, x in progs.items()} for lab, progs in R["programs"].items()}
+            vb = next(p_ for p_ in B["policies"] if p_["label"] == "no-evict")["versus_baseline"]
+            check("the benchmark's perf_track: the track's counts, changes and pins",
+                  got == want and vb["total"] == R["versus_baseline"]["no-evict"]["total"]
+                  and M["sha256"] == hashlib.sha256(open(os.path.join(out, "results.json"), "rb").read()).hexdigest()
+                  and M["sources"] == R["sources"] and M["inputs_sha256"] == R["inputs_sha256"], (got, want, vb))
 
 sys.exit(res.summary("perf: "))

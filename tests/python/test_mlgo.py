@@ -231,6 +231,39 @@ def test_benchmark_raises_the_policys_exception_and_refuses_bad_names(opts, tmp_
         ir2vec.mlgo.benchmark(str(spec), str(tmp_path / "o3"), policies={"x": 3})
 
 
+def test_benchmark_takes_a_performance_track(opts, tmp_path):
+    import hashlib, json
+    mods, spec = benchmark_corpus(opts, tmp_path)
+    h = lambda t: hashlib.sha256(t.encode()).hexdigest()
+    run = lambda ir, out: {"Ir": ir, "Dr": 10, "Dw": 5, "D1mr": 1, "D1mw": 1, "static_cost": 2.0,
+                           "valgrind_seconds": 0.5, "output_sha256": h(out)}
+    track = {"schema": "ir2vec.perf-results/1", "spec": "bench/perf/programs.json", "spec_sha256": h("s"),
+             "packages_sha256": h("p"), "sources": {"zstd": {"zstd.dsc": h("d")}}, "inputs_sha256": {"text": h("t")},
+             "valgrind": "valgrind-3.19.0", "compiler": "clang", "baseline": "default",
+             "policies": [{"name": "default", "label": "default"}, {"name": "no-evict", "label": "no-evict"}],
+             "programs": {"default": {"zstd": run(200, "z")}, "no-evict": {"zstd": run(250, "z")}},
+             "versus_baseline": {"no-evict": {"total": {"Ir": 0.25, "Dr": 0.0, "Dw": 0.0},
+                                              "interval_programs": {"Ir": [0.25, 0.25], "Dr": [0, 0], "Dw": [0, 0]},
+                                              "worst_program": "zstd", "programs_slower": 1, "programs_faster": 0}},
+             "static_vs_dynamic": {"no-evict": {"functions": 1, "functions_changed": 0,
+                                                "spearman_static_vs_data_refs": None,
+                                                "spearman_static_vs_instructions": None,
+                                                "spearman_over_programs": None}},
+             "outputs_differ": []}
+    tf = tmp_path / "perf.json"
+    tf.write_text(json.dumps(track))
+    r = ir2vec.mlgo.benchmark(str(spec), str(tmp_path / "out"), perf_results=str(tf))
+    p = json.load(open(r.results))["perf_track"]
+    assert [x["programs"]["zstd"]["Ir"] for x in p["policies"]] == [200, 250]
+    assert p["policies"][1]["versus_baseline"]["total"]["Ir"] == 0.25
+    # A file whose totals disagree with its counts is refused, naming the key.
+    track["versus_baseline"]["no-evict"]["total"]["Ir"] = 0.5
+    tf.write_text(json.dumps(track))
+    with pytest.raises(ValueError, match="versus_baseline.no-evict.total.Ir"):
+        ir2vec.mlgo.benchmark(str(spec), str(tmp_path / "o2"), perf_results=str(tf))
+    assert not os.path.exists(tmp_path / "o2")
+
+
 def _remark_cost(path):
     """The cost of a remarks file read by hand from its SpillReloadCopies documents: 0.2 x
     copies + 4 x (reloads + folded reloads) + 1 x (spills + folded spills)."""

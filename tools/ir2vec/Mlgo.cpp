@@ -70,7 +70,7 @@ struct AblateOptions {
 };
 
 struct BenchmarkOptions {
-  std::string Spec, Output;
+  std::string Spec, Output, PerfResults;
   mlgo::Toolchain Tools;
   unsigned Jobs = 0;
   bool Quiet = false;
@@ -352,6 +352,7 @@ llvm::Expected<support::Outcome> runBenchmarkCommand(const BenchmarkOptions &O,
   mlgo::BenchmarkConfig C;
   C.Tools = O.Tools;
   C.Run = runSettings(R, O.Jobs);
+  C.PerfResults = O.PerfResults;
   return support::withCancellation([&](int Cancel) {
     C.Run.CancelFd = Cancel;
     return mlgo::runBenchmark(*Spec, O.Output, C);
@@ -618,6 +619,10 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
                     "models); an exploration in it made with the same settings is reused")
       ->type_name("DIR")
       ->required();
+  Bench->add_option("--perf-results", BM->PerfResults,
+                    "The performance track's results (scripts/perf-track.py's results.json, "
+                    "docs/perf.md): checked, pinned in manifest.json and drawn in index.html")
+      ->type_name("FILE");
   addToolchainOptions(*Bench, BM->Tools);
   addJobs(*Bench, BM->Jobs, "Modules in parallel");
   addQuiet(*Bench, BM->Quiet, "No notes, warnings or progress line");
