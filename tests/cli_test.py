@@ -203,7 +203,7 @@ def bad_input_tests(a, res, data):
             ("bad kind", ["embeddings", v, "--ir2vec-kind=flowaware", good], ["flowaware"]),
             ("bad level", ["embeddings", v, "--level=loop", good], ["loop"]),
             ("precision out of range", ["embeddings", v, "--precision", "101", good], ["precision"]),
-            ("mir mode", ["triplets", "--mode=mir", good], ["mir"]),
+            ("LLVM IR given to --mode=mir", ["triplets", "--mode=mir", good], [os.path.basename(good), "this is LLVM IR"]),
             ("no subcommand", [], ["subcommand"]),
             ("unwritable output", ["triplets", "-o", "/nonexistent-dir/out.txt", good], ["/nonexistent-dir/out.txt"]),
         ]

@@ -47,14 +47,9 @@ std::string describeJSONError(llvm::StringRef Source, llvm::Error E) {
 }
 
 // The three sections LLVM 22 reads, in the order it checks them.
-constexpr llvm::StringLiteral JSONSections[] = {"Opcodes", "Types", "Arguments"};
+const llvm::StringRef JSONSections[] = {"Opcodes", "Types", "Arguments"};
 
-struct ParsedSection {
-  std::map<std::string, std::vector<double>> Entries; // sorted, as LLVM's std::map
-  unsigned Dim = 0;
-};
-
-llvm::Expected<ParsedSection> parseSection(llvm::StringRef Source, const llvm::json::Object &Root,
+llvm::Expected<JSONSection> parseSection(llvm::StringRef Source, const llvm::json::Object &Root,
                                            llvm::StringRef Name) {
   const llvm::json::Value *SecV = Root.get(Name);
   if (!SecV)
@@ -69,7 +64,7 @@ llvm::Expected<ParsedSection> parseSection(llvm::StringRef Source, const llvm::j
   if (Sec->empty())
     return fileError(Source, llvm::formatv("section \"{0}\" is empty (expected at least one key)",
                                       Name));
-  ParsedSection Out;
+  JSONSection Out;
   for (const auto &[Key, Val] : *Sec) {
     const llvm::json::Array *Arr = Val.getAsArray();
     if (!Arr)
@@ -147,16 +142,51 @@ llvm::Expected<Vocabulary> Vocabulary::fromUnweightedRows(std::vector<double> Ro
 llvm::Expected<Weights> Weights::parse(llvm::StringRef Opcode, llvm::StringRef Type,
                                        llvm::StringRef Arg) {
   Weights W;
-  for (auto [Name, Text, Dest] : {std::tuple{"ir2vec-opc-weight", Opcode, &W.Opcode},
-                                  std::tuple{"ir2vec-type-weight", Type, &W.Type},
-                                  std::tuple{"ir2vec-arg-weight", Arg, &W.Arg}}) {
-    double D;
-    if (!llvm::to_float(Text, D))
-      return support::usageError(llvm::Twine("--") + Name + ": '" + Text +
-                                 "' is not a number");
-    *Dest = static_cast<float>(D);
-  }
+  if (llvm::Error E = parseWeights({{"ir2vec-opc-weight", Opcode, &W.Opcode},
+                                    {"ir2vec-type-weight", Type, &W.Type},
+                                    {"ir2vec-arg-weight", Arg, &W.Arg}}))
+    return E;
   return W;
+}
+
+llvm::Error parseWeights(std::initializer_list<WeightOption> Options) {
+  for (const WeightOption &O : Options) {
+    double D;
+    if (!llvm::to_float(O.Text, D))
+      return support::usageError(llvm::Twine("--") + O.Option + ": '" + O.Text + "' is not a number");
+    *O.Out = static_cast<float>(D);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<JSONSection>> parseJSONSections(llvm::StringRef Text, llvm::StringRef Source,
+                                                          llvm::ArrayRef<llvm::StringRef> Names) {
+  llvm::Expected<llvm::json::Value> Parsed = support::parseJSON(Text);
+  if (!Parsed)
+    return makeError(describeJSONError(Source, Parsed.takeError()));
+  const llvm::json::Object *Root = Parsed->getAsObject();
+  if (!Root) {
+    std::string Quoted;
+    for (size_t I = 0; I < Names.size(); ++I)
+      Quoted += (I == 0 ? "\"" : I + 1 == Names.size() ? " and \"" : ", \"") + Names[I].str() + "\"";
+    return fileError(Source, llvm::formatv("top-level JSON value is {0}, expected an object with "
+                                           "sections {1}",
+                                           kindName(*Parsed), Quoted));
+  }
+  std::vector<JSONSection> Out;
+  for (llvm::StringRef Name : Names) {
+    auto Sec = parseSection(Source, *Root, Name);
+    if (!Sec)
+      return Sec.takeError();
+    Out.push_back(std::move(*Sec));
+  }
+  if (llvm::any_of(Out, [&](const JSONSection &S) { return S.Dim != Out.front().Dim; })) {
+    std::string Dims;
+    for (size_t I = 0; I < Names.size(); ++I)
+      Dims += (I ? ", " : "") + Names[I].str() + " " + std::to_string(Out[I].Dim);
+    return fileError(Source, "sections have different dimensions: " + Dims + " (expected one dimension)");
+  }
+  return Out;
 }
 
 std::vector<std::string> keyWarnings(llvm::StringRef Source,
@@ -180,27 +210,13 @@ std::vector<std::string> keyWarnings(llvm::StringRef Source,
 
 llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source,
                                                      Weights W) {
-  llvm::Expected<llvm::json::Value> Parsed = support::parseJSON(Text);
+  auto Parsed = parseJSONSections(Text, Source, JSONSections);
   if (!Parsed)
-    return makeError(describeJSONError(Source, Parsed.takeError()));
-  const llvm::json::Object *Root = Parsed->getAsObject();
-  if (!Root)
-    return fileError(Source, llvm::formatv("top-level JSON value is {0}, expected an object with "
-                                      "sections \"Opcodes\", \"Types\" and \"Arguments\"",
-                                      kindName(*Parsed)));
-
-  std::map<llvm::StringRef, ParsedSection> Sections;
-  for (llvm::StringRef Name : JSONSections) {
-    auto Sec = parseSection(Source, *Root, Name);
-    if (!Sec)
-      return Sec.takeError();
-    Sections.emplace(Name, std::move(*Sec));
-  }
+    return Parsed.takeError();
+  std::map<llvm::StringRef, JSONSection> Sections;
+  for (size_t I = 0; I < std::size(JSONSections); ++I)
+    Sections.emplace(JSONSections[I], std::move((*Parsed)[I]));
   const unsigned Dim = Sections["Opcodes"].Dim;
-  if (Sections["Types"].Dim != Dim || Sections["Arguments"].Dim != Dim)
-    return fileError(Source, llvm::formatv("sections have different dimensions: Opcodes {0}, Types "
-                                      "{1}, Arguments {2} (expected one dimension)",
-                                      Dim, Sections["Types"].Dim, Sections["Arguments"].Dim));
 
   std::vector<std::string> Missing, Unknown;
   std::vector<double> Rows(size_t(NumEntities) * Dim, 0.0);
@@ -211,7 +227,7 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
   for (EntityId Id = 0; Id < NumEntities; ++Id) {
     llvm::StringRef SecName(jsonSectionOf(Id).data(), jsonSectionOf(Id).size());
     const std::string Key(entityName(Id));
-    const ParsedSection &Sec = Sections[SecName];
+    const JSONSection &Sec = Sections[SecName];
     auto It = Sec.Entries.find(Key);
     if (It == Sec.Entries.end()) {
       Missing.push_back((SecName + "." + Key).str());

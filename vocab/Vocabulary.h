@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,27 @@ struct LoadedVocabulary {
     return keyWarnings(Source, MissingKeys, UnknownKeys);
   }
 };
+
+/// One section of a vocabulary JSON as LLVM 22 reads it: keys (sorted, as LLVM's std::map) to
+/// vectors of one dimension.
+struct JSONSection {
+  std::map<std::string, std::vector<double>> Entries;
+  unsigned Dim = 0;
+};
+/// Parses Text (Source names it in errors) as an object holding the named sections, in order,
+/// each checked as LLVM's parseVocabSection checks it (present, an object, not empty, arrays of
+/// finite numbers of the first key's dimension), and all of one dimension. Shared by IR2Vec's
+/// and MIR2Vec's vocabulary files.
+llvm::Expected<std::vector<JSONSection>> parseJSONSections(llvm::StringRef Text, llvm::StringRef Source,
+                                                          llvm::ArrayRef<llvm::StringRef> Names);
+/// Weight options as LLVM's cl::opt<float> reads them: the text as a double (strtod), narrowed
+/// to float into *Out; the first that is not a number is a usage error naming its option.
+struct WeightOption {
+  const char *Option;
+  llvm::StringRef Text;
+  float *Out;
+};
+llvm::Error parseWeights(std::initializer_list<WeightOption> Options);
 
 /// Reads LLVM's vocabulary JSON: an object with sections "Opcodes", "Types", "Arguments",
 /// each mapping keys to arrays of numbers of one common dimension. Every failure names the

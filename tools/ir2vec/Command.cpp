@@ -135,7 +135,9 @@ CLI::Option *addInputs(CLI::App &Sub, std::vector<std::string> &Inputs) {
 }
 
 CLI::Option *addMode(CLI::App &Sub, std::string &Mode) {
-  return Sub.add_option("--mode", Mode, "Input kind: llvm (LLVM IR). MIR is not supported")
+  return Sub.add_option("--mode", Mode,
+                        "Input kind: llvm (LLVM IR) or mir (Machine IR: one .mir file; "
+                        "docs/mir2vec.md)")
       ->check(CLI::IsMember({"llvm", "mir"}));
 }
 
@@ -241,12 +243,6 @@ void setSpreads(Commands &Cmds, CLI::App *App, int &RootJobs) {
                   "Under mpirun: workers of rank 0, which also hands out the modules and writes "
                   "the output (default -1: -j; 0: rank 0 only coordinates)")
       ->check(CLI::Range(-1, 1 << 16));
-}
-
-llvm::Error checkMode(const std::string &Mode) {
-  if (Mode == "mir")
-    return support::usageError("--mode=mir: Machine IR is not supported (LLVM IR only)");
-  return llvm::Error::success();
 }
 
 namespace {

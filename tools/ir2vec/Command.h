@@ -141,8 +141,6 @@ std::vector<std::string> listFiles(const std::vector<std::string> &Args,
 llvm::Error checkOutputs(const std::vector<std::string> &Outputs,
                          const std::vector<std::string> &Inputs,
                          const std::vector<std::string> &More = {});
-/// --mode: llvm, or a usage error.
-llvm::Error checkMode(const std::string &Mode);
 
 /// llvm-ir2vec (LLVM's cl library) also accepts long options with one dash ("-level=bb");
 /// rewrites those to "--" when the name is one of App's, and reverses the vector as CLI11

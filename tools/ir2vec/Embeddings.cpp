@@ -22,6 +22,7 @@ struct EmbeddingsOptions {
   int RootJobs = -1;
   double ModuleSeconds = corpus::DefaultModuleSeconds;
   bool Counts = false, InstText = false, Resume = false, Quiet = false;
+  MirOptions Mir;
 };
 
 struct FromCountsOptions {
@@ -43,11 +44,37 @@ llvm::Expected<vocab::EmbeddingVocabulary> loadVocabulary(const VocabularyOption
   return V;
 }
 
+/// --mode=mir: one .mir file, llvm-ir2vec's text (docs/mir2vec.md).
+llvm::Expected<support::Outcome> runMirEmbeddings(const EmbeddingsOptions &O, const support::Reporter &R,
+                                                  const RunContext &Ctx) {
+  if (Ctx.spread())
+    return support::usageError("--mode=mir runs in one process, not under mpirun");
+  for (const auto &[Set, Name] : {std::pair{O.Format != "text", "--format hdf5"}, {O.Counts, "--counts"},
+                                  {O.InstText, "--inst-text"}, {O.Resume, "--resume"},
+                                  {!O.Vocab.Path.empty(), "--ir2vec-vocab-path"},
+                                  {O.Kind != "symbolic", "--ir2vec-kind"}})
+    if (Set)
+      return support::usageError(std::string(Name) + " applies to LLVM IR only, not --mode=mir");
+  auto J = mirJob(O.Mir, O.Inputs, O.Output);
+  if (!J)
+    return J.takeError();
+  auto L = ir2vec::parseLevel(O.Level);
+  if (!L)
+    return L.takeError();
+  J->Level = *L;
+  J->Precision = O.Precision;
+  if (!O.Function.empty())
+    J->Function = O.Function;
+  if (llvm::Error E = checkOutputs({O.Output}, {J->Input, J->VocabPath}))
+    return E;
+  return mir::runMirEmbeddings(*J, R.handler());
+}
+
 llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
                                                const support::Reporter &R,
                                                const RunContext &Ctx) {
-  if (llvm::Error E = checkMode(O.Mode))
-    return E;
+  if (O.Mode == "mir")
+    return runMirEmbeddings(O, R, Ctx);
   ir2vec::EmbeddingJob J;
   auto K = ir2vec::parseKind(O.Kind);
   if (!K)
@@ -152,6 +179,8 @@ void addEmbeddingCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
                        "With --format hdf5: continue an interrupted run of the same command "
                        "from its last checkpoint");
   addCompress(*Embeddings, E->Compress);
+  addMirTargetOptions(*Embeddings, E->Mir);
+  addMirVocabularyOptions(*Embeddings, E->Mir);
   addQuiet(*Embeddings, E->Quiet, "No warnings, progress line or summary");
   addJobs(*Embeddings, E->Jobs, "Worker threads");
   addModuleTimeLimit(*Embeddings, E->ModuleSeconds);

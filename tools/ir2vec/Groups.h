@@ -2,6 +2,7 @@
 // its subcommands, their options and their runs to the parser.
 #pragma once
 
+#include "mir/MirText.h"
 #include "tools/ir2vec/Command.h"
 
 namespace wb::tool {
@@ -14,5 +15,17 @@ void addCorpusCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx);    // co
 /// mlgo run|collect|log|features|policies; Compiler is what followed "--" on the command line.
 void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler,
                      RunContext &Ctx);
+
+/// The options of --mode=mir (docs/mir2vec.md): llc's target options, and for embeddings
+/// llvm-ir2vec's --mir2vec-* options.
+struct MirOptions {
+  std::string Triple, CPU, Attrs;
+  std::string VocabPath, Kind = "symbolic", OpcWeight = "1.0", CommonWeight = "1.0", RegWeight = "1.0";
+};
+void addMirTargetOptions(CLI::App &Sub, MirOptions &M);
+void addMirVocabularyOptions(CLI::App &Sub, MirOptions &M);
+/// The job of a --mode=mir run: one .mir file (Inputs: at most one; none for entities).
+llvm::Expected<mir::MirJob> mirJob(const MirOptions &M, const std::vector<std::string> &Inputs,
+                                   const std::string &Output);
 
 } // namespace wb::tool

@@ -14,7 +14,8 @@ namespace {
 
 struct EntitiesOptions {
   std::string Output = "-", Mode = "llvm";
-  std::vector<std::string> Ignored;
+  std::vector<std::string> Inputs; // ignored in LLVM mode, as llvm-ir2vec ignores it
+  MirOptions Mir;
 };
 
 struct TripletsOptions {
@@ -26,19 +27,44 @@ struct TripletsOptions {
   int RootJobs = -1;
   double ModuleSeconds = corpus::DefaultModuleSeconds;
   uint64_t Seed = 0;
+  MirOptions Mir;
 };
 
-llvm::Expected<support::Outcome> runEntities(const EntitiesOptions &O) {
-  if (llvm::Error E = checkMode(O.Mode))
-    return E;
+llvm::Expected<support::Outcome> runEntities(const EntitiesOptions &O, const support::Reporter &R) {
+  if (O.Mode == "mir") {
+    auto J = mirJob(O.Mir, O.Inputs, O.Output);
+    if (!J)
+      return J.takeError();
+    return mir::runMirEntities(*J, R.handler());
+  }
   return outcomeOf(support::writeFileAtomically(O.Output, vocab::writeEntitiesText));
+}
+
+/// Options of LLVM IR only, refused with --mode=mir rather than ignored.
+llvm::Error refuseForMir(std::initializer_list<std::pair<bool, const char *>> Given) {
+  for (const auto &[Set, Name] : Given)
+    if (Set)
+      return support::usageError(std::string(Name) + " applies to LLVM IR only, not --mode=mir");
+  return llvm::Error::success();
 }
 
 llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
                                              const support::Reporter &R,
                                              const RunContext &Ctx) {
-  if (llvm::Error E = checkMode(O.Mode))
-    return E;
+  if (O.Mode == "mir") {
+    if (llvm::Error E = refuseForMir({{O.Format != "text", "--format openke"},
+                                      {O.Extended, "--extended-relations"},
+                                      {!O.OptLevels.empty(), "--opt-levels"}}))
+      return E;
+    if (Ctx.spread())
+      return support::usageError("--mode=mir runs in one process, not under mpirun");
+    auto J = mirJob(O.Mir, O.Inputs, O.Output);
+    if (!J)
+      return J.takeError();
+    if (llvm::Error E = checkOutputs({O.Output}, {J->Input}))
+      return E;
+    return mir::runMirTriplets(*J, R.handler());
+  }
   vocab::TripletCorpusJob J;
   auto Inputs = commandInputs(O.Inputs, Ctx, R);
   if (!Inputs)
@@ -70,6 +96,50 @@ llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
 
 } // namespace
 
+void addMirTargetOptions(CLI::App &Sub, MirOptions &M) {
+  Sub.add_option("--mtriple", M.Triple,
+                 "--mode=mir: the target when the input names none (default: the input's, else "
+                 "the host's), as llc's -mtriple")
+      ->type_name("TRIPLE");
+  Sub.add_option("--mcpu", M.CPU, "--mode=mir: the target CPU (llc's -mcpu)")->type_name("CPU");
+  Sub.add_option("--mattr", M.Attrs, "--mode=mir: target features (llc's -mattr)")->type_name("A1,A2");
+}
+
+void addMirVocabularyOptions(CLI::App &Sub, MirOptions &M) {
+  Sub.add_option("--mir2vec-vocab-path", M.VocabPath,
+                 "--mode=mir: the MIR vocabulary (LLVM's MIR2Vec JSON: Opcodes, CommonOperands, "
+                 "PhysicalRegisters, VirtualRegisters)")
+      ->type_name("FILE");
+  Sub.add_option("--mir2vec-kind", M.Kind, "--mode=mir: embedding kind (symbolic, LLVM 22's only)")
+      ->check(CLI::IsMember({"symbolic"}));
+  Sub.add_option("--mir2vec-opc-weight", M.OpcWeight, "--mode=mir: weight of opcode vectors (float)")
+      ->type_name("NUM");
+  Sub.add_option("--mir2vec-common-operand-weight", M.CommonWeight,
+                 "--mode=mir: weight of common operand vectors (float)")
+      ->type_name("NUM");
+  Sub.add_option("--mir2vec-reg-operand-weight", M.RegWeight,
+                 "--mode=mir: weight of register operand vectors (float)")
+      ->type_name("NUM");
+}
+
+llvm::Expected<mir::MirJob> mirJob(const MirOptions &M, const std::vector<std::string> &Inputs,
+                                   const std::string &Output) {
+  if (Inputs.size() > 1)
+    return support::usageError("--mode=mir takes one .mir file (" + std::to_string(Inputs.size()) +
+                               " given)");
+  mir::MirJob J;
+  if (!Inputs.empty())
+    J.Input = Inputs.front();
+  J.Output = Output;
+  J.Target = {M.Triple, M.CPU, M.Attrs};
+  J.VocabPath = M.VocabPath;
+  auto W = mir::MirWeights::parse(M.OpcWeight, M.CommonWeight, M.RegWeight);
+  if (!W)
+    return W.takeError();
+  J.Weights = *W;
+  return J;
+}
+
 void addTripletCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   auto E = std::make_shared<EntitiesOptions>();
   CLI::App *Entities = addCommand(
@@ -77,10 +147,14 @@ void addTripletCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
       "Print the 110 vocabulary entities (name<TAB>id), as llvm-ir2vec entities", simpleExits());
   addOutput(*Entities, E->Output, "Output file", /*Stdout=*/true);
   addMode(*Entities, E->Mode);
-  Entities->add_option("input", E->Ignored, "Ignored (accepted as llvm-ir2vec accepts it)")
+  Entities->add_option("input", E->Inputs,
+                       "LLVM IR: ignored (accepted as llvm-ir2vec accepts it). --mode=mir: a .mir "
+                       "file whose target's entities to print (without one: --mtriple's target)")
       ->type_name("[INPUT]");
-  setRun(Cmds, Entities, [E] {
-    return finish(support::Reporter(ToolName, false), simpleExits(), runEntities(*E));
+  addMirTargetOptions(*Entities, E->Mir);
+  setRun(Cmds, Entities, [&Ctx, E] {
+    support::Reporter R = Ctx.reporter(ToolName, false);
+    return finish(R, simpleExits(), runEntities(*E, R));
   });
 
   auto T = std::make_shared<TripletsOptions>();
@@ -121,6 +195,7 @@ void addTripletCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
                    "generateTriplets.py) or frequency (each as often as it occurs)")
       ->check(CLI::IsMember(support::names<vocab::TripletWeighting>(vocab::TripletWeightingNames)));
   Triplets->add_option("--seed", T->Seed, "Seed for --opt-sample");
+  addMirTargetOptions(*Triplets, T->Mir);
   setRun(Cmds, Triplets, [&Ctx, T] {
     support::Reporter R = Ctx.reporter(ToolName, T->Quiet);
     return finish(R, batchExits(), runTriplets(*T, R, Ctx));

@@ -1,0 +1,164 @@
+#include "mir/MachineModule.h"
+
+#include "support/Error.h"
+#include "support/Inputs.h"
+
+#include "llvm/CodeGen/MIRParser/MIRParser.h"
+#include "llvm/CodeGen/MachineFunction.h"
+#include "llvm/CodeGen/MachineModuleInfo.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+namespace wb::mir {
+
+namespace {
+
+/// Keeps LLVM's diagnostics instead of printing them and ending the process on an error
+/// (LLVMContext's default for DS_Error is exit(1)).
+struct CollectingHandler : llvm::DiagnosticHandler {
+  explicit CollectingHandler(std::string &Errors) : Errors(Errors) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo &DI) override {
+    if (DI.getSeverity() != llvm::DS_Error)
+      return true;
+    llvm::raw_string_ostream OS(Errors);
+    if (!Errors.empty())
+      OS << "; ";
+    llvm::DiagnosticPrinterRawOStream DP(OS);
+    DI.print(DP);
+    return true;
+  }
+  std::string &Errors;
+};
+
+/// LLVM IR given where machine IR was expected: bitcode, or text that starts with an IR
+/// comment (';'; MIR's YAML comments start with '#') or an IR top-level entity.
+bool looksLikeIR(llvm::StringRef B) {
+  if (B.starts_with("BC\xC0\xDE") || B.starts_with("\xDE\xC0\x17\x0B"))
+    return true;
+  llvm::StringRef T = B.ltrim();
+  for (llvm::StringRef Start : {";", "source_filename", "target ", "define ", "declare ", "@", "%", "!"})
+    if (T.starts_with(Start))
+      return true;
+  return false;
+}
+
+} // namespace
+
+void initializeTargets() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmParsers();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> makeTargetMachine(const TargetChoice &T) {
+  initializeTargets();
+  llvm::Triple TT(T.Triple.empty() ? llvm::sys::getDefaultTargetTriple() : T.Triple);
+  std::string Error;
+  const llvm::Target *Target = llvm::TargetRegistry::lookupTarget(TT, Error);
+  if (!Target)
+    return support::makeError("target '" + TT.str() + "': " + Error);
+  std::unique_ptr<llvm::TargetMachine> TM(Target->createTargetMachine(
+      TT, T.CPU, T.Features, llvm::TargetOptions(), std::nullopt));
+  if (!TM)
+    return support::makeError("target '" + TT.str() + "': no target machine for it");
+  return TM;
+}
+
+MachineModule::MachineModule() = default;
+MachineModule::~MachineModule() = default;
+
+llvm::Expected<std::unique_ptr<MachineModule>> MachineModule::parse(llvm::StringRef Buffer, llvm::StringRef Name,
+                                                                    const TargetChoice &T) {
+  initializeTargets();
+  std::unique_ptr<MachineModule> MM(new MachineModule());
+  MM->Ctx = std::make_unique<llvm::LLVMContext>();
+  std::string Errors;
+  MM->Ctx->setDiagnosticHandler(std::make_unique<CollectingHandler>(Errors));
+  auto Failed = [&](llvm::StringRef What) {
+    return support::fileError(Name, What +
+                                        (looksLikeIR(Buffer) ? " (this is LLVM IR: --mode=mir reads "
+                                                               "machine IR, .mir files)"
+                                                             : "") +
+                                        (Errors.empty() ? std::string() : ": " + Errors));
+  };
+  std::unique_ptr<llvm::MIRParser> Parser =
+      llvm::createMIRParser(llvm::MemoryBuffer::getMemBufferCopy(Buffer, Name), *MM->Ctx);
+  if (!Parser)
+    return Failed("not a MIR file");
+  // The target comes from the embedded IR's triple (the host's when it has none), as
+  // llvm-ir2vec's; --mtriple replaces it.
+  std::optional<llvm::Error> TargetError;
+  auto SetLayout = [&](llvm::StringRef Triple, llvm::StringRef) -> std::optional<std::string> {
+    TargetChoice C = T;
+    if (C.Triple.empty())
+      C.Triple = Triple.str();
+    auto TM = makeTargetMachine(C);
+    if (!TM) {
+      TargetError = TM.takeError();
+      return std::nullopt;
+    }
+    MM->TM = std::move(*TM);
+    return MM->TM->createDataLayout().getStringRepresentation();
+  };
+  MM->M = Parser->parseIRModule(SetLayout);
+  if (TargetError)
+    return support::fileError(Name, llvm::toString(std::move(*TargetError)));
+  if (!MM->M)
+    return Failed("cannot parse the IR module of the MIR file");
+  if (!MM->TM) {
+    TargetChoice C = T;
+    if (C.Triple.empty())
+      C.Triple = MM->M->getTargetTriple().str();
+    auto TM = makeTargetMachine(C);
+    if (!TM)
+      return support::fileError(Name, llvm::toString(TM.takeError()));
+    MM->TM = std::move(*TM);
+  }
+  MM->MMI = std::make_unique<llvm::MachineModuleInfo>(MM->TM.get());
+  if (Parser->parseMachineFunctions(*MM->M, *MM->MMI) || !Errors.empty())
+    return Failed("cannot parse the machine functions");
+  return MM;
+}
+
+llvm::Expected<std::unique_ptr<MachineModule>> MachineModule::read(const std::string &Path,
+                                                                   const TargetChoice &T) {
+  auto Buf = support::readInput(Path, /*IsText=*/true);
+  if (!Buf)
+    return support::fileError(Path, "cannot read: " + support::readErrorMessage(Buf.getError()));
+  return parse((*Buf)->getBuffer(), Path == "-" ? "<stdin>" : Path, T);
+}
+
+std::vector<std::pair<const llvm::Function *, const llvm::MachineFunction *>> MachineModule::functions() const {
+  std::vector<std::pair<const llvm::Function *, const llvm::MachineFunction *>> Out;
+  for (const llvm::Function &F : M->getFunctionDefs())
+    Out.emplace_back(&F, MMI->getMachineFunction(F));
+  return Out;
+}
+
+llvm::Expected<const llvm::MachineFunction *> MachineModule::function(llvm::StringRef Name) const {
+  const llvm::Function *F = M->getFunction(Name);
+  if (!F)
+    return support::makeError("Function '" + Name + "' not found");
+  const llvm::MachineFunction *MF = MMI->getMachineFunction(*F);
+  if (!MF)
+    return support::makeError("No MachineFunction for " + Name);
+  return MF;
+}
+
+} // namespace wb::mir
