@@ -10,6 +10,8 @@
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/InitializePasses.h"
+#include "llvm/PassRegistry.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -63,6 +65,25 @@ void initializeTargets() {
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmParsers();
     llvm::InitializeAllAsmPrinters();
+    // The passes llc registers before it builds a pipeline: -stop-after names are looked up
+    // here, and the code generator's own passes register lazily otherwise.
+    llvm::PassRegistry &R = *llvm::PassRegistry::getPassRegistry();
+    llvm::initializeCore(R);
+    llvm::initializeCodeGen(R);
+    llvm::initializeGlobalISel(R);
+    llvm::initializeTarget(R);
+    llvm::initializeLoopStrengthReducePass(R);
+    llvm::initializeLowerIntrinsicsPass(R);
+    llvm::initializePostInlineEntryExitInstrumenterPass(R);
+    llvm::initializeUnreachableBlockElimLegacyPassPass(R);
+    llvm::initializeConstantHoistingLegacyPassPass(R);
+    llvm::initializeScalarOpts(R);
+    llvm::initializeVectorization(R);
+    llvm::initializeScalarizeMaskedMemIntrinLegacyPassPass(R);
+    llvm::initializeExpandReductionsPass(R);
+    llvm::initializeHardwareLoopsLegacyPass(R);
+    llvm::initializeTransformUtils(R);
+    llvm::initializeReplaceWithVeclibLegacyPass(R);
   });
 }
 

@@ -31,7 +31,8 @@ struct TargetChoice {
   std::string Triple, CPU, Features;
 };
 
-/// Registers every target Debian's LLVM 22 was built with (once per process; LLVM's registry).
+/// Registers every target Debian's LLVM 22 was built with and the code generator's passes, as
+/// llc does (once per process; LLVM's registries).
 void initializeTargets();
 
 /// A target machine for Triple (or the host's default when empty).

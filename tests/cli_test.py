@@ -16,7 +16,7 @@ both print nothing, compare equal but prove nothing.
               [--corpus-list LIST]    (with a list: the compatibility and precision checks run
                                        over every module of the corpus instead)
 """
-import argparse
+import argparse, shutil
 import concurrent.futures
 import glob
 import os
@@ -181,6 +181,7 @@ def bad_input_tests(a, res, data):
         os.mkdir(f"{d}/emptydir")
         out = os.path.join(d, "out.txt")
         good = f"{data}/calls.ll"
+        shutil.copy(good, f"{d}/ir-named.mir")  # LLVM IR under a machine IR file's name
         cases = [
             # name, arguments, substrings the message must contain
             ("missing input", ["embeddings", v, f"{d}/nope.ll"], ["nope.ll", "No such file"]),
@@ -203,7 +204,7 @@ def bad_input_tests(a, res, data):
             ("bad kind", ["embeddings", v, "--ir2vec-kind=flowaware", good], ["flowaware"]),
             ("bad level", ["embeddings", v, "--level=loop", good], ["loop"]),
             ("precision out of range", ["embeddings", v, "--precision", "101", good], ["precision"]),
-            ("LLVM IR given to --mode=mir", ["triplets", "--mode=mir", good], [os.path.basename(good), "this is LLVM IR"]),
+            ("LLVM IR in a .mir file", ["triplets", "--mode=mir", f"{d}/ir-named.mir"], ["ir-named.mir", "this is LLVM IR"]),
             ("no subcommand", [], ["subcommand"]),
             ("unwritable output", ["triplets", "-o", "/nonexistent-dir/out.txt", good], ["/nonexistent-dir/out.txt"]),
         ]

@@ -13,6 +13,8 @@
     allocation, from C compiled here by clang-22 and llc-22, debug instructions included;
   * a vocabulary written by the test (every entity, values that do not add up exactly), one
     with keys missing, and weights that are not LLVM's defaults (a negative one: -0.0);
+  * LLVM IR taken to machine IR in-process at each --mir-stage: the same text as the .mir
+    llc-22 writes with the stage's -stop-after/-stop-before, on three targets, every level;
   * bad inputs: a file that is not MIR, a vocabulary of the wrong shape, a function that is not
     there, an unknown target, an output that is the input.
 
@@ -129,7 +131,9 @@ for name, mir, t in inputs:
                     cmd += ["--mir2vec-opc-weight", weights[0], "--mir2vec-common-operand-weight", weights[1],
                             "--mir2vec-reg-operand-weight", weights[2]]
                 ours = run(cmd)
-                if o.returncode < 0:  # LLVM crashed: we give a result and say why it differs
+                # LLVM crashed (a signal; under AddressSanitizer its SEGV report and exit 1): we
+                # give a result and say why it differs.
+                if o.returncode < 0 or (o.returncode != 0 and (b"SEGV" in o.stderr or b"Stack dump" in o.stderr)):
                     crashed.append(f"{name}:{fn}")
                     classless_warned &= ours.returncode == 0 and b"no register class" in ours.stderr
                     continue
@@ -188,6 +192,40 @@ check("llvm-ir2vec-22 gives the second function the first one's register classes
       llvm.returncode == 0 and narrow(llvm.stdout) != narrow(oracle.stdout) and narrow(ours.stdout) == narrow(oracle.stdout),
       (llvm.stdout, oracle.stdout, ours.stdout))
 
+# ---- LLVM IR taken to machine IR in-process = llc-22 -stop-after/-stop-before, then its .mir ---
+STAGES = {"isel": "-stop-after=finalize-isel", "pre-ra": "-stop-before=greedy", "post-ra": "-stop-after=virtregrewriter"}
+in_process = 0
+for t in TARGETS:
+    for g in ("", "-g"):
+        ll = W(f"{t}{g}.ll")
+        for stage, flag in STAGES.items():
+            mir = W(f"{t}{g}-{stage}-llc.mir")
+            r = run([LLC, "-O2", flag, ll, "-o", mir])
+            if not check(f"llc-22 {flag} {t}{g}", r.returncode == 0, r.stderr):
+                continue
+            for level in ("func", "bb", "inst"):
+                common = ["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs[t], "--level", level, "--precision", "40"]
+                ours = run([a.ir2vec] + common + ["--mir-stage", stage, ll])
+                ref = run([a.ir2vec] + common + [mir])
+                in_process += check(f"{t}{g} --mir-stage {stage} {level}: in-process = llc-22 {flag}'s .mir",
+                                    ours.returncode == 0 and ref.returncode == 0 and ours.stdout == ref.stdout
+                                    and len(ours.stdout) > 100, (ours.stderr + ref.stderr)[-400:])
+            ours = run([a.ir2vec, "triplets", "--mode=mir", "--mir-stage", stage, ll])
+            ref = run([a.ir2vec, "triplets", "--mode=mir", mir])
+            in_process += check(f"{t}{g} --mir-stage {stage} triplets: in-process = llc-22's .mir",
+                                ours.returncode == 0 and ours.stdout == ref.stdout, ours.stderr[-300:])
+        ours = run([a.ir2vec, "entities", "--mode=mir", ll])
+        check(f"{t}{g} entities of an IR module: its target's", ours.stdout == run(
+            [a.ir2vec, "entities", "--mode=mir", "--mtriple", TARGETS[t]]).stdout, ours.stderr)
+check(f"in-process machine IR compared with llc-22's in {in_process} cases", in_process >= 3 * 2 * 3 * 4, in_process)
+ll = W("x86_64.ll")
+run([LLC, "-O2", "-stop-before=regallocfast", ll, "-o", W("whole.mir")])
+common = ["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--precision", "40", "--function", "isum"]
+r = run([a.ir2vec] + common + ["--stop-before", "regallocfast", ll])
+ref = run([a.ir2vec] + common + [W("whole.mir")])
+check("--stop-before a pass the -O2 pipeline does not run: the whole pipeline, as llc-22 does",
+      r.returncode == 0 and r.stdout == ref.stdout and b"function isum" in r.stdout, r.stderr + ref.stderr)
+
 # ---- bad inputs --------------------------------------------------------------------------------
 x86 = next(pth for n, pth, t in inputs if t == "x86_64" and "virtregrewriter" in n)
 open(W("not.mir"), "w").write("this is not MIR\n--- [\n")
@@ -199,7 +237,14 @@ bad = [(["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], W
        (["entities", "--mode=mir", "--mtriple", "nosuch-unknown-none"], b"nosuch-unknown-none"),
        (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--format", "hdf5", "-o", W("x.h5"), x86],
         b"--format hdf5 applies to LLVM IR only"),
-       (["triplets", "--mode=mir", x86, x86], b"one .mir file")]
+       (["triplets", "--mode=mir", x86, x86], b"one .mir file"),
+       (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--stop-after", "nosuchpass",
+         W("x86_64.ll")], b"'nosuchpass' is not a pass"),
+       (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--stop-after", "greedy",
+         "--stop-before", "greedy", W("x86_64.ll")], b"name one stop point"),
+       (["triplets", "--mode=mir", "--mir-stage", "late", W("x86_64.ll")], b"late"),
+       (["triplets", "--mode=mir", W("not.mir.ll")], b"not.mir.ll")]
+open(W("not.mir.ll"), "w").write("define i32 @f( {\n")
 for args, needle in bad:
     r = run([a.ir2vec] + args)
     check(f"refused with a message: {' '.join(os.path.basename(x) for x in args)}",

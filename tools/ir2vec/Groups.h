@@ -19,12 +19,13 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
 /// The options of --mode=mir (docs/mir2vec.md): llc's target options, and for embeddings
 /// llvm-ir2vec's --mir2vec-* options.
 struct MirOptions {
-  std::string Triple, CPU, Attrs;
+  std::string Triple, CPU, Attrs, Stage = "post-ra", StopAfter, StopBefore;
   std::string VocabPath, Kind = "symbolic", OpcWeight = "1.0", CommonWeight = "1.0", RegWeight = "1.0";
 };
 void addMirTargetOptions(CLI::App &Sub, MirOptions &M);
 void addMirVocabularyOptions(CLI::App &Sub, MirOptions &M);
-/// The job of a --mode=mir run: one .mir file (Inputs: at most one; none for entities).
+/// The job of a --mode=mir run: one .mir file or IR module (Inputs: at most one; none for
+/// entities).
 llvm::Expected<mir::MirJob> mirJob(const MirOptions &M, const std::vector<std::string> &Inputs,
                                    const std::string &Output);
 

@@ -103,6 +103,17 @@ void addMirTargetOptions(CLI::App &Sub, MirOptions &M) {
       ->type_name("TRIPLE");
   Sub.add_option("--mcpu", M.CPU, "--mode=mir: the target CPU (llc's -mcpu)")->type_name("CPU");
   Sub.add_option("--mattr", M.Attrs, "--mode=mir: target features (llc's -mattr)")->type_name("A1,A2");
+  Sub.add_option("--mir-stage", M.Stage,
+                 "--mode=mir with an LLVM IR module: where llc-22 -O2's code generation stops: isel "
+                 "(-stop-after=finalize-isel), pre-ra (-stop-before=greedy) or post-ra "
+                 "(-stop-after=virtregrewriter)")
+      ->check(CLI::IsMember(support::names<mir::MirStage>(mir::MirStageNames)));
+  Sub.add_option("--stop-after", M.StopAfter,
+                 "--mode=mir with an LLVM IR module: stop after this pass instead (llc's -stop-after)")
+      ->type_name("PASS");
+  Sub.add_option("--stop-before", M.StopBefore,
+                 "--mode=mir with an LLVM IR module: stop before this pass instead (llc's -stop-before)")
+      ->type_name("PASS");
 }
 
 void addMirVocabularyOptions(CLI::App &Sub, MirOptions &M) {
@@ -133,6 +144,18 @@ llvm::Expected<mir::MirJob> mirJob(const MirOptions &M, const std::vector<std::s
   J.Output = Output;
   J.Target = {M.Triple, M.CPU, M.Attrs};
   J.VocabPath = M.VocabPath;
+  if (!M.StopAfter.empty() && !M.StopBefore.empty())
+    return support::usageError("--stop-after and --stop-before: name one stop point");
+  if (!M.StopAfter.empty())
+    J.Stop = {M.StopAfter, true};
+  else if (!M.StopBefore.empty())
+    J.Stop = {M.StopBefore, false};
+  else {
+    auto S = support::parseNamed<mir::MirStage>(mir::MirStageNames, M.Stage, "stage");
+    if (!S)
+      return S.takeError();
+    J.Stop = mir::stopPointOf(*S);
+  }
   auto W = mir::MirWeights::parse(M.OpcWeight, M.CommonWeight, M.RegWeight);
   if (!W)
     return W.takeError();

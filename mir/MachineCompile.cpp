@@ -1,0 +1,131 @@
+#include "mir/MachineCompile.h"
+
+#include "support/Error.h"
+
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/CodeGen/MachineFunctionPass.h"
+#include "llvm/CodeGen/MachineModuleInfo.h"
+#include "llvm/CodeGen/TargetPassConfig.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/PassRegistry.h"
+#include "llvm/PassInfo.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace wb::mir {
+
+namespace {
+
+/// The last pass of our pipeline: hands each machine function to the caller while it is
+/// still alive (llc's pipeline would print it, then free it).
+class EachFunction : public llvm::MachineFunctionPass {
+public:
+  static char ID;
+  explicit EachFunction(llvm::function_ref<void(const llvm::MachineFunction &)> Each)
+      : MachineFunctionPass(ID), Each(Each) {}
+  bool runOnMachineFunction(llvm::MachineFunction &MF) override {
+    // Blocks numbered in layout order, as in the .mir file llc writes (its printer renumbers
+    // them; instruction selection leaves gaps): instructions print the same "%bb.N" here.
+    MF.RenumberBlocks();
+    Each(MF);
+    return false;
+  }
+  void getAnalysisUsage(llvm::AnalysisUsage &AU) const override {
+    AU.setPreservesAll();
+    MachineFunctionPass::getAnalysisUsage(AU);
+  }
+  llvm::StringRef getPassName() const override { return "ir2vec: each machine function"; }
+
+private:
+  llvm::function_ref<void(const llvm::MachineFunction &)> Each;
+};
+char EachFunction::ID = 0;
+
+/// LLVM's diagnostics of one compilation, kept instead of printed.
+struct Collect : llvm::DiagnosticHandler {
+  explicit Collect(std::string &Errors) : Errors(Errors) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo &DI) override {
+    if (DI.getSeverity() == llvm::DS_Error) {
+      llvm::raw_string_ostream OS(Errors);
+      OS << (Errors.empty() ? "" : "; ");
+      llvm::DiagnosticPrinterRawOStream DP(OS);
+      DI.print(DP);
+    }
+    return true;
+  }
+  std::string &Errors;
+};
+
+} // namespace
+
+StopPoint stopPointOf(MirStage S) {
+  for (const MirStageInfo &I : MirStages)
+    if (I.S == S)
+      return {I.Pass, I.After};
+  return {};
+}
+
+llvm::Error setStopPoint(const StopPoint &P) {
+  initializeTargets();
+  // TargetPassConfig ends the process (report_fatal_error) on a pass name it cannot find:
+  // look it up first. "NAME,N" is the N-th instance of the pass, as in llc.
+  const llvm::StringRef Name = llvm::StringRef(P.Pass).split(',').first;
+  if (Name.empty() || !llvm::PassRegistry::getPassRegistry()->getPassInfo(Name))
+    return support::usageError("'" + P.Pass + "' is not a pass of LLVM's code generator (llc-22 " +
+                               P.describe() + " would refuse it too)");
+  auto Opts = llvm::cl::getRegisteredOptions(); // a map of pointers to the options themselves
+  for (llvm::StringRef Name : {"stop-after", "stop-before", "start-after", "start-before"})
+    if (auto It = Opts.find(Name); It != Opts.end())
+      It->second->reset();
+  if (auto It = Opts.find(P.After ? "stop-after" : "stop-before"); It != Opts.end())
+    It->second->addOccurrence(0, It->first, P.Pass);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetFor(llvm::Module &M, const TargetChoice &T) {
+  TargetChoice C = T;
+  if (C.Triple.empty())
+    C.Triple = M.getTargetTriple().str();
+  auto TM = makeTargetMachine(C);
+  if (!TM)
+    return TM.takeError();
+  // llc replaces the module's data layout with the target's.
+  M.setDataLayout((*TM)->createDataLayout());
+  return TM;
+}
+
+llvm::Error compileToMachineIR(llvm::Module &M, llvm::TargetMachine &TM,
+                               llvm::function_ref<void(const llvm::MachineFunction &)> Each) {
+  std::string Errors;
+  llvm::LLVMContext &Ctx = M.getContext();
+  auto Old = Ctx.getDiagnosticHandler();
+  Ctx.setDiagnosticHandler(std::make_unique<Collect>(Errors));
+  llvm::legacy::PassManager PM;
+  llvm::TargetLibraryInfoImpl TLII(M.getTargetTriple());
+  PM.add(new llvm::TargetLibraryInfoWrapperPass(TLII));
+  // llc's pipeline as CodeGenTargetMachineImpl::addPassesToEmitFile builds it, up to the stop
+  // point, without the printer and the pass that frees machine functions.
+  auto *MMIWP = new llvm::MachineModuleInfoWrapperPass(&TM);
+  llvm::TargetPassConfig *PassConfig = TM.createPassConfig(PM);
+  PM.add(PassConfig);
+  PM.add(MMIWP);
+  llvm::Error Result = llvm::Error::success();
+  if (PassConfig->addISelPasses()) {
+    Result = support::makeError("the target has no instruction selector for this module");
+  } else {
+    PassConfig->addMachinePasses();
+    PassConfig->setInitialized();
+    PM.add(new EachFunction(Each));
+    PM.run(M);
+    if (!Errors.empty())
+      Result = support::makeError(Errors);
+  }
+  Ctx.setDiagnosticHandler(std::move(Old));
+  return Result;
+}
+
+} // namespace wb::mir
