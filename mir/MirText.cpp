@@ -1,5 +1,6 @@
 #include "mir/MirText.h"
 
+#include "corpus/Batch.h"
 #include "corpus/ModuleReader.h"
 #include "support/Files.h"
 
@@ -34,6 +35,19 @@ void report(const support::DiagnosticHandler &Report, const std::vector<std::str
                           "masks; llvm-ir2vec-22 reads past its table); they count as zero vectors",
                           Input, Odd.UnknownOperandKinds)
                 .str()});
+}
+
+/// Work on J's input with LLVM's crashes and stack overflows (deeply nested YAML or IR overflow
+/// LLVM's recursive parsers) turned into an error naming the input.
+llvm::Error recoverable(const MirJob &J, llvm::function_ref<llvm::Error()> Work) {
+  llvm::Error Result = llvm::Error::success();
+  llvm::consumeError(std::move(Result));
+  std::optional<std::string> Crash = corpus::runRecoverable([&] { Result = Work(); });
+  if (Crash) {
+    llvm::consumeError(std::move(Result));
+    return support::fileError(J.Input.empty() ? std::string("--mtriple") : J.Input, *Crash);
+  }
+  return Result;
 }
 
 llvm::Expected<support::Outcome> writeText(const MirJob &J, const std::string &Text) {
@@ -136,30 +150,31 @@ void renderMirFunction(std::string &Out, const llvm::MachineFunction &MF, const 
 
 llvm::Expected<support::Outcome> runMirEntities(const MirJob &J, const support::DiagnosticHandler &Report) {
   // The layout is the target's: read the input only for its target, compile nothing.
-  std::unique_ptr<MachineModule> MM;
-  llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::TargetMachine> TM;
-  if (J.Input.empty()) {
-    auto R = makeTargetMachine(J.Target);
-    if (!R)
-      return R.takeError();
-    TM = std::move(*R);
-  } else if (isMirFile(J.Input)) {
-    auto R = MachineModule::read(J.Input, J.Target);
-    if (!R)
-      return R.takeError();
-    MM = std::move(*R);
-  } else {
-    auto In = corpus::readModule(J.Input, Ctx);
-    if (!In)
-      return In.takeError();
-    auto R = targetFor(*In->M, J.Target);
-    if (!R)
-      return support::fileError(J.Input, llvm::toString(R.takeError()));
-    TM = std::move(*R);
-  }
   std::string Text;
-  renderMirEntities(Text, MirLayout::of(MM ? MM->target() : *TM));
+  if (llvm::Error E = recoverable(J, [&]() -> llvm::Error {
+        if (J.Input.empty()) {
+          auto TM = makeTargetMachine(J.Target);
+          if (!TM)
+            return TM.takeError();
+          renderMirEntities(Text, MirLayout::of(**TM));
+        } else if (isMirFile(J.Input)) {
+          auto MM = MachineModule::read(J.Input, J.Target);
+          if (!MM)
+            return MM.takeError();
+          renderMirEntities(Text, MirLayout::of((*MM)->target()));
+        } else {
+          llvm::LLVMContext Ctx;
+          auto In = corpus::readModule(J.Input, Ctx);
+          if (!In)
+            return In.takeError();
+          auto TM = targetFor(*In->M, J.Target);
+          if (!TM)
+            return support::fileError(J.Input, llvm::toString(TM.takeError()));
+          renderMirEntities(Text, MirLayout::of(**TM));
+        }
+        return llvm::Error::success();
+      }))
+    return E;
   return writeText(J, Text);
 }
 
@@ -169,14 +184,16 @@ llvm::Expected<support::Outcome> runMirTriplets(const MirJob &J, const support::
   unsigned MaxRelation = MirNextRelation;
   MirOddities Odd;
   std::vector<std::string> Warnings;
-  if (llvm::Error E = forEachMachineFunction(
-          J,
-          [&](const llvm::TargetMachine &TM) {
-            Layout = MirLayout::of(TM);
-            return llvm::Error::success();
-          },
-          [&](const llvm::MachineFunction &MF) { functionTriplets(*Layout, MF, Ts, MaxRelation, Odd); },
-          Warnings))
+  if (llvm::Error E = recoverable(J, [&] {
+        return forEachMachineFunction(
+            J,
+            [&](const llvm::TargetMachine &TM) {
+              Layout = MirLayout::of(TM);
+              return llvm::Error::success();
+            },
+            [&](const llvm::MachineFunction &MF) { functionTriplets(*Layout, MF, Ts, MaxRelation, Odd); },
+            Warnings);
+      }))
     return E;
   std::string Text;
   llvm::raw_string_ostream OS(Text);
@@ -197,7 +214,8 @@ llvm::Expected<support::Outcome> runMirEmbeddings(const MirJob &J, const support
   std::string Text;
   MirOddities Odd;
   std::vector<std::string> Warnings;
-  if (llvm::Error E = forEachMachineFunction(
+  if (llvm::Error E = recoverable(J, [&] {
+        return forEachMachineFunction(
           J,
           [&](const llvm::TargetMachine &TM) -> llvm::Error {
             auto R = MirVocabulary::read(J.VocabPath, MirLayout::of(TM), J.Weights);
@@ -209,7 +227,8 @@ llvm::Expected<support::Outcome> runMirEmbeddings(const MirJob &J, const support
             return llvm::Error::success();
           },
           [&](const llvm::MachineFunction &MF) { renderMirFunction(Text, MF, *V, J.Level, J.Precision, Odd); },
-          Warnings))
+          Warnings);
+      }))
     return E;
   report(Report, Warnings, Odd, J.Input);
   return writeText(J, Text);

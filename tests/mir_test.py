@@ -245,6 +245,9 @@ bad = [(["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], W
        (["triplets", "--mode=mir", "--mir-stage", "late", W("x86_64.ll")], b"late"),
        (["triplets", "--mode=mir", W("not.mir.ll")], b"not.mir.ll")]
 open(W("not.mir.ll"), "w").write("define i32 @f( {\n")
+# YAML nested 200,000 levels deep: LLVM's YAML parser recurses per level and overflows the stack.
+open(W("deep.mir"), "w").write("---\nname: f\nbody: " + "[" * 200000 + "]" * 200000 + "\n...\n")
+bad.append((["triplets", "--mode=mir", W("deep.mir")], b"deep.mir: LLVM ran out of stack"))
 for args, needle in bad:
     r = run([a.ir2vec] + args)
     check(f"refused with a message: {' '.join(os.path.basename(x) for x in args)}",
