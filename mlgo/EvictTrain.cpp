@@ -1,5 +1,7 @@
 #include "mlgo/EvictTrain.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include "mlgo/Collect.h"
 #include "learn/Random.h"
 #include "corpus/Share.h"
@@ -248,23 +250,38 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
                                              : std::string()))
                                          .str());
   };
+  // A run that fails before any ES step finished leaves nothing to resume: no OUT.parts/.
+  auto Failed = [&](llvm::Error E) -> llvm::Error {
+    if (Parts && !llvm::sys::fs::exists(J.Tune.StepsFile))
+      Parts->remove();
+    return E;
+  };
   EvalRunConfig EC{J.Tune.Tools, Run};
   llvm::Expected<std::vector<TuneModule>> Tune = evictTrainingModules(S->modules(false), EC);
   if (!Tune)
-    return Tune.takeError();
+    return Failed(Tune.takeError());
   if (support::cancelled(Run.CancelFd))
     return Interrupted("no model written");
-  llvm::Expected<features::DatasetTable> Observations =
-      evictObservations(Start, *Tune, J.Tune.ModulesPerStep, std::nullopt, EC);
-  if (!Observations)
-    return Observations.takeError();
-  llvm::Expected<FineTuneResult> R = fineTune(Start, *Tune, *Observations, J.Tune);
+  // --test-fraction 1: no training side. The start model (--model, or the density rule) is
+  // judged as it is on every module, which is how a model is evaluated on a corpus it never saw.
+  llvm::Expected<FineTuneResult> R = [&]() -> llvm::Expected<FineTuneResult> {
+    if (S->modules(false).empty()) {
+      FineTuneResult Judged;
+      Judged.Model = Start;
+      return Judged;
+    }
+    llvm::Expected<features::DatasetTable> Observations =
+        evictObservations(Start, *Tune, J.Tune.ModulesPerStep, std::nullopt, EC);
+    if (!Observations)
+      return Observations.takeError();
+    return fineTune(Start, *Tune, *Observations, J.Tune);
+  }();
   if (!R) {
     if (support::cancelled(Run.CancelFd)) {
       llvm::consumeError(R.takeError());
       return Interrupted("no model written");
     }
-    return R.takeError();
+    return Failed(R.takeError());
   }
   runners::ModelFile &M = R->Model;
   auto Set = [&M](const std::string &K, const std::string &V) { M.setProvenance(K, V); };
@@ -297,13 +314,17 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
   if (Root)
     if (llvm::Error E = runners::writeModelFile(J.Output, M))
       return E;
-  Run.Report({Diagnostic::Note,
-              llvm::formatv("training side ({0} modules): cost reduction {1:P3} with the start "
-                            "model, {2:P3} tuned; {3} written ({4} compilations)",
-                            Tune->size(), R->StartReduction, R->TunedReduction,
-                            R->Kept ? "the tuned model" : "no gain: the start model",
-                            R->Compilations)
-                  .str()});
+  if (S->modules(false).empty())
+    Run.Report({Diagnostic::Note, "no training side (--test-fraction 1): the start model is "
+                                  "written and judged as it is"});
+  else
+    Run.Report({Diagnostic::Note,
+                llvm::formatv("training side ({0} modules): cost reduction {1:P3} with the start "
+                              "model, {2:P3} tuned; {3} written ({4} compilations)",
+                              Tune->size(), R->StartReduction, R->TunedReduction,
+                              R->Kept ? "the tuned model" : "no gain: the start model",
+                              R->Compilations)
+                    .str()});
   // The held-out packages: the default advisor against the model, by the inliner's protocol.
   std::vector<EvalModule> Test = measureBaselines(S->modules(true), EC, runners::Task::Evict);
   runners::SessionConfig Session;

@@ -1,6 +1,7 @@
 #include "support/Files.h"
 
 #include "support/Error.h"
+#include "support/Interrupts.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -82,15 +83,33 @@ std::optional<int> ownDescriptor(llvm::StringRef Path) {
 
 /// A descriptor to write an output that is not a regular file to, as it is (no O_TRUNC, no
 /// O_CREAT: a device or FIFO is never replaced or created). A FIFO's open waits for a reader,
-/// as a shell's redirection does.
+/// as a shell's redirection does, but in steps: the interrupt signals are blocked in every
+/// thread (support/Interrupts.h), so a blocking open would outlast any Ctrl-C or SIGTERM.
 llvm::Expected<int> openStream(const OutputTarget &T) {
-  int Fd = T.Descriptor >= 0 ? ::fcntl(T.Descriptor, F_DUPFD_CLOEXEC, 3)
-                             : ::open(T.Path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-  while (Fd < 0 && errno == EINTR)
-    Fd = ::open(T.Path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-  if (Fd < 0)
-    return fileError(T.Named, "cannot open the output for writing: " + errnoMessage(errno));
-  return Fd;
+  if (T.Descriptor >= 0) {
+    const int Fd = ::fcntl(T.Descriptor, F_DUPFD_CLOEXEC, 3);
+    if (Fd < 0)
+      return fileError(T.Named, "cannot open the output for writing: " + errnoMessage(errno));
+    return Fd;
+  }
+  struct stat St;
+  const bool Fifo = ::stat(T.Path.c_str(), &St) == 0 && S_ISFIFO(St.st_mode);
+  while (true) {
+    const int Fd = ::open(T.Path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | (Fifo ? O_NONBLOCK : 0));
+    if (Fd >= 0) {
+      if (Fifo) // writes block again, as for any output
+        ::fcntl(Fd, F_SETFL, ::fcntl(Fd, F_GETFL) & ~O_NONBLOCK);
+      return Fd;
+    }
+    if (errno == EINTR)
+      continue;
+    if (!(Fifo && errno == ENXIO)) // ENXIO: a FIFO without a reader yet
+      return fileError(T.Named, "cannot open the output for writing: " + errnoMessage(errno));
+    if (interruptReceived())
+      return interruptedError(T.Named + ": interrupted while waiting for a reader of this FIFO; "
+                              "nothing was written to it");
+    ::usleep(20000);
+  }
 }
 
 /// Writes all of Bytes to Fd; an error code, or 0.
@@ -109,13 +128,15 @@ int writeAll(int Fd, const char *Bytes, size_t N) {
 
 /// Copies the file From into the output T (not a regular file), then closes it.
 llvm::Error copyInto(const std::string &From, const OutputTarget &T) {
-  llvm::Expected<int> Out = openStream(T);
-  if (!Out)
-    return Out.takeError();
+  // The finished output is opened first: its descriptor keeps it readable however long the
+  // output's reader takes to come.
   const int In = ::open(From.c_str(), O_RDONLY | O_CLOEXEC);
-  if (In < 0) {
-    ::close(*Out);
+  if (In < 0)
     return fileError(From, "cannot read the finished output: " + errnoMessage(errno));
+  llvm::Expected<int> Out = openStream(T);
+  if (!Out) {
+    ::close(In);
+    return Out.takeError();
   }
   std::vector<char> Buf(1 << 20);
   int Err = 0;

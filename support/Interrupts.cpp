@@ -167,6 +167,12 @@ bool cancelled(int CancelFd) {
   return CancelFd >= 0 && ::poll(&P, 1, 0) > 0;
 }
 
+bool interruptReceived() {
+  Watch &W = watch();
+  std::lock_guard<std::mutex> L(W.M);
+  return W.HandedOver;
+}
+
 bool ignoredAtStart(int Sig) { return sigismember(&AtStart.Ignored, Sig) == 1; }
 
 void restoreInterruptsInChild() {

@@ -33,6 +33,9 @@ llvm::Expected<int> cancellationFd();
 void releaseCancellationFd(int Fd);
 /// Whether the cancellation descriptor (-1: none) has seen an interrupt.
 bool cancelled(int CancelFd);
+/// Whether an interrupt has gone to the runs that stop by themselves (they are stopping): for
+/// a wait that holds no descriptor of its own, such as opening an output FIFO.
+bool interruptReceived();
 
 /// Runs Body(Fd) with a cancellation descriptor, released when Body returns; Body returns an
 /// llvm::Expected.

@@ -143,7 +143,9 @@ for name, args, kind in WRITERS:
     os.makedirs(case)
     ext = {"hdf5": ".h5", "json": ".json"}.get(kind, ".txt")
     ref = os.path.join(case, "ref" + ext)
+    t0 = time.monotonic()
     r = run(*args(ref), timeout=600)
+    ref_seconds = time.monotonic() - t0
     if not check(f"{name}: the run into a regular file", r.returncode == 0 and os.path.isfile(ref), r.stderr[-500:]):
         continue
 
@@ -193,6 +195,26 @@ for name, args, kind in WRITERS:
           (r.returncode, is_fifo, ended, diff, r.stderr[-300:]))
     os.remove(fifo)
     os.remove(cap)
+
+    # A FIFO nobody reads: the run waits for a reader as a shell's redirection does, and a
+    # SIGTERM (sent when its work is done and it waits) ends the wait at once, the FIFO kept.
+    # The signals are blocked in every thread, so a blocking open() outlasted every signal.
+    fifo = os.path.join(case, "fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([a.ir2vec, *args(fifo)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(2 * ref_seconds + 1)
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=15)
+        ended = True
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+        ended = False
+    check(f"{name} -o FIFO without a reader: SIGTERM ends the run (exit 130 or by the signal), the FIFO kept",
+          ended and p.returncode in (130, -signal.SIGTERM) and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+          and not stray(case, "fifo"), (ended, p.returncode, err[-300:], stray(case, "fifo")))
+    os.remove(fifo)
 
     # A symlink to a file in another directory: the target is replaced, the link stays.
     elsewhere = os.path.join(case, "elsewhere")

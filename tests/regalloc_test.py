@@ -287,6 +287,21 @@ if r1.returncode == 0 and r2.returncode == 0:
           abs(ho["reduction"] - (1 - ho["policy_cost"] / ho["baseline_cost"])) < 1e-12
           and ho["interval_modules"][0] <= ho["reduction"] + 1e-12 <= ho["interval_modules"][1] + 2e-12
           and ho["worst_package"]["package"] in test_keys, ho)
+    # --test-fraction 1: no training side; the given model is judged as it is on every module,
+    # its held-out policy cost that of mlgo collect with the same model (the same compilations).
+    r = run([a.ir2vec, "mlgo", "train-evict", "--test-fraction", "1", "--model", W("ev1.h5"), "-j", "2",
+             "-o", W("judged.h5"), "--report", W("judged.json"), corpus])
+    if check("train-evict --test-fraction 1 --model M: judges M on the whole corpus",
+             r.returncode == 0 and b"no training side" in r.stderr, r.err):
+        jd = json.load(open(W("judged.json")))
+        wj = h5py.File(W("judged.h5"), "r")["layer0/weight"][:]
+        n_mods = sum(len(fs) for _, _, fs in os.walk(corpus))
+        check("the judged model is the given one, the held-out side every module",
+              np.array_equal(wj, w1) and jd["held_out"]["modules"] == n_mods and not jd["split"]["train_keys"],
+              (jd["held_out"].get("modules"), n_mods, jd["split"]))
+    r = run([a.ir2vec, "mlgo", "train-evict", "--test-fraction", "1", "--model", W("nosuch.h5"), "-o", W("none.h5"), corpus])
+    check("a run that fails before any step leaves no OUT.parts behind",
+          r.returncode == 1 and not os.path.exists(W("none.h5")) and not os.path.exists(W("none.h5.parts")), r.err)
     fit = json.loads(h5py.File(W("ev1.h5"), "r").attrs["finetune_step_fitness"])
     check("the generated corpus gives ES something to learn from: the fitness moves",
           any(abs(x) > 1e-9 for x in fit), fit)
