@@ -458,6 +458,13 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
   // Stopped during the last policy's modules: its measurements are failures, not results.
   if (C.Run.cancelled())
     return support::interruptedError("interrupted; the exploration is kept in " + Dir);
+  // Not one module measured by any policy (e.g. an exploration reused from a run in another
+  // working directory, whose module paths no longer resolve): nothing usable, so the results
+  // of an earlier run in DIR are not replaced by all-failed ones.
+  if (llvm::all_of(R.Entries, [](const BenchmarkEntry &E) { return E.Summary.Modules == E.Summary.Failed; }))
+    return support::makeError("every evaluation failed (" + std::to_string(Failed) +
+                              ", each reported): nothing usable; the results in " + Dir +
+                              " are left as they were");
   R.FixedSeconds = std::chrono::duration<double>(Clock::now() - T0).count();
   R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
 

@@ -444,6 +444,24 @@ check("benchmark: --perf-results naming one of the run's outputs is refused, the
       r.returncode == 1 and open(os.path.join(inside, "manifest.json"), "rb").read() == open(track_file, "rb").read(),
       r.stderr)
 
+# ---- 3c. a rerun from another working directory (found by a user) ------------------------------
+# The spec names its corpus relative to itself; the first run, from the spec's parent, keeps the
+# module paths as it reached them. A rerun from the spec's own directory reuses that exploration,
+# whose paths no longer resolve: every evaluation fails. That is nothing usable (exit 1), and the
+# first run's results are left as they were, not replaced by all-failed ones.
+rel = W("relrun")
+os.makedirs(os.path.join(rel, "spec"))
+shutil.copytree(corpus, os.path.join(rel, "corpus"))
+json.dump({"corpus": ["../corpus"], "folds": 2, "exploration": {"budget": 1},
+           "policies": [{"name": "heuristic", "policy": "default"}]}, open(os.path.join(rel, "spec", "s.json"), "w"))
+r1 = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", "spec/s.json", "-o", "spec/out"], cwd=rel)
+if check("benchmark run from the spec's parent: exit 0", r1.returncode == 0, r1.stderr):
+    keep = {n: open(os.path.join(rel, "spec", "out", n), "rb").read() for n in ("results.json", "manifest.json", "index.html")}
+    r2 = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", "s.json", "-o", "out"], cwd=os.path.join(rel, "spec"))
+    same = all(open(os.path.join(rel, "spec", "out", n), "rb").read() == b for n, b in keep.items())
+    check("a rerun where every evaluation fails: exit 1, named, the first run's results untouched",
+          r2.returncode == 1 and b"every evaluation failed" in r2.stderr and same, (r2.returncode, r2.stderr[-500:]))
+
 # ---- 4. bad specs -----------------------------------------------------------------------------
 one_pkg = W("one-package.list")
 open(one_pkg, "w").write(modules[0] + "\n")  # one module: one package
