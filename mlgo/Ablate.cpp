@@ -317,7 +317,22 @@ bool sameExploration(const std::string &File, const ExploreConfig &C, const Corp
     llvm::consumeError(X.takeError());
     return false;
   }
-  return X->Header.settings() == explorationHeader(C, S.toJSONText()).settings();
+  if (X->Header.settings() != explorationHeader(C, S.toJSONText()).settings())
+    return false;
+  // The same modules where this run reaches them: module paths relative to another working
+  // directory (a rerun from elsewhere) would not resolve, so such an exploration is made again.
+  llvm::Expected<ExplorationFile> Full = readExploration(File);
+  if (!Full) {
+    llvm::consumeError(Full.takeError());
+    return false;
+  }
+  std::vector<std::string> Want = C.Side == ExploredSide::All ? S.Modules : S.modules(C.Side == ExploredSide::Test);
+  std::vector<std::string> Have;
+  for (const ModuleExploration &M : Full->Modules)
+    Have.push_back(M.Path);
+  llvm::sort(Want);
+  llvm::sort(Have);
+  return Want == Have;
 }
 
 std::string percent(double X) { return llvm::formatv("{0:f2}%", 100 * X).str(); }

@@ -444,23 +444,38 @@ check("benchmark: --perf-results naming one of the run's outputs is refused, the
       r.returncode == 1 and open(os.path.join(inside, "manifest.json"), "rb").read() == open(track_file, "rb").read(),
       r.stderr)
 
-# ---- 3c. a rerun from another working directory (found by a user) ------------------------------
+# ---- 3c. reruns that cannot reuse what is there (found by a user) -------------------------------
 # The spec names its corpus relative to itself; the first run, from the spec's parent, keeps the
-# module paths as it reached them. A rerun from the spec's own directory reuses that exploration,
-# whose paths no longer resolve: every evaluation fails. That is nothing usable (exit 1), and the
-# first run's results are left as they were, not replaced by all-failed ones.
+# module paths as it reached them. A rerun from the spec's own directory reaches the same modules
+# by other paths: the exploration is made again (it was reused, and every module failed).
 rel = W("relrun")
 os.makedirs(os.path.join(rel, "spec"))
 shutil.copytree(corpus, os.path.join(rel, "corpus"))
 json.dump({"corpus": ["../corpus"], "folds": 2, "exploration": {"budget": 1},
            "policies": [{"name": "heuristic", "policy": "default"}]}, open(os.path.join(rel, "spec", "s.json"), "w"))
-r1 = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", "spec/s.json", "-o", "spec/out"], cwd=rel)
+r1 = harness.run([a.ir2vec, "mlgo", "benchmark", "spec/s.json", "-o", "spec/out"], cwd=rel)
 if check("benchmark run from the spec's parent: exit 0", r1.returncode == 0, r1.stderr):
+    first = json.load(open(os.path.join(rel, "spec", "out", "results.json")))
+    r2 = harness.run([a.ir2vec, "mlgo", "benchmark", "s.json", "-o", "out"], cwd=os.path.join(rel, "spec"))
+    second = json.load(open(os.path.join(rel, "spec", "out", "results.json"))) if r2.returncode == 0 else None
+    check("a rerun from the spec's directory: the exploration made again, exit 0, the same sizes",
+          r2.returncode == 0 and b"reusing the exploration" not in r2.stderr
+          and [m["policy_text_size"] for m in second["policies"][0]["modules"]]
+          == [m["policy_text_size"] for m in first["policies"][0]["modules"]], (r2.returncode, r2.stderr[-500:]))
+    # The corpus gone, a rerun reuses the exploration and every evaluation fails: nothing usable
+    # (exit 1), and the results already there are left as they were.
     keep = {n: open(os.path.join(rel, "spec", "out", n), "rb").read() for n in ("results.json", "manifest.json", "index.html")}
-    r2 = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", "s.json", "-o", "out"], cwd=os.path.join(rel, "spec"))
+    os.rename(os.path.join(rel, "corpus"), os.path.join(rel, "corpus-moved"))
+    os.makedirs(os.path.join(rel, "corpus"))
+    for d_, _, fs in os.walk(os.path.join(rel, "corpus-moved")):
+        for f_ in fs:  # the same names, no longer modules
+            dest = os.path.join(rel, "corpus", os.path.relpath(os.path.join(d_, f_), os.path.join(rel, "corpus-moved")))
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            open(dest, "wb").write(b"not bitcode")
+    r3 = harness.run([a.ir2vec, "mlgo", "benchmark", "s.json", "-o", "out"], cwd=os.path.join(rel, "spec"))
     same = all(open(os.path.join(rel, "spec", "out", n), "rb").read() == b for n, b in keep.items())
-    check("a rerun where every evaluation fails: exit 1, named, the first run's results untouched",
-          r2.returncode == 1 and b"every evaluation failed" in r2.stderr and same, (r2.returncode, r2.stderr[-500:]))
+    check("a rerun in which every evaluation fails: exit 1, named, the results already there untouched",
+          r3.returncode == 1 and b"every evaluation failed" in r3.stderr and same, (r3.returncode, r3.stderr[-500:]))
 
 # ---- 4. bad specs -----------------------------------------------------------------------------
 one_pkg = W("one-package.list")
