@@ -283,6 +283,10 @@ llvm::Expected<PerfTrack> readPerfResults(const std::string &Path) {
                                         support::readErrorMessage(Buf.getError()));
   PerfTrack T;
   T.Path = Path;
+  if ((*Buf)->getBufferSize() > support::MaxJSONBytes) // refused before its bytes are read
+    return support::fileError(Path, "invalid JSON: " + llvm::Twine((*Buf)->getBufferSize()) +
+                                        " bytes: more than the " + llvm::Twine(support::MaxJSONBytes >> 20) +
+                                        " MiB any JSON the workbench reads may hold");
   T.SHA256 = support::sha256Hex((*Buf)->getBuffer());
   auto J = support::parseJSON((*Buf)->getBuffer());
   if (!J)

@@ -11,6 +11,10 @@ llvm::Expected<llvm::json::Value> SpecReader::load() {
   if (!Buf)
     return support::fileError(Path, "cannot read the spec: " +
                                         support::readErrorMessage(Buf.getError()));
+  if ((*Buf)->getBufferSize() > support::MaxJSONBytes) // refused before its bytes are read
+    return support::fileError(Path, "invalid JSON: " + llvm::Twine((*Buf)->getBufferSize()) +
+                                        " bytes: more than the " + llvm::Twine(support::MaxJSONBytes >> 20) +
+                                        " MiB any JSON the workbench reads may hold");
   SHA256 = support::sha256Hex((*Buf)->getBuffer());
   auto J = support::parseJSON((*Buf)->getBuffer());
   if (!J)

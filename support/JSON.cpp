@@ -17,6 +17,9 @@ llvm::json::Object withKeys(llvm::json::Object O, llvm::json::Object More) {
 }
 
 llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef Text) {
+  if (Text.size() > MaxJSONBytes)
+    return makeError("JSON of " + llvm::Twine(Text.size()) + " bytes: more than the " +
+                     llvm::Twine(MaxJSONBytes >> 20) + " MiB any JSON the workbench reads may hold");
   unsigned Depth = 0;
   bool InString = false, Escaped = false;
   for (size_t I = 0; I < Text.size(); ++I) {

@@ -11,8 +11,14 @@ namespace wb::support {
 /// malloc). Every format the workbench reads nests a few levels.
 inline constexpr unsigned MaxJSONDepth = 256;
 
-/// llvm::json::parse, after checking that Text nests at most MaxJSONDepth levels ("JSON nested
-/// more than 256 levels deep (byte N)" otherwise). The check is one pass over the bytes.
+/// The largest JSON text parseJSON accepts: far above any spec, vocabulary, corpus description
+/// or report the workbench reads, and a file the size of a disk is refused before its bytes are
+/// touched (they are mapped, not read, until parsed).
+inline constexpr uint64_t MaxJSONBytes = uint64_t(256) << 20;
+
+/// llvm::json::parse, after checking that Text holds at most MaxJSONBytes and nests at most
+/// MaxJSONDepth levels ("JSON nested more than 256 levels deep (byte N)" otherwise). The check
+/// is one pass over the bytes.
 llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef Text);
 
 /// A number that may be undefined (NaN: a ratio with nothing to divide) as JSON: null then.

@@ -429,6 +429,14 @@ for i, (f, needle) in enumerate(bad_tracks):
     r = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", pspec, "-o", bo, "--perf-results", bt])
     check(f"benchmark --perf-results with a bad file ({needle.decode()}): exit 1, named, nothing written",
           r.returncode == 1 and needle in r.stderr and bt.encode() in r.stderr and not os.path.exists(bo), r.stderr)
+huge = W("huge-track.json")  # sparse: 300 MiB of NUL bytes
+with open(huge, "wb") as f:
+    f.truncate(300 << 20)
+r = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", pspec, "-o", W("huge-out"), "--perf-results", huge])
+check("benchmark --perf-results with a 300 MiB file: refused by its size, named, nothing written",
+      r.returncode == 1 and b"huge-track.json" in r.stderr and b"256 MiB" in r.stderr and not os.path.exists(W("huge-out")),
+      r.stderr[-300:])
+os.remove(huge)
 deep = W("deep-track.json")
 open(deep, "w").write("[" * 200000 + "]" * 200000)
 r = harness.run([a.ir2vec, "mlgo", "benchmark", "-q", pspec, "-o", W("deep-out"), "--perf-results", deep])
