@@ -12,6 +12,21 @@
 
 namespace wb::features {
 
+namespace {
+
+/// The first line of a remark parser's message, unprintable bytes replaced: its later lines quote
+/// the input, which may be anything (bitcode given by mistake).
+std::string firstLine(llvm::Error E) {
+  std::string M = llvm::toString(std::move(E));
+  M = llvm::StringRef(M).split('\n').first.str();
+  for (char &C : M)
+    if (static_cast<unsigned char>(C) < 0x20 || static_cast<unsigned char>(C) >= 0x7f)
+      C = '?';
+  return M;
+}
+
+} // namespace
+
 llvm::Expected<std::vector<FunctionRegalloc>> parseRegallocRemarks(llvm::StringRef Bytes,
                                                                    llvm::StringRef Name) {
   std::vector<FunctionRegalloc> Out;
@@ -20,7 +35,7 @@ llvm::Expected<std::vector<FunctionRegalloc>> parseRegallocRemarks(llvm::StringR
   llvm::Expected<std::unique_ptr<llvm::remarks::RemarkParser>> P =
       llvm::remarks::createRemarkParser(llvm::remarks::Format::YAML, Bytes);
   if (!P)
-    return support::fileError(Name, "not a YAML remarks file: " + llvm::toString(P.takeError()));
+    return support::fileError(Name, "not a YAML remarks file: " + firstLine(P.takeError()));
   while (true) {
     llvm::Expected<std::unique_ptr<llvm::remarks::Remark>> R = (*P)->next();
     if (!R) {
@@ -30,7 +45,7 @@ llvm::Expected<std::vector<FunctionRegalloc>> parseRegallocRemarks(llvm::StringR
         return Out;
       }
       return support::fileError(Name, "remark " + llvm::Twine(Out.size() + 1) + ": " +
-                                          llvm::toString(std::move(E)));
+                                          firstLine(std::move(E)) + " (not a YAML remarks file?)");
     }
     const llvm::remarks::Remark &M = **R;
     if (M.PassName != "regalloc" || M.RemarkName != "SpillReloadCopies")

@@ -80,6 +80,11 @@ check("mlgo regalloc-cost: the hand-counted file's costs (1035.625 + 0.35)",
 r = run([a.ir2vec, "mlgo", "regalloc-cost", os.path.join(a.data, "mlgo_six.c")])
 check("mlgo regalloc-cost on a file that is not remarks: an error naming it (1)",
       r.returncode == 1 and "mlgo_six.c" in r.err, r.err)
+open(W("binary.bc"), "wb").write(b"BC\xc0\xde" + bytes(range(256)) * 4)
+r = run([a.ir2vec, "mlgo", "regalloc-cost", W("binary.bc")])
+check("mlgo regalloc-cost on binary input: one printable line naming the file, no bytes echoed",
+      r.returncode == 1 and "binary.bc" in r.err and r.stderr.count(b"\n") == 1
+      and all(32 <= c < 127 for c in r.stderr.rstrip(b"\n").replace(b"\x1b", b"")), r.stderr[:300])
 
 # --- a known spill-heavy function: plain llc-22 is the oracle ------------------------------
 src = os.path.join(a.data, "mlgo_pressure.c")
