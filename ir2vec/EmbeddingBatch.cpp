@@ -15,6 +15,10 @@
 
 namespace wb::ir2vec {
 
+corpus::ContextPolicy contextPolicyFor(const EmbeddingJob &J) {
+  return J.Source ? J.Source->Policy : contextPolicyFor(J.Granularity);
+}
+
 corpus::ContextPolicy contextPolicyFor(Level L) {
   corpus::ContextPolicy P;
   P.ReuseContext = L == Level::Inst ? 1 : 32;
@@ -78,6 +82,8 @@ namespace {
 
 EmbeddedModule embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text,
                  const std::string &Path, llvm::LLVMContext &Ctx) {
+  if (J.Source)
+    return J.Source->Embed(Path, Ctx, Levels, Text, J.FunctionName);
   EmbeddedModule O;
   auto In = corpus::readModule(Path, Ctx);
   if (!In) {
@@ -92,7 +98,8 @@ EmbeddedModule embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text
 // ---- resume state ---------------------------------------------------------------------------
 
 // Version 2: the checksum of /modules/<data> (schema ir2vec.embeddings/2) joined the list.
-constexpr const char *ResumeSchema = "ir2vec.resume/2";
+// Version 3: the fingerprint covers the mode, target and stage (schema 3).
+constexpr const char *ResumeSchema = "ir2vec.resume/3";
 
 struct Checkpoint {
   uint64_t Modules = 0, Failed = 0;
@@ -111,6 +118,9 @@ std::string fingerprint(const EmbeddingJob &J) {
   Add(F.ToolVersion);
   Add(F.LLVMVersion);
   Add(F.Counts ? "counts" : "embeddings");
+  Add(modeInfo(F.Mode).Name);
+  Add(F.Target);
+  Add(F.Stage);
   Add(F.Method);
   Add(kindName(F.EmbeddingKind));
   Add(levelName(F.Granularity));
@@ -209,6 +219,9 @@ llvm::Error EmbeddingJob::validate() const {
   if (Header.InstructionText && (!HDF5 || Granularity != Level::Inst))
     return usageError("--inst-text applies to --format hdf5 --level inst (the text format "
                       "always prints instructions)");
+  if (Header.Counts && Source)
+    return usageError("--counts counts LLVM IR's entities: it does not go with --mode=" +
+                      std::string(modeInfo(Source->Mode).Name));
   if (FunctionName && Granularity == Level::Module)
     return usageError("--function selects a function: it does not go with --level module");
   return llvm::Error::success();
@@ -218,7 +231,7 @@ llvm::Error embedModules(const EmbeddingJob &J, LevelSet Levels, bool Instructio
                          size_t Begin, const corpus::BatchIO &IO,
                          const std::function<llvm::Error(size_t Index, EmbeddedModule &&)> &Take) {
   return corpus::runModules<EmbeddedModule>(
-      IO, contextPolicyFor(J.Granularity), J.Inputs, Begin,
+      IO, contextPolicyFor(J), J.Inputs, Begin,
       [&](size_t I, llvm::LLVMContext &Ctx) {
         return embedOne(J, Levels, InstructionText, J.Inputs[I], Ctx);
       },
@@ -230,14 +243,15 @@ llvm::Expected<EmbeddingRun> runEmbeddingsText(const EmbeddingJob &J, llvm::raw_
   const LevelSet Levels = textLevels(J.Granularity);
   std::atomic<bool> Found{false};
   auto S = corpus::runTextBatch(
-      J.Inputs, OS, IO, contextPolicyFor(J.Granularity),
+      J.Inputs, OS, IO, contextPolicyFor(J),
       [&](const std::string &Path, llvm::LLVMContext &Ctx) {
         EmbeddedModule O = embedOne(J, Levels, /*Text=*/true, Path, Ctx);
         corpus::ModuleText T{std::move(O.Error), std::move(O.Warnings), {}};
         if (T.Error.empty()) {
           if (!O.E.SelectedNotFound)
             Found = true;
-          renderText(T.Text, O.E, J.Granularity, J.Precision, J.FunctionName);
+          renderText(T.Text, O.E, J.Granularity, J.Precision, J.FunctionName,
+                     J.Source ? J.Source->Mode : IRMode::LLVM);
         }
         return T;
       },

@@ -26,8 +26,26 @@ inline constexpr support::Named<OutputFormat> OutputFormatNames[] = {
     {OutputFormat::Text, "text"}, {OutputFormat::HDF5, "hdf5"}};
 llvm::Expected<OutputFormat> parseOutputFormat(llvm::StringRef Name);
 
+struct EmbeddedModule;
+
+/// What turns one input into rows: LLVM IR's embedder when a job names none, or a layer
+/// above's (machine IR: mir/MirCorpus.h). A run uses one source for all its inputs.
+struct ModuleSource {
+  IRMode Mode = IRMode::LLVM;
+  /// How the source's workers use contexts.
+  corpus::ContextPolicy Policy;
+  /// The rows of the input at Path at the given levels (instruction text when Text), or why
+  /// there are none; FunctionName as EmbeddingJob's. Called from several workers at once.
+  std::function<EmbeddedModule(const std::string &Path, llvm::LLVMContext &Ctx,
+                               const LevelSet &Levels, bool Text,
+                               const std::optional<std::string> &FunctionName)>
+      Embed;
+};
+
 struct EmbeddingJob {
   std::vector<std::string> Inputs;
+  /// Null: LLVM IR, embedded with Vocab and EmbeddingKind.
+  const ModuleSource *Source = nullptr;
   OutputFormat Format = OutputFormat::Text;
   const vocab::Vocabulary *Vocab = nullptr; // the identity vocabulary for counts files
   Kind EmbeddingKind = Kind::Symbolic;
@@ -58,6 +76,8 @@ struct EmbeddingRun {
 /// local names are dropped at func level, where nothing prints them. (Timing only: results
 /// are the same under any policy but for instruction text.)
 corpus::ContextPolicy contextPolicyFor(Level L);
+/// J's source's policy, or LLVM IR's at J's level.
+corpus::ContextPolicy contextPolicyFor(const EmbeddingJob &J);
 
 /// A whole run: validates J, embeds every input, writes J.Output in J.Format and says how it
 /// went (complete, or partial when some modules failed); an error when nothing usable came

@@ -92,28 +92,15 @@ uint64_t hashRows(uint64_t H, const void *Data, size_t Rows, size_t RowBytes) {
 }
 
 void writeHeader(H5::H5File &F, const FileHeader &H) {
-  writeAttr(F, "schema", H.schema());
-  if (!H.Counts)
-    writeAttr(F, "method", H.Method);
-  writeAttr(F, "kind", kindName(H.EmbeddingKind).str());
-  writeAttr(F, "level", levelName(H.Granularity).str());
-  writeAttr(F, "dimension", static_cast<int64_t>(H.Dimension));
-  writeAttr(F, "instruction_text", static_cast<int64_t>(H.InstructionText));
-  if (!H.Counts) {
-    writeAttr(F, "opc_weight", static_cast<double>(H.W.Opcode));
-    writeAttr(F, "type_weight", static_cast<double>(H.W.Type));
-    writeAttr(F, "arg_weight", static_cast<double>(H.W.Arg));
-    writeAttr(F, "vocab_sha256", H.VocabSHA256);
-  }
-  writeAttr(F, "llvm_version", H.LLVMVersion);
-  writeAttr(F, "tool_version", H.ToolVersion);
+  for (const HeaderAttribute &A : headerAttributes(H))
+    std::visit([&](const auto &V) { writeAttr(F, A.Name.c_str(), V); }, A.Value);
 }
 
 llvm::Expected<FileHeader> readHeader(H5::H5File &F, const std::string &Path) {
   FileHeader H;
   const std::string Schema = readStrAttr(F, "schema");
   bool Known = false;
-  for (unsigned Version : {1u, 2u})
+  for (unsigned Version = 1; Version <= CurrentSchemaVersion; ++Version)
     for (bool Counts : {false, true}) {
       FileHeader X;
       X.SchemaVersion = Version;
@@ -127,7 +114,18 @@ llvm::Expected<FileHeader> readHeader(H5::H5File &F, const std::string &Path) {
   if (!Known)
     return support::fileError(Path, "unknown schema '" + Schema + "' (expected " +
                                         EmbeddingsSchema + " or " + CountsSchema +
-                                        ", or their version 1)");
+                                        ", or their versions 1 and 2)");
+  if (H.SchemaVersion >= 3) {
+    auto M = parseIRMode(readStrAttr(F, "mode"));
+    if (!M)
+      return support::fileError(Path, llvm::toString(M.takeError()));
+    H.Mode = *M;
+    if (H.Mode == IRMode::MIR) {
+      H.Target = readStrAttr(F, "target");
+      H.Stage = readStrAttr(F, "mir_stage");
+    }
+  }
+  const IRModeInfo &Mode = modeInfo(H.Mode);
   auto K = parseKind(readStrAttr(F, "kind"));
   if (!K)
     return K.takeError();
@@ -142,9 +140,10 @@ llvm::Expected<FileHeader> readHeader(H5::H5File &F, const std::string &Path) {
   H.InstructionText = readNumAttr<int64_t>(F, "instruction_text", H5::PredType::NATIVE_INT64) != 0;
   if (!H.Counts) {
     H.Method = readStrAttr(F, "method");
-    H.W.Opcode = static_cast<float>(readNumAttr<double>(F, "opc_weight", H5::PredType::NATIVE_DOUBLE));
-    H.W.Type = static_cast<float>(readNumAttr<double>(F, "type_weight", H5::PredType::NATIVE_DOUBLE));
-    H.W.Arg = static_cast<float>(readNumAttr<double>(F, "arg_weight", H5::PredType::NATIVE_DOUBLE));
+    float *Slots[] = {&H.W.Opcode, &H.W.Type, &H.W.Arg};
+    for (size_t I = 0; I < 3; ++I)
+      *Slots[I] = static_cast<float>(
+          readNumAttr<double>(F, Mode.WeightAttributes[I], H5::PredType::NATIVE_DOUBLE));
     H.VocabSHA256 = readStrAttr(F, "vocab_sha256");
   }
   H.LLVMVersion = readStrAttr(F, "llvm_version");
@@ -159,6 +158,41 @@ uint64_t hashString(uint64_t H, const std::string &S) { return chain(H, S.data()
 } // namespace
 
 LevelSet FileHeader::levels() const { return levelsAt(Granularity); }
+
+std::vector<HeaderAttribute> headerAttributes(const FileHeader &H) {
+  const IRModeInfo &Mode = modeInfo(H.Mode);
+  std::vector<HeaderAttribute> A;
+  auto Add = [&](const char *Name, std::variant<std::string, int64_t, double> V) {
+    A.push_back({Name, std::move(V)});
+  };
+  Add("schema", H.schema());
+  Add("mode", std::string(Mode.Name));
+  if (H.Mode == IRMode::MIR) {
+    Add("target", H.Target);
+    Add("mir_stage", H.Stage);
+  }
+  if (!H.Counts)
+    Add("method", H.Method);
+  Add("kind", kindName(H.EmbeddingKind).str());
+  Add("level", levelName(H.Granularity).str());
+  Add("dimension", static_cast<int64_t>(H.Dimension));
+  Add("instruction_text", static_cast<int64_t>(H.InstructionText));
+  if (!H.Counts) {
+    const float Slots[] = {H.W.Opcode, H.W.Type, H.W.Arg};
+    for (size_t I = 0; I < 3; ++I)
+      Add(Mode.WeightAttributes[I], static_cast<double>(Slots[I]));
+    Add("vocab_sha256", H.VocabSHA256);
+  }
+  Add("llvm_version", H.LLVMVersion);
+  Add("tool_version", H.ToolVersion);
+  return A;
+}
+
+bool FileHeader::sameRows(const FileHeader &H) const {
+  return Dimension == H.Dimension && Counts == H.Counts && SchemaVersion == H.SchemaVersion &&
+         Granularity == H.Granularity && EmbeddingKind == H.EmbeddingKind && Mode == H.Mode &&
+         Target == H.Target && Stage == H.Stage;
+}
 
 std::string FileHeader::schema() const {
   return std::string(Counts ? "ir2vec.counts/" : "ir2vec.embeddings/") +
@@ -361,13 +395,14 @@ llvm::Expected<EmbeddingFileWriter> EmbeddingFileWriter::create(const std::strin
       noTimes(G);
       H5Gclose(H5Gcreate2(I->File.getId(), "/entities", H5P_DEFAULT, G, H5P_DEFAULT));
       H5Pclose(G);
-      std::vector<std::string> Names;
+      std::vector<std::string> Names = H.EntityNames;
+      if (Names.empty())
+        for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
+          Names.emplace_back(vocab::entityName(E));
       std::vector<const char *> Ptrs;
-      for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
-        Names.emplace_back(vocab::entityName(E));
       for (const std::string &N : Names)
         Ptrs.push_back(N.c_str());
-      hsize_t N[1] = {vocab::NumEntities};
+      hsize_t N[1] = {Names.size()};
       H5::DSetCreatPropList DCPL;
       noTimes(DCPL.getId());
       I->File.createDataSet("/entities/name", stringType(), H5::DataSpace(1, N), DCPL)
@@ -437,8 +472,7 @@ EmbeddingFileWriter::resume(const std::string &Path, const FileHeader &H, unsign
       auto Got = readHeader(Old, Path);
       if (!Got)
         return Got.takeError();
-      if (Got->Dimension != H.Dimension || Got->Counts != H.Counts || Got->SchemaVersion != H.SchemaVersion ||
-          Got->Granularity != H.Granularity || Got->EmbeddingKind != H.EmbeddingKind)
+      if (!Got->sameRows(H))
         return Fail("the partial file was written with different options");
       auto W = create(Copy, H, Compress);
       if (!W)
@@ -499,8 +533,7 @@ EmbeddingFileWriter::reopen(const std::string &Path, const FileHeader &H, const 
     auto Got = readHeader(I->File, Path);
     if (!Got)
       return Got.takeError();
-    if (Got->Dimension != H.Dimension || Got->Counts != H.Counts || Got->SchemaVersion != H.SchemaVersion ||
-        Got->Granularity != H.Granularity || Got->EmbeddingKind != H.EmbeddingKind)
+    if (!Got->sameRows(H))
       return Fail("the partial file was written with different options");
     const uint64_t KeepRows[] = {Keep.Modules, Keep.Functions, Keep.Blocks, Keep.Instructions};
     for (size_t C = 0; C < NumColumns; ++C) {

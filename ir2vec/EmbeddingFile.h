@@ -1,19 +1,22 @@
-// The lossless HDF5 embeddings file, schema "ir2vec.embeddings/2" (and its twin
-// "ir2vec.counts/2", whose rows are entity counts instead of embeddings). The schema is
+// The lossless HDF5 embeddings file, schema "ir2vec.embeddings/3" (and its twin
+// "ir2vec.counts/3", whose rows are entity counts instead of embeddings). The schema is
 // documented in docs/formats/embeddings-hdf5.md; this is its only implementation. Version 1
 // files (no /modules/<data>) are still read: their module rows are computed as version 2
-// defines them.
+// defines them; version 2 files are LLVM IR's (version 3 added the mode: machine IR).
 //
-//   /                       attributes: schema, method, kind, level, dimension, opc_weight,
-//                           type_weight, arg_weight, vocab_sha256, llvm_version, tool_version
+//   /                       attributes: schema, mode, method, kind, level, dimension,
+//                           opc_weight, type_weight, arg_weight (machine IR:
+//                           common_operand_weight, reg_operand_weight), vocab_sha256,
+//                           llvm_version, tool_version; machine IR: target, mir_stage
 //   /modules/path, /modules/error string [M], /modules/<data> float64 [M, D]
 //   /functions/name string [N], /functions/module int64 [N], /functions/<data> float64 [N, D]
 //                                                           (every level but module)
 //   /blocks/name, /blocks/function, /blocks/<data>          (level bb and inst)
 //   /instructions/opcode, /instructions/function, /instructions/block, /instructions/<data>
 //   /instructions/text                                      (level inst; text if requested)
-//   /entities/name string [110]                             (names of entity ids and of
-//                                                           the columns of counts)
+//   /entities/name string [E]                               (names of entity ids and of
+//                                                           the columns of counts: LLVM
+//                                                           IR's 110, or the target's MIR)
 // <data> is "embedding" or "counts". Rows are appended module by module in input order.
 #pragma once
 
@@ -27,15 +30,22 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <variant>
+#include <vector>
 
 namespace wb::ir2vec {
 
-inline constexpr const char *EmbeddingsSchema = "ir2vec.embeddings/2";
-inline constexpr const char *CountsSchema = "ir2vec.counts/2";
+inline constexpr const char *EmbeddingsSchema = "ir2vec.embeddings/3";
+inline constexpr const char *CountsSchema = "ir2vec.counts/3";
+inline constexpr unsigned CurrentSchemaVersion = 3;
 
 struct FileHeader {
-  unsigned SchemaVersion = 2;   // files are written as 2; 1 is read (no /modules/<data>)
+  unsigned SchemaVersion = CurrentSchemaVersion; // written as 3; 1 and 2 are read
   bool Counts = false;          // schema ir2vec.counts/N
+  IRMode Mode = IRMode::LLVM;   // version 3's "mode" (earlier files are LLVM IR's)
+  std::string Target, Stage;    // machine IR: the target triple, where code generation stopped
+  /// Names of the entity ids; empty: LLVM IR's 110 (vocab/EntityLayout.h).
+  std::vector<std::string> EntityNames;
   std::string Method = "exact"; // embeddings: "exact" or "counts" (computed from a counts file)
   Kind EmbeddingKind = Kind::Symbolic;
   Level Granularity = Level::Func;
@@ -48,9 +58,20 @@ struct FileHeader {
 
   /// Levels computed for a file of this granularity: they accumulate (inst has all three).
   LevelSet levels() const;
-  /// The schema attribute: "ir2vec.embeddings/2" or "ir2vec.counts/2".
+  /// The schema attribute: "ir2vec.embeddings/3" or "ir2vec.counts/3".
   std::string schema() const;
+  /// Whether rows written under H can continue a file written under this header.
+  bool sameRows(const FileHeader &H) const;
 };
+
+/// One root attribute of the file.
+struct HeaderAttribute {
+  std::string Name;
+  std::variant<std::string, int64_t, double> Value;
+};
+/// The root attributes of a file with header H, in the order they are written: what the file
+/// stores and what the Python module's arrays carry (one list for both).
+std::vector<HeaderAttribute> headerAttributes(const FileHeader &H);
 
 /// Row counts of the four tables; the state a checkpoint records.
 struct RowCounts {

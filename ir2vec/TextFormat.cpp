@@ -42,8 +42,23 @@ void formatVector(std::string &Out, llvm::ArrayRef<double> V, unsigned Precision
   Out += "]\n";
 }
 
+llvm::Expected<IRMode> parseIRMode(llvm::StringRef Name) {
+  for (const IRModeInfo &I : IRModes)
+    if (Name == I.Name)
+      return I.M;
+  return support::usageError("unknown mode '" + Name + "' (llvm or mir)");
+}
+
+const IRModeInfo &modeInfo(IRMode M) {
+  for (const IRModeInfo &I : IRModes)
+    if (I.M == M)
+      return I;
+  return IRModes[0];
+}
+
 void renderText(std::string &Out, const ModuleEmbedding &E, Level L, unsigned Precision,
-                const std::optional<std::string> &SelectedName) {
+                const std::optional<std::string> &SelectedName, IRMode M) {
+  const TextStyle &S = modeInfo(M).Style;
   if (E.SelectedDeclaration && SelectedName) {
     Out += "Function " + *SelectedName + " is a declaration, skipping.\n";
     return;
@@ -58,26 +73,31 @@ void renderText(std::string &Out, const ModuleEmbedding &E, Level L, unsigned Pr
   };
   size_t Block = 0, Inst = 0;
   for (size_t F = 0; F < E.FunctionNames.size(); ++F) {
-    Out += "Function: ";
+    Out += S.FunctionOpen;
     Out += E.FunctionNames[F];
-    Out += '\n';
+    Out += S.FunctionClose;
     switch (L) {
     case Level::Func:
+      Out += S.FunctionRow;
       formatVector(Out, Row(E.FunctionVectors, F), Precision);
       break;
     case Level::BB:
+      Out += S.BlocksOpen;
       for (; Block < E.BlockNames.size() && E.BlockFunction[Block] == int64_t(F); ++Block) {
+        Out += S.BlockOpen;
         Out += E.BlockNames[Block];
-        Out += ':';
+        Out += S.BlockClose;
         formatVector(Out, Row(E.BlockVectors, Block), Precision);
       }
       break;
     case Level::Module: // rendered above
       break;
     case Level::Inst:
+      Out += S.InstsOpen;
       for (; Inst < E.InstFunction.size() && E.InstFunction[Inst] == int64_t(F); ++Inst) {
-        Out += "  ";
+        Out += S.InstOpen;
         Out += E.InstTexts[Inst];
+        Out += S.InstClose;
         formatVector(Out, Row(E.InstVectors, Inst), Precision);
       }
       break;

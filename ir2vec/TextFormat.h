@@ -41,9 +41,41 @@ void formatFixed(std::string &Out, double X, unsigned Precision);
 /// Appends " [ x  y ... ]\n" with Precision digits after the decimal point.
 void formatVector(std::string &Out, llvm::ArrayRef<double> V, unsigned Precision);
 
-/// Renders E (computed with textLevels(L)) as llvm-ir2vec prints it. SelectedName is the
-/// --function argument, if any (named in the declaration note).
+/// What llvm-ir2vec prints around the rows of a function in one IR mode (IRModes): the
+/// function's name, then the function row, or its blocks, or its instructions.
+struct TextStyle {
+  const char *FunctionOpen, *FunctionClose; // around the function's name
+  const char *FunctionRow;                  // before the function's vector
+  const char *BlocksOpen, *BlockOpen, *BlockClose; // before the blocks; around a block's name
+  const char *InstsOpen, *InstOpen, *InstClose;    // before the instructions; around a text
+};
+
+/// The IR a run embeds (--mode): LLVM IR, or machine IR (MIR2Vec, mir/MirCorpus.h). One table
+/// drives the names, the text of each and the names of the HDF5 file's weight attributes.
+enum class IRMode { LLVM, MIR };
+struct IRModeInfo {
+  IRMode M;
+  const char *Name;
+  TextStyle Style;
+  const char *WeightAttributes[3]; // vocab::Weights' Opcode, Type and Arg slots
+};
+inline constexpr IRModeInfo IRModes[] = {
+    {IRMode::LLVM, "llvm",
+     {"Function: ", "\n", "", "", "", ":", "", "  ", ""},
+     {"opc_weight", "type_weight", "arg_weight"}},
+    // Machine instructions print with a newline of their own (MachineInstr::print); rows keep
+    // the text without it.
+    {IRMode::MIR, "mir",
+     {"MIR2Vec embeddings for machine function ", ":\n", "Function vector: ",
+      "Basic block vectors:\n", "MBB ", ": ", "Instruction vectors:\n", "", "\n -> "},
+     {"opc_weight", "common_operand_weight", "reg_operand_weight"}},
+};
+llvm::Expected<IRMode> parseIRMode(llvm::StringRef Name);
+const IRModeInfo &modeInfo(IRMode M);
+
+/// Renders E (computed with textLevels(L)) as llvm-ir2vec prints it in mode M. SelectedName
+/// is the --function argument, if any (named in the declaration note).
 void renderText(std::string &Out, const ModuleEmbedding &E, Level L, unsigned Precision,
-                const std::optional<std::string> &SelectedName);
+                const std::optional<std::string> &SelectedName, IRMode M = IRMode::LLVM);
 
 } // namespace wb::ir2vec

@@ -167,22 +167,19 @@ struct RunSpec {
   ir2vec::LevelSet levels() const { return ir2vec::levelsAt(Job.Granularity); }
   const char *dataName() const { return Counts ? "counts" : "embedding"; }
   py::dict attrs() const {
-    py::dict A;
-    A["schema"] = Counts ? ir2vec::CountsSchema : ir2vec::EmbeddingsSchema;
-    if (!Counts)
-      A["method"] = "exact";
-    A["kind"] = std::string(ir2vec::kindName(Job.EmbeddingKind));
-    A["level"] = std::string(ir2vec::levelName(Job.Granularity));
-    A["dimension"] = Job.Vocab->dimension();
-    A["instruction_text"] = InstText ? 1 : 0;
+    ir2vec::FileHeader H = Job.Header;
+    H.Counts = Counts;
+    H.EmbeddingKind = Job.EmbeddingKind;
+    H.Granularity = Job.Granularity;
+    H.Dimension = Job.Vocab->dimension();
+    H.InstructionText = InstText;
     if (!Counts) {
-      A["opc_weight"] = double(Vocab->Ready.Loaded.Vocab.weights().Opcode);
-      A["type_weight"] = double(Vocab->Ready.Loaded.Vocab.weights().Type);
-      A["arg_weight"] = double(Vocab->Ready.Loaded.Vocab.weights().Arg);
-      A["vocab_sha256"] = Vocab->Ready.SHA256;
+      H.W = Vocab->Ready.Loaded.Vocab.weights();
+      H.VocabSHA256 = Vocab->Ready.SHA256;
     }
-    A["llvm_version"] = WB_LLVM_VERSION;
-    A["tool_version"] = WB_VERSION;
+    py::dict A;
+    for (const ir2vec::HeaderAttribute &X : ir2vec::headerAttributes(H))
+      std::visit([&](const auto &V) { A[py::str(X.Name)] = V; }, X.Value);
     return A;
   }
   Tables freshTables() const {

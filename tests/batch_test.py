@@ -71,7 +71,7 @@ def test_h5py_equals_llvm(a, res, inputs, d):
             if not res.check(f"h5py {kind} {level}: run", r.returncode == 0, r.stderr[-300:]):
                 continue
             with h5py.File(out, "r") as f:
-                res.check("schema", f.attrs["schema"] == "ir2vec.embeddings/2", str(dict(f.attrs)))
+                res.check("schema", f.attrs["schema"] == "ir2vec.embeddings/3" and f.attrs["mode"] == "llvm", str(dict(f.attrs)))
                 res.check("attributes", f.attrs["kind"] == kind and f.attrs["level"] == level
                           and f.attrs["dimension"] == 75 and f.attrs["method"] == "exact"
                           and f.attrs["arg_weight"] == np.float64(np.float32(0.2))
@@ -265,7 +265,7 @@ def test_counts(a, res, d, inputs):
     r = run([a.ir2vec, "from-counts", "-q", "--vocab", a.vocab, "-o", fromc, counts])
     res.check("from-counts: exit 0", r.returncode == 0, r.stderr[-300:])
     with h5py.File(counts) as c, h5py.File(exact) as e, h5py.File(fromc) as x:
-        res.check("counts: schema and columns", c.attrs["schema"] == "ir2vec.counts/2" and
+        res.check("counts: schema and columns", c.attrs["schema"] == "ir2vec.counts/3" and c.attrs["mode"] == "llvm" and
                   c["entities/name"].shape == (110,) and c["functions/counts"].shape[1] == 110)
         fc, mc = c["functions/counts"][()], c["modules/counts"][()]
         sums = np.stack([fc[c["functions/module"][()] == m].sum(axis=0) for m in range(len(mc))])
@@ -285,20 +285,24 @@ def test_counts(a, res, d, inputs):
                 worst = max(worst, float((diff[ok] / norm[ok]).max()))
         res.check(f"from-counts: within 1e-12 relative of exact (worst {worst:.3g})", worst <= 1e-12)
         print(f"counts x vocabulary: worst relative difference {worst:.3g}")
-    # A version 1 counts file (what earlier versions wrote: no modules/counts) is still read,
-    # and from-counts gives the current file, module rows included, bit for bit.
-    old, fromold = os.path.join(d, "counts-v1.h5"), os.path.join(d, "fromold.h5")
-    with open(counts, "rb") as src, open(old, "wb") as dst:
-        dst.write(src.read())
-    with h5py.File(old, "r+") as f:
-        del f["modules/counts"]
-        f.attrs["schema"] = "ir2vec.counts/1"
-    r = run([a.ir2vec, "from-counts", "-q", "--vocab", a.vocab, "-o", fromold, old])
-    res.check("from-counts of a version 1 file: exit 0", r.returncode == 0, r.stderr[-300:])
-    if r.returncode == 0:
-        with h5py.File(fromold) as f, h5py.File(fromc) as g:
-            res.check("from-counts of a version 1 file: the same file as from version 2",
-                      same_content(f, g) is None, same_content(f, g))
+    # A version 1 counts file (what earlier versions wrote: no modules/counts) and a version 2
+    # one (no mode attribute: LLVM IR's) are still read, and from-counts gives the current file,
+    # module rows included, bit for bit.
+    for version in (1, 2):
+        old, fromold = os.path.join(d, f"counts-v{version}.h5"), os.path.join(d, f"fromold{version}.h5")
+        with open(counts, "rb") as src, open(old, "wb") as dst:
+            dst.write(src.read())
+        with h5py.File(old, "r+") as f:
+            if version == 1:
+                del f["modules/counts"]
+            del f.attrs["mode"]
+            f.attrs["schema"] = f"ir2vec.counts/{version}"
+        r = run([a.ir2vec, "from-counts", "-q", "--vocab", a.vocab, "-o", fromold, old])
+        res.check(f"from-counts of a version {version} file: exit 0", r.returncode == 0, r.stderr[-300:])
+        if r.returncode == 0:
+            with h5py.File(fromold) as f, h5py.File(fromc) as g:
+                res.check(f"from-counts of a version {version} file: the same file as from version 3",
+                          same_content(f, g) is None, same_content(f, g))
 
 
 def test_progress(a, res, d, inputs):

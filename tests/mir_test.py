@@ -226,6 +226,115 @@ ref = run([a.ir2vec] + common + [W("whole.mir")])
 check("--stop-before a pass the -O2 pipeline does not run: the whole pipeline, as llc-22 does",
       r.returncode == 0 and r.stdout == ref.stdout and b"function isum" in r.stdout, r.stderr + ref.stderr)
 
+
+# ---- corpus scale: many inputs, -j, the HDF5 file (mode "mir"), --resume ----------------------
+# Oracle: each input embedded alone (its text is compared with libLLVM and llvm-ir2vec-22 above).
+import h5py, signal, time
+x86_set = [pth for n, pth, t in inputs if t == "x86_64"] + [W("x86_64.ll"), W("x86_64-g.ll")]
+voc = ["--mir2vec-vocab-path", vocabs["x86_64"], "--precision", "40"]
+alone = {}
+for level in ("func", "bb", "inst"):
+    for pth in x86_set:
+        r = run([a.ir2vec, "embeddings", "--mode=mir", "-q", "--level", level] + voc + [pth])
+        alone[level, pth] = r.stdout
+    r = run([a.ir2vec, "embeddings", "--mode=mir", "-q", "-j", "2", "--level", level] + voc + x86_set)
+    want = b"".join(b"Module: " + p.encode() + b"\n" + alone[level, p] for p in x86_set)
+    check(f"{len(x86_set)} inputs (.mir and IR) at -j2, {level}: each input's text as alone, in order",
+          r.returncode == 0 and r.stdout == want and len(want) > 1000, r.stderr[-300:])
+
+
+def vectors(text, level):
+    """The vectors of one input's text, in order, and the names around them."""
+    vs, names = [], []
+    for line in text.decode().splitlines():
+        m = re.search(r"\[([^\]]*)\]$", line)
+        if m:
+            vs.append([float(x) for x in m.group(1).split()])
+    return vs
+
+
+def rows40(rows):
+    return [["%.40f" % x for x in row] for row in rows]
+
+
+h5 = W("corpus-mir.h5")
+r = run([a.ir2vec, "embeddings", "--mode=mir", "-q", "-j", "2", "--level", "inst", "--inst-text", "--format", "hdf5",
+         "-o", h5] + voc[:2] + x86_set)
+if check("HDF5 at level inst of the same inputs: exit 0", r.returncode == 0, r.stderr[-300:]):
+    with h5py.File(h5) as f:
+        at = dict(f.attrs)
+        check("HDF5 attributes: schema 3, mode mir, the target, the stage, MIR's weight names",
+              at["schema"] == "ir2vec.embeddings/3" and at["mode"] == "mir" and at["target"].startswith("x86_64")
+              and at["mir_stage"] == "-stop-after=virtregrewriter" and at["dimension"] == 3
+              and "reg_operand_weight" in at and "common_operand_weight" in at and "type_weight" not in at, at)
+        names = [x.decode() for x in f["entities/name"][()]]
+        check(f"HDF5 /entities/name: the target's {len(names)} entities", names == entities["x86_64"])
+        fm, bf, im = f["functions/module"][()], f["blocks/function"][()], f["instructions/function"][()]
+        texts = [x.decode() for x in f["instructions/text"][()]]
+        ops = f["instructions/opcode"][()]
+        for mi, pth in enumerate(x86_set):
+            fr = [i for i in range(len(fm)) if fm[i] == mi]
+            br = [i for i in range(len(bf)) if bf[i] in fr]
+            ir = [i for i in range(len(im)) if im[i] in fr]
+            ok = rows40(f["functions/embedding"][fr]) == rows40(vectors(alone["func", pth], "func"))
+            ok &= rows40(f["blocks/embedding"][br]) == rows40(vectors(alone["bb", pth], "bb"))
+            ok &= rows40(f["instructions/embedding"][ir]) == rows40(vectors(alone["inst", pth], "inst"))
+            # the module row: its function rows added in order from +0.0
+            acc = [0.0] * 3
+            for row in f["functions/embedding"][fr]:
+                acc = [x + y for x, y in zip(acc, row)]
+            ok &= list(f["modules/embedding"][mi]) == acc
+            # instruction texts as the text format prints them, and their opcode entities
+            lines = [l for l in alone["inst", pth].decode().split("\n -> ")]
+            ok &= all(texts[i] in alone["inst", pth].decode() for i in ir)
+            ok &= all(names[ops[i]] and re.search(r"\b" + re.escape(names[ops[i]]), texts[i]) for i in ir)
+            check(f"HDF5 rows of {os.path.basename(pth)}: = its text alone at 40 decimals (functions {len(fr)}, "
+                  f"blocks {len(br)}, instructions {len(ir)}), module row = sum, texts and opcodes",
+                  ok and len(ir) > 10)
+
+# An input of another target among them: that module fails, naming both targets; the rest is kept.
+other = next(pth for n, pth, t in inputs if t == "aarch64")
+r = run([a.ir2vec, "embeddings", "--mode=mir", "-q", "--format", "hdf5", "-o", W("mixed.h5")] + voc[:2]
+        + [x86_set[0], other, x86_set[1]])
+ok = r.returncode == 2
+if ok:
+    with h5py.File(W("mixed.h5")) as f:
+        errs = [e.decode() for e in f["modules/error"][()]]
+        ok = errs[0] == "" and errs[2] == "" and "aarch64" in errs[1] and "x86_64" in errs[1]
+check("an input of another target: exit 2, its error names both targets, the others embedded", ok,
+      r.stderr[-400:])
+
+# --resume: a run killed after a checkpoint (every 64 modules) and continued = an uninterrupted run.
+lst = W("many.txt")
+open(lst, "w").write("".join(p + "\n" for p in x86_set * 30))
+args = ["embeddings", "--mode=mir", "-q", "-j", "1", "--level", "inst", "--inst-text", "--format", "hdf5"] + voc[:2]
+r = run([a.ir2vec] + args + ["-o", W("ref.h5"), "@" + lst])
+check(f"{len(x86_set) * 30} modules from an @list: exit 0", r.returncode == 0, r.stderr[-300:])
+out, state = W("killed.h5"), W("killed.h5.resume")
+for attempt in range(3):
+    for fn in (out, state, out + ".partial"):
+        if os.path.exists(fn):
+            os.remove(fn)
+    p = subprocess.Popen([a.ir2vec] + args + ["-o", out, "@" + lst], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while not os.path.exists(state) and p.poll() is None and time.time() < deadline:
+        time.sleep(0.001)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    if not os.path.exists(out):
+        break
+if check("a machine-level run killed after its first checkpoint", not os.path.exists(out) and os.path.exists(state)):
+    r = run([a.ir2vec] + args[:1] + args[1:] + ["-o", out, "--resume", "@" + lst])
+    same = r.returncode == 0
+    if same:
+        with h5py.File(out) as f, h5py.File(W("ref.h5")) as g:
+            for name in ("modules/path", "functions/name", "functions/embedding", "blocks/embedding",
+                         "instructions/embedding", "instructions/text", "instructions/opcode", "modules/embedding"):
+                same &= f[name][()].tobytes() == g[name][()].tobytes() if f[name].dtype.kind != "O" else \
+                    list(f[name][()]) == list(g[name][()])
+    check("--resume: the same rows as an uninterrupted run", same, r.stderr[-300:])
+
 # ---- bad inputs --------------------------------------------------------------------------------
 x86 = next(pth for n, pth, t in inputs if t == "x86_64" and "virtregrewriter" in n)
 open(W("not.mir"), "w").write("this is not MIR\n--- [\n")
@@ -233,10 +342,10 @@ bad = [(["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], W
        (["embeddings", "--mode=mir", x86], b"--mir2vec-vocab-path"),
        (["embeddings", "--mode=mir", "--mir2vec-vocab-path", W("not.mir"), x86], b"not.mir"),
        (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--function", "nosuch", x86],
-        b"Function 'nosuch' not found"),
+        b"'nosuch' not found"),
        (["entities", "--mode=mir", "--mtriple", "nosuch-unknown-none"], b"nosuch-unknown-none"),
-       (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--format", "hdf5", "-o", W("x.h5"), x86],
-        b"--format hdf5 applies to LLVM IR only"),
+       (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--format", "hdf5", "--counts",
+         "-o", W("x.h5"), x86], b"--counts applies to LLVM IR only"),
        (["triplets", "--mode=mir", x86, x86], b"one .mir file"),
        (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--stop-after", "nosuchpass",
          W("x86_64.ll")], b"'nosuchpass' is not a pass"),

@@ -4,6 +4,7 @@
 
 #include "ir2vec/EmbeddingBatch.h"
 #include "ir2vec/FromCounts.h"
+#include "mir/MirCorpus.h"
 #include "support/Inputs.h"
 #include "vocab/VocabularyFile.h"
 
@@ -44,38 +45,13 @@ llvm::Expected<vocab::EmbeddingVocabulary> loadVocabulary(const VocabularyOption
   return V;
 }
 
-/// --mode=mir: one .mir file, llvm-ir2vec's text (docs/mir2vec.md).
-llvm::Expected<support::Outcome> runMirEmbeddings(const EmbeddingsOptions &O, const support::Reporter &R,
-                                                  const RunContext &Ctx) {
-  if (Ctx.spread())
-    return support::usageError("--mode=mir runs in one process, not under mpirun");
-  for (const auto &[Set, Name] : {std::pair{O.Format != "text", "--format hdf5"}, {O.Counts, "--counts"},
-                                  {O.InstText, "--inst-text"}, {O.Resume, "--resume"},
-                                  {!O.Vocab.Path.empty(), "--ir2vec-vocab-path"},
-                                  {O.Kind != "symbolic", "--ir2vec-kind"}})
-    if (Set)
-      return support::usageError(std::string(Name) + " applies to LLVM IR only, not --mode=mir");
-  auto J = mirJob(O.Mir, O.Inputs, O.Output);
-  if (!J)
-    return J.takeError();
-  auto L = ir2vec::parseLevel(O.Level);
-  if (!L)
-    return L.takeError();
-  J->Level = *L;
-  J->Precision = O.Precision;
-  if (!O.Function.empty())
-    J->Function = O.Function;
-  if (llvm::Error E = checkOutputs({O.Output}, {J->Input, J->VocabPath}))
-    return E;
-  return mir::runMirEmbeddings(*J, R.handler());
-}
-
 llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
                                                const support::Reporter &R,
                                                const RunContext &Ctx) {
-  if (O.Mode == "mir")
-    return runMirEmbeddings(O, R, Ctx);
   ir2vec::EmbeddingJob J;
+  auto Mode = ir2vec::parseIRMode(O.Mode);
+  if (!Mode)
+    return Mode.takeError();
   auto K = ir2vec::parseKind(O.Kind);
   if (!K)
     return K.takeError();
@@ -85,6 +61,13 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
   auto F = ir2vec::parseOutputFormat(O.Format);
   if (!F)
     return F.takeError();
+  const bool Mir = *Mode == ir2vec::IRMode::MIR;
+  if (Mir)
+    for (const auto &[Set, Name] : {std::pair{O.Counts, "--counts"},
+                                    {!O.Vocab.Path.empty(), "--ir2vec-vocab-path"},
+                                    {O.Kind != "symbolic", "--ir2vec-kind"}})
+      if (Set)
+        return support::usageError(std::string(Name) + " applies to LLVM IR only, not --mode=mir");
   J.EmbeddingKind = J.Header.EmbeddingKind = *K;
   J.Granularity = J.Header.Granularity = *L;
   J.Format = *F;
@@ -98,9 +81,36 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
   J.Header.InstructionText = O.InstText;
   if (llvm::Error E = J.validate()) // before any file is read
     return E;
+  std::optional<mir::MirRunOptions> MirRun;
+  if (Mir) {
+    auto M = mirRunOptions(O.Mir);
+    if (!M)
+      return M.takeError();
+    if (M->VocabPath.empty()) // before the inputs are walked
+      return support::usageError("--mode=mir: name the MIR vocabulary with --mir2vec-vocab-path "
+                                 "(LLVM's MIR vocabulary JSON)");
+    MirRun = std::move(*M);
+  }
+  auto Inputs = commandInputs(O.Inputs, Ctx, R);
+  if (!Inputs)
+    return Inputs.takeError();
+  const std::string &VocabFile = Mir ? O.Mir.VocabPath : O.Vocab.Path;
+  if (llvm::Error E = checkOutputs({O.Output}, *Inputs, listFiles(O.Inputs, {VocabFile})))
+    return E;
+  J.Inputs = std::move(*Inputs);
   std::optional<vocab::EmbeddingVocabulary> V;
-  if (O.Counts) {
+  std::unique_ptr<mir::MirSource> Source;
+  if (Mir) {
+    auto S = mir::MirSource::create(*MirRun, J.Inputs.front(), R.handler());
+    if (!S)
+      return S.takeError();
+    Source = std::move(*S);
+    J.Source = &Source->source();
+    J.Header = Source->header(*L);
+    J.Header.InstructionText = O.InstText;
+  } else if (O.Counts) {
     J.Vocab = &ir2vec::countingVocabulary();
+    J.Header.Dimension = J.Vocab->dimension();
   } else {
     auto Loaded = loadVocabulary(O.Vocab, R);
     if (!Loaded)
@@ -109,14 +119,8 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
     J.Vocab = &V->Loaded.Vocab;
     J.Header.W = J.Vocab->weights();
     J.Header.VocabSHA256 = V->SHA256;
+    J.Header.Dimension = J.Vocab->dimension();
   }
-  J.Header.Dimension = J.Vocab->dimension();
-  auto Inputs = commandInputs(O.Inputs, Ctx, R);
-  if (!Inputs)
-    return Inputs.takeError();
-  if (llvm::Error E = checkOutputs({O.Output}, *Inputs, listFiles(O.Inputs, {O.Vocab.Path})))
-    return E;
-  J.Inputs = std::move(*Inputs);
   return ir2vec::runEmbeddings(J, batchIO(R, O.Jobs, O.ModuleSeconds,
                                           Ctx.distribution(O.RootJobs)));
 }

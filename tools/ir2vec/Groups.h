@@ -24,6 +24,8 @@ struct MirOptions {
 };
 void addMirTargetOptions(CLI::App &Sub, MirOptions &M);
 void addMirVocabularyOptions(CLI::App &Sub, MirOptions &M);
+/// What a --mode=mir run is asked for (target, stop point, vocabulary, weights).
+llvm::Expected<mir::MirRunOptions> mirRunOptions(const MirOptions &M);
 /// The job of a --mode=mir run: one .mir file or IR module (Inputs: at most one; none for
 /// entities).
 llvm::Expected<mir::MirJob> mirJob(const MirOptions &M, const std::vector<std::string> &Inputs,

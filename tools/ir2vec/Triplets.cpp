@@ -133,33 +133,43 @@ void addMirVocabularyOptions(CLI::App &Sub, MirOptions &M) {
       ->type_name("NUM");
 }
 
+llvm::Expected<mir::MirRunOptions> mirRunOptions(const MirOptions &M) {
+  mir::MirRunOptions O;
+  O.Target = {M.Triple, M.CPU, M.Attrs};
+  O.VocabPath = M.VocabPath;
+  if (!M.StopAfter.empty() && !M.StopBefore.empty())
+    return support::usageError("--stop-after and --stop-before: name one stop point");
+  if (!M.StopAfter.empty())
+    O.Stop = {M.StopAfter, true};
+  else if (!M.StopBefore.empty())
+    O.Stop = {M.StopBefore, false};
+  else {
+    auto S = support::parseNamed<mir::MirStage>(mir::MirStageNames, M.Stage, "stage");
+    if (!S)
+      return S.takeError();
+    O.Stop = mir::stopPointOf(*S);
+  }
+  auto W = mir::MirWeights::parse(M.OpcWeight, M.CommonWeight, M.RegWeight);
+  if (!W)
+    return W.takeError();
+  O.Weights = *W;
+  return O;
+}
+
 llvm::Expected<mir::MirJob> mirJob(const MirOptions &M, const std::vector<std::string> &Inputs,
                                    const std::string &Output) {
   if (Inputs.size() > 1)
     return support::usageError("--mode=mir takes one .mir file (" + std::to_string(Inputs.size()) +
                                " given)");
+  auto O = mirRunOptions(M);
+  if (!O)
+    return O.takeError();
   mir::MirJob J;
   if (!Inputs.empty())
     J.Input = Inputs.front();
   J.Output = Output;
-  J.Target = {M.Triple, M.CPU, M.Attrs};
-  J.VocabPath = M.VocabPath;
-  if (!M.StopAfter.empty() && !M.StopBefore.empty())
-    return support::usageError("--stop-after and --stop-before: name one stop point");
-  if (!M.StopAfter.empty())
-    J.Stop = {M.StopAfter, true};
-  else if (!M.StopBefore.empty())
-    J.Stop = {M.StopBefore, false};
-  else {
-    auto S = support::parseNamed<mir::MirStage>(mir::MirStageNames, M.Stage, "stage");
-    if (!S)
-      return S.takeError();
-    J.Stop = mir::stopPointOf(*S);
-  }
-  auto W = mir::MirWeights::parse(M.OpcWeight, M.CommonWeight, M.RegWeight);
-  if (!W)
-    return W.takeError();
-  J.Weights = *W;
+  J.Target = O->Target;
+  J.Stop = O->Stop;
   return J;
 }
 

@@ -1,0 +1,230 @@
+#include "mir/MirCorpus.h"
+
+#include "corpus/Batch.h"
+#include "corpus/ModuleReader.h"
+#include "support/Files.h"
+#include "support/Inputs.h"
+
+#include "llvm/CodeGen/MachineFunction.h"
+#include "llvm/CodeGen/MachineInstr.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace wb::mir {
+
+bool isMirFile(llvm::StringRef Path) { return Path == "-" || Path.ends_with(".mir"); }
+
+llvm::Error visitMachineFunctions(const std::string &Path, llvm::LLVMContext &Ctx, const TargetChoice &T,
+                                  llvm::function_ref<llvm::Error(const llvm::TargetMachine &)> OnTarget,
+                                  llvm::function_ref<void(const llvm::MachineFunction &)> Each,
+                                  std::vector<std::string> &Warnings,
+                                  const std::optional<std::string> &Stdin) {
+  if (isMirFile(Path)) {
+    auto MM = Path == "-" && Stdin ? MachineModule::parse(*Stdin, Path, T) : MachineModule::read(Path, T);
+    if (!MM)
+      return MM.takeError();
+    if (llvm::Error E = OnTarget((*MM)->target()))
+      return E;
+    for (const auto &[F, MF] : (*MM)->functions())
+      if (MF)
+        Each(*MF);
+      else
+        Warnings.push_back(("No MachineFunction for " + F->getName()).str());
+    return llvm::Error::success();
+  }
+  auto In = corpus::readModule(Path, Ctx);
+  if (!In)
+    return In.takeError();
+  Warnings.insert(Warnings.end(), In->Warnings.begin(), In->Warnings.end());
+  auto TM = targetFor(*In->M, T);
+  if (!TM)
+    return support::fileError(Path, llvm::toString(TM.takeError()));
+  if (llvm::Error E = OnTarget(**TM))
+    return E;
+  if (llvm::Error E = compileToMachineIR(*In->M, **TM, Each))
+    return support::fileError(Path, "code generation: " + llvm::toString(std::move(E)));
+  return llvm::Error::success();
+}
+
+std::vector<std::string> oddityWarnings(const MirOddities &Odd, llvm::StringRef Input) {
+  std::vector<std::string> W;
+  if (Odd.ClasslessRegisters)
+    W.push_back(llvm::formatv("{0}: {1} register operands have no register class (llvm-ir2vec-22 "
+                              "crashes on them); they count as zero vectors, as in LLVM's later fix "
+                              "(docs/mir2vec.md)",
+                              Input, Odd.ClasslessRegisters)
+                    .str());
+  if (Odd.UnknownOperandKinds)
+    W.push_back(llvm::formatv("{0}: {1} operands of a kind past LLVM 22's CommonOperands table (lane "
+                              "masks; llvm-ir2vec-22 reads past its table); they count as zero vectors",
+                              Input, Odd.UnknownOperandKinds)
+                    .str());
+  return W;
+}
+
+void appendMachineFunction(ir2vec::ModuleEmbedding &E, const llvm::MachineFunction &MF,
+                           const MirVocabulary &V, const ir2vec::LevelSet &Levels, bool Text,
+                           MirOddities &Odd) {
+  const MirEmbedder Embedder(MF, V);
+  const int64_t F = static_cast<int64_t>(E.FunctionNames.size());
+  E.FunctionNames.push_back(MF.getName().str());
+  auto Append = [](std::vector<double> &Rows, const std::vector<double> &Row) {
+    Rows.insert(Rows.end(), Row.begin(), Row.end());
+  };
+  if (Levels.Functions)
+    Append(E.FunctionVectors, Embedder.function(Odd));
+  for (const llvm::MachineBasicBlock &MBB : MF) {
+    const int64_t Block = Levels.Blocks ? static_cast<int64_t>(E.BlockNames.size()) : -1;
+    if (Levels.Blocks) {
+      E.BlockNames.push_back(MBB.getName().str());
+      E.BlockFunction.push_back(F);
+      Append(E.BlockVectors, Embedder.block(MBB, Odd));
+    }
+    if (!Levels.Instructions)
+      continue;
+    for (const llvm::MachineInstr &MI : MBB) {
+      if (Text) {
+        std::string S;
+        llvm::raw_string_ostream(S) << MI;
+        if (llvm::StringRef(S).ends_with("\n"))
+          S.pop_back();
+        E.InstTexts.push_back(std::move(S));
+      }
+      E.InstOpcode.push_back(V.Layout.opcodeEntity(MI.getOpcode()));
+      E.InstFunction.push_back(F);
+      E.InstBlock.push_back(Block);
+      Append(E.InstVectors, Embedder.instruction(MI, Odd));
+    }
+  }
+}
+
+llvm::Expected<std::unique_ptr<MirSource>> MirSource::create(const MirRunOptions &O,
+                                                             const std::string &FirstInput,
+                                                             const support::DiagnosticHandler &Report) {
+  if (O.VocabPath.empty())
+    return support::usageError("--mode=mir: name the MIR vocabulary with --mir2vec-vocab-path "
+                               "(LLVM's MIR vocabulary JSON)");
+  if (llvm::Error E = setStopPoint(O.Stop))
+    return std::move(E);
+  std::unique_ptr<MirSource> S(new MirSource());
+  S->Options = O;
+  if (FirstInput == "-") { // read here for the target, and again by its worker
+    auto Buf = support::readInput("-", /*IsText=*/true);
+    if (!Buf)
+      return support::fileError("-", "cannot read standard input: " +
+                                          support::readErrorMessage(Buf.getError()));
+    S->Stdin = (*Buf)->getBuffer().str();
+  }
+  // The run's target: --mtriple's, else the first input's (read once more by its worker).
+  std::unique_ptr<llvm::TargetMachine> TM;
+  llvm::Error Found = llvm::Error::success();
+  llvm::consumeError(std::move(Found));
+  std::optional<std::string> Crash = corpus::runRecoverable([&] {
+    if (!O.Target.Triple.empty()) {
+      auto M = makeTargetMachine(O.Target);
+      Found = M ? (TM = std::move(*M), llvm::Error::success()) : M.takeError();
+      return;
+    }
+    llvm::LLVMContext Ctx;
+    std::vector<std::string> Ignored;
+    Found = visitMachineFunctions(
+        FirstInput, Ctx, O.Target,
+        [&](const llvm::TargetMachine &T) -> llvm::Error {
+          auto M = makeTargetMachine({T.getTargetTriple().str(), O.Target.CPU, O.Target.Features});
+          if (!M)
+            return M.takeError();
+          TM = std::move(*M);
+          // Only the target was wanted: stop before any code is generated.
+          return support::makeError("target found");
+        },
+        [](const llvm::MachineFunction &) {}, Ignored, S->Stdin);
+    if (TM)
+      llvm::consumeError(std::move(Found));
+  });
+  if (Crash)
+    return support::fileError(FirstInput, *Crash);
+  if (Found)
+    return support::makeError("cannot tell the target of the run from its first input (" +
+                              llvm::toString(std::move(Found)) + "): name it with --mtriple");
+  S->Triple = TM->getTargetTriple().str();
+  S->RunTarget = &TM->getTarget();
+  auto V = MirVocabulary::read(O.VocabPath, MirLayout::of(*TM), O.Weights);
+  if (!V)
+    return V.takeError();
+  S->Vocab = std::move(*V);
+  for (const std::string &W : S->Vocab.warnings(O.VocabPath))
+    Report({support::Diagnostic::Warning, W});
+  auto Sum = support::sha256OfFile(O.VocabPath);
+  if (!Sum)
+    return Sum.takeError();
+  S->VocabSHA256 = *Sum;
+  S->Source.Mode = ir2vec::IRMode::MIR;
+  // Code generation changes the module and block names are printed: a fresh context per
+  // module, names kept.
+  S->Source.Policy = corpus::ContextPolicy{1, false};
+  const MirSource *Self = S.get();
+  S->Source.Embed = [Self](const std::string &Path, llvm::LLVMContext &Ctx, const ir2vec::LevelSet &L,
+                           bool Text, const std::optional<std::string> &Function) {
+    return Self->embed(Path, Ctx, L, Text, Function);
+  };
+  return S;
+}
+
+ir2vec::EmbeddedModule MirSource::embed(const std::string &Path, llvm::LLVMContext &Ctx,
+                                        const ir2vec::LevelSet &Levels, bool Text,
+                                        const std::optional<std::string> &Function) const {
+  ir2vec::EmbeddedModule O;
+  ir2vec::ModuleEmbedding &E = O.E;
+  E.Dim = Vocab.Dim;
+  MirOddities Odd;
+  bool Seen = false;
+  llvm::Error Err = visitMachineFunctions(
+      Path, Ctx, Options.Target,
+      [&](const llvm::TargetMachine &TM) -> llvm::Error {
+        if (&TM.getTarget() == RunTarget)
+          return llvm::Error::success();
+        return support::fileError(Path, "its target is " + TM.getTargetTriple().str() +
+                                            "; this run embeds machine IR of " + Triple +
+                                            " (the first input's target, or --mtriple's): one "
+                                            "target per run, as the vocabulary is laid out for it");
+      },
+      [&](const llvm::MachineFunction &MF) {
+        if (Function && MF.getName() != *Function)
+          return;
+        Seen = true;
+        appendMachineFunction(E, MF, Vocab, Levels, Text, Odd);
+      },
+      O.Warnings, Stdin);
+  if (Err) {
+    O.Error = llvm::toString(std::move(Err));
+    O.E = ir2vec::ModuleEmbedding();
+    return O;
+  }
+  if (Levels.Functions)
+    E.ModuleVector = ir2vec::moduleVector(E.FunctionVectors, E.Dim);
+  E.SelectedNotFound = Function && !Seen;
+  for (std::string &W : oddityWarnings(Odd, Path))
+    O.Warnings.push_back(std::move(W));
+  return O;
+}
+
+ir2vec::FileHeader MirSource::header(ir2vec::Level L) const {
+  ir2vec::FileHeader H;
+  H.Mode = ir2vec::IRMode::MIR;
+  H.Target = Triple;
+  H.Stage = Options.Stop.describe();
+  H.Granularity = L;
+  H.Dimension = Vocab.Dim;
+  H.W = vocab::Weights{Options.Weights.Opcode, Options.Weights.CommonOperand, Options.Weights.Register};
+  H.VocabSHA256 = VocabSHA256;
+  for (unsigned Id = 0; Id < Vocab.Layout.size(); ++Id)
+    H.EntityNames.push_back(Vocab.Layout.entityName(Id));
+  return H;
+}
+
+} // namespace wb::mir
