@@ -41,6 +41,21 @@ def timed(cmd, **kw):
     return wall, ru.ru_maxrss
 
 
+def llvm_bindir():
+    return subprocess.run(["llvm-config-22", "--bindir"], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def corpus_modules(build, corpus=None):
+    """The corpus list and its modules: CORPUS's, or the shared corpus built once into
+    BUILD/test-corpus (where the tests build it)."""
+    if not corpus:  # a no-op when it is built already
+        corpus = os.path.join(build, "test-corpus")
+        subprocess.run(["bash", os.path.join(ROOT, "scripts", "build-test-corpus.sh"),
+                        os.path.join(ROOT, "..", "shared", "corpus", "build-corpus.sh"), corpus], check=True)
+    lst = os.path.join(corpus, "corpus.list")
+    return lst, [l.strip() for l in open(lst) if l.strip()]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -51,14 +66,9 @@ def main():
     a = ap.parse_args()
     ir2vec = os.path.join(a.build, "bin", "ir2vec")
     parse_only = os.path.join(a.build, "bin", "parse_only")
-    llvm = subprocess.run(["llvm-config-22", "--bindir"], capture_output=True, text=True, check=True).stdout.strip()
-    llvm_ir2vec = os.path.join(llvm, "llvm-ir2vec")
-    corpus = a.corpus or os.path.join(a.build, "test-corpus")
-    if not a.corpus:
-        subprocess.run(["bash", os.path.join(ROOT, "scripts", "build-test-corpus.sh"),
-                        os.path.join(ROOT, "..", "shared", "corpus", "build-corpus.sh"), corpus], check=True)
-    lst = os.path.join(corpus, "corpus.list")
-    modules = [l.strip() for l in open(lst) if l.strip()]
+    llvm_ir2vec = os.path.join(llvm_bindir(), "llvm-ir2vec")
+    lst, modules = corpus_modules(a.build, a.corpus)
+    corpus = os.path.dirname(lst)
     tmp = tempfile.mkdtemp(prefix="ir2vec-bench-")
     out = os.path.join(tmp, "out.h5")
     lst10 = os.path.join(tmp, "corpus-x10.list")

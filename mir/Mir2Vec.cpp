@@ -133,6 +133,10 @@ llvm::Expected<MirVocabulary> MirVocabulary::read(const std::string &Path, MirLa
   return parse((*Buf)->getBuffer(), Path, std::move(Layout), W);
 }
 
+bool hasDefaultMirVocabulary(const llvm::TargetMachine &TM) {
+  return TM.getTargetTriple().getArch() == llvm::Triple::x86_64;
+}
+
 std::vector<std::string> MirVocabulary::warnings(llvm::StringRef Source) const {
   std::vector<std::string> Out;
   auto Line = [&](const std::vector<std::string> &Keys, const std::string &Head) {

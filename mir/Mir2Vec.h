@@ -108,6 +108,15 @@ struct MirVocabulary {
   std::vector<std::string> warnings(llvm::StringRef Source) const;
 };
 
+/// The project's default MIR vocabulary (mir/default/, compiled in): x86-64, 75 dimensions,
+/// trained on the shared corpus's machine IR (scripts/train-default-mir-vocab.sh). It has the
+/// entities that corpus shows; the others are missing keys (zero vectors, as in LLVM).
+llvm::StringRef defaultMirVocabularyJSON();
+/// What names it in messages and provenance.
+inline constexpr const char *DefaultMirVocabularyName = "the default MIR vocabulary (x86-64)";
+/// Whether the default covers TM's target.
+bool hasDefaultMirVocabulary(const llvm::TargetMachine &TM);
+
 /// Operands LLVM 22.1.8 cannot embed: registers without a class (x86's $ssp, $mxcsr, $fpcw;
 /// generic virtual registers with only a bank or a type), on which it crashes, and an operand
 /// kind past its table (MO_LaneMask), which it reads out of bounds. Here they add a zero vector

@@ -62,13 +62,25 @@ struct MirRunOptions {
   MirWeights Weights;
 };
 
+/// A corpus run's target machine: O.Target's triple when given, else FirstInput's (read for
+/// its target only; Stdin: standard input's text when FirstInput is "-"). Sets the stop point.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+runTarget(const MirRunOptions &O, const std::string &FirstInput, const std::optional<std::string> &Stdin);
+
+/// Standard input's text when Inputs read it ("-"), which cannot be read twice.
+llvm::Expected<std::optional<std::string>> bufferStdin(const std::vector<std::string> &Inputs);
+
+/// An input of another target than the run's: the error saying so.
+llvm::Error checkRunTarget(const llvm::TargetMachine &TM, const llvm::Target *RunTarget,
+                           const std::string &RunTriple, const std::string &Path);
+
 /// One run's target, stop point and vocabulary, and the source that embeds its inputs.
 class MirSource {
 public:
   /// Sets the stop point, decides the target (O.Target's triple, else FirstInput's) and reads
   /// the vocabulary laid out for it (its warnings go to Report).
   static llvm::Expected<std::unique_ptr<MirSource>> create(const MirRunOptions &O,
-                                                           const std::string &FirstInput,
+                                                           const std::vector<std::string> &Inputs,
                                                            const support::DiagnosticHandler &Report);
   const ir2vec::ModuleSource &source() const { return Source; }
   const MirVocabulary &vocabulary() const { return Vocab; }

@@ -15,6 +15,12 @@
     with keys missing, and weights that are not LLVM's defaults (a negative one: -0.0);
   * LLVM IR taken to machine IR in-process at each --mir-stage: the same text as the .mir
     llc-22 writes with the stage's -stop-after/-stop-before, on three targets, every level;
+  * the shipped default x86-64 vocabulary: used without --mir2vec-vocab-path, loaded by libLLVM
+    (40 decimals, every function and level where it does not crash) and by llvm-ir2vec-22 (byte
+    for byte) with the same vectors as ours;
+  * MIR triplets as OpenKE (`triplets --mode=mir --format openke`, several stages) = the union of
+    each .mir file's triplets; `vocab train --mode=mir` on them gives a vocabulary libLLVM and
+    llvm-ir2vec-22 load with our vectors;
   * bad inputs: a file that is not MIR, a vocabulary of the wrong shape, a function that is not
     there, an unknown target, an output that is the input.
 
@@ -28,6 +34,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--ir2vec", required=True)
 p.add_argument("--mir-oracle", required=True)
 p.add_argument("--llvm-bindir", required=True)
+p.add_argument("--default-vocab", required=True, help="the shipped mir/default/*.json")
 a = p.parse_args()
 res = harness.Results()
 check = res.check
@@ -335,11 +342,91 @@ if check("a machine-level run killed after its first checkpoint", not os.path.ex
                     list(f[name][()]) == list(g[name][()])
     check("--resume: the same rows as an uninterrupted run", same, r.stderr[-300:])
 
+
+# ---- the shipped default vocabulary (x86-64): ours without a file = libLLVM and llvm-ir2vec-22 with it
+import hashlib
+default, dv_checked, dv_llvm = a.default_vocab, 0, 0
+for name, mir, t in inputs:
+    if t != "x86_64":
+        continue
+    for fn in functions_of(mir):
+        for level in ("func", "bb", "inst"):
+            o = run([a.mir_oracle, default, mir, fn, level, "40"])
+            ours = run([a.ir2vec, "embeddings", "--mode=mir", "--level", level, "--precision", "40", "--function",
+                        fn, mir])
+            if o.returncode < 0 or (o.returncode != 0 and (b"SEGV" in o.stderr or b"Stack dump" in o.stderr)):
+                continue  # libLLVM crashed (registers without a class), as above
+            dv_checked += check(f"default vocabulary, {name} {fn} {level}: ours without a file = libLLVM with the "
+                                f"shipped JSON", o.returncode == 0 and ours.returncode == 0 and o.stdout == ours.stdout
+                                and ours.stderr == b"", (o.stderr + ours.stderr)[-300:])
+    fns = functions_of(mir)
+    for extra in [["--function", fns[0]]] + ([] if has_vregs(mir) else [[]]):
+        llvm = run([LLVM_IR2VEC, "embeddings", "--mode=mir", "--mir2vec-vocab-path=" + default, "--level=inst"]
+                   + extra + [mir])
+        if llvm.returncode == 0:
+            ours = run([a.ir2vec, "embeddings", "--mode=mir", "--level", "inst"] + extra + [mir])
+            dv_llvm += check(f"default vocabulary, {name} {' '.join(extra) or 'whole file'}: llvm-ir2vec-22 loads "
+                             f"the shipped JSON, byte-identical to ours", ours.stdout == llvm.stdout, ours.stderr)
+check(f"default vocabulary compared with libLLVM in {dv_checked} cases, llvm-ir2vec-22 in {dv_llvm}",
+      dv_checked >= 30 and dv_llvm >= 2, (dv_checked, dv_llvm))
+r = run([a.ir2vec, "embeddings", "--mode=mir", "-q", "--format", "hdf5", "-o", W("default.h5"), W("x86_64.ll")])
+with h5py.File(W("default.h5")) as f:
+    check("the default vocabulary's SHA-256 in the HDF5 file", r.returncode == 0 and
+          f.attrs["vocab_sha256"] == hashlib.sha256(open(default, "rb").read()).hexdigest(), dict(f.attrs))
+
+# ---- a MIR vocabulary of our own: OpenKE triplets at several stages, TransE, loaded by LLVM ------
+srcs = [W("x86_64.ll"), W("x86_64-g.ll")]
+r = run([a.ir2vec, "triplets", "--mode=mir", "-q", "--format", "openke", "--mir-stage", "isel,post-ra",
+         "-j", "2", "-o", W("mirke")] + srcs)
+if check("triplets --mode=mir --format openke --mir-stage isel,post-ra: exit 0", r.returncode == 0, r.stderr):
+    want = {}
+    for src in srcs:
+        for flag in ("-stop-after=finalize-isel", "-stop-after=virtregrewriter"):
+            m = W("ke-" + os.path.basename(src) + ("-isel" if "isel" in flag else "-postra") + ".mir")
+            run([LLC, "-O2", flag, src, "-o", m])
+            for line in run([a.ir2vec, "triplets", "--mode=mir", m]).stdout.decode().splitlines()[1:]:
+                want[line] = want.get(line, 0) + 1
+    got = open(W("mirke/train2id.txt")).read().splitlines()
+    counts = {}
+    for line in open(W("mirke/triplet_counts.txt")).read().splitlines()[1:]:
+        h, t_, r_, n = line.split("\t")
+        counts["\t".join((h, t_, r_))] = int(n)
+    check(f"OpenKE: train2id.txt = the {len(want)} unique triplets of the four .mir files llc-22 writes",
+          int(got[0]) == len(got) - 1 == len(want) and set(got[1:]) == set(want), (got[:3], list(want)[:3]))
+    check("OpenKE: triplet_counts.txt = how often each occurs", counts == want)
+    ents = run([a.ir2vec, "entities", "--mode=mir", "--mtriple", "x86_64-linux-gnu"]).stdout.decode()
+    check("OpenKE: entity2id.txt = the target's entities", open(W("mirke/entity2id.txt")).read() == ents)
+    man = json.load(open(W("mirke/manifest.json")))
+    check("OpenKE: manifest says mode mir, the target, both stages",
+          man["mode"] == "mir" and man["target"].startswith("x86_64") and
+          man["mir_stages"] == ["-stop-after=finalize-isel", "-stop-after=virtregrewriter"], man)
+    r = run([a.ir2vec, "vocab", "train", "--mode=mir", W("mirke"), "-o", W("trained.json"), "--dim", "8",
+             "--epochs", "30", "--seed", "3"])
+    check("vocab train --mode=mir: exit 0, test link prediction reported",
+          r.returncode == 0 and b"test (" in r.stderr and b"MRR" in r.stderr, r.stderr[-300:])
+    trained = json.load(open(W("trained.json")))
+    check("the trained vocabulary: LLVM's four sections, 8 dimensions",
+          sorted(trained) == ["CommonOperands", "Opcodes", "PhysicalRegisters", "VirtualRegisters"] and
+          all(len(v) == 8 for sec in trained.values() for v in sec.values()) and len(trained["Opcodes"]) > 10)
+    mir = W("ke-x86_64.ll-postra.mir")
+    fn = functions_of(mir)[0]
+    o = run([a.mir_oracle, W("trained.json"), mir, fn, "bb", "40"])
+    ours = run([a.ir2vec, "embeddings", "--mode=mir", "-q", "--mir2vec-vocab-path", W("trained.json"), "--level", "bb",
+                "--precision", "40", "--function", fn, mir])
+    llvm = run([LLVM_IR2VEC, "embeddings", "--mode=mir", "--mir2vec-vocab-path=" + W("trained.json"), "--level=bb",
+                "--function=" + fn, mir])
+    ours2 = run([a.ir2vec, "embeddings", "--mode=mir", "-q", "--mir2vec-vocab-path", W("trained.json"), "--level", "bb",
+                 "--function", fn, mir])
+    check("the trained vocabulary: libLLVM's vectors = ours (40 decimals), llvm-ir2vec-22's text = ours",
+          o.returncode == 0 and o.stdout == ours.stdout and llvm.returncode == 0 and llvm.stdout == ours2.stdout,
+          (o.stderr + llvm.stderr)[-300:])
+
 # ---- bad inputs --------------------------------------------------------------------------------
 x86 = next(pth for n, pth, t in inputs if t == "x86_64" and "virtregrewriter" in n)
 open(W("not.mir"), "w").write("this is not MIR\n--- [\n")
 bad = [(["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], W("not.mir")], b"not.mir"),
-       (["embeddings", "--mode=mir", x86], b"--mir2vec-vocab-path"),
+       (["embeddings", "--mode=mir", next(pth for n, pth, t in inputs if t == "aarch64")],
+        b"no default MIR vocabulary for aarch64"),
        (["embeddings", "--mode=mir", "--mir2vec-vocab-path", W("not.mir"), x86], b"not.mir"),
        (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--function", "nosuch", x86],
         b"'nosuch' not found"),

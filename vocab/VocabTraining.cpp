@@ -41,6 +41,16 @@ llvm::StringRef name(TripletWeights W) { return support::nameOf<TripletWeights>(
 
 } // namespace
 
+EpochCallback epochProgress(support::Progress &P) {
+  return [&P](const EpochReport &R) {
+    std::string Extra = llvm::formatv("loss {0:f5}", R.Loss).str();
+    if (R.ValidMRR >= 0)
+      Extra += llvm::formatv("  valid MRR {0:f4}{1}", R.ValidMRR, R.Best ? " *" : "").str();
+    P.update(R.Epoch, Extra);
+    return llvm::Error::success();
+  };
+}
+
 std::string formatLinkMetrics(const LinkMetrics &M) {
   return llvm::formatv("MR {0,7:f2}  MRR {1:f4}  Hits@1 {2:f4}  Hits@3 {3:f4}  Hits@10 {4:f4}",
                        M.MR, M.MRR, M.Hits1, M.Hits3, M.Hits10)
@@ -213,13 +223,7 @@ llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, boo
                         G->Train.size(), G->Valid.size(), G->Test.size(), G->numEntities(),
                         G->numRelations())});
   support::Progress P("epochs", C.Epochs, ShowProgress);
-  auto T = trainVocabulary(J.Dir, *G, C, J.Split, [&](const EpochReport &R) {
-    std::string Extra = llvm::formatv("loss {0:f5}", R.Loss).str();
-    if (R.ValidMRR >= 0)
-      Extra += llvm::formatv("  valid MRR {0:f4}{1}", R.ValidMRR, R.Best ? " *" : "").str();
-    P.update(R.Epoch, Extra);
-    return llvm::Error::success();
-  });
+  auto T = trainVocabulary(J.Dir, *G, C, J.Split, epochProgress(P));
   P.clear();
   if (!T)
     return T.takeError();

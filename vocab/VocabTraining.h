@@ -6,6 +6,7 @@
 
 #include "support/Diagnostics.h"
 #include "support/Error.h"
+#include "support/Progress.h"
 #include "vocab/LinkEval.h"
 #include "vocab/TransE.h"
 #include "vocab/VocabularyFile.h"
@@ -47,6 +48,9 @@ trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransECon
 
 /// One entry of the `vocab eval --json` report (schema ir2vec.vocab-eval/1).
 llvm::json::Object evaluationJSON(std::string Vocabulary, const VocabEvaluation &E);
+
+/// The epoch callback that shows training on P (loss, validation MRR when evaluated).
+EpochCallback epochProgress(support::Progress &P);
 
 /// One line per metric group, for terminals and logs.
 std::string formatLinkMetrics(const LinkMetrics &M);

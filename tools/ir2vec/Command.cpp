@@ -136,8 +136,8 @@ CLI::Option *addInputs(CLI::App &Sub, std::vector<std::string> &Inputs) {
 
 CLI::Option *addMode(CLI::App &Sub, std::string &Mode) {
   return Sub.add_option("--mode", Mode,
-                        "Input kind: llvm (LLVM IR) or mir (Machine IR: one .mir file; "
-                        "docs/mir2vec.md)")
+                        "Input kind: llvm (LLVM IR) or mir (machine IR: .mir files, or LLVM IR "
+                        "taken through code generation; docs/mir2vec.md)")
       ->check(CLI::IsMember({"llvm", "mir"}));
 }
 

@@ -86,9 +86,6 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
     auto M = mirRunOptions(O.Mir);
     if (!M)
       return M.takeError();
-    if (M->VocabPath.empty()) // before the inputs are walked
-      return support::usageError("--mode=mir: name the MIR vocabulary with --mir2vec-vocab-path "
-                                 "(LLVM's MIR vocabulary JSON)");
     MirRun = std::move(*M);
   }
   auto Inputs = commandInputs(O.Inputs, Ctx, R);
@@ -101,7 +98,7 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
   std::optional<vocab::EmbeddingVocabulary> V;
   std::unique_ptr<mir::MirSource> Source;
   if (Mir) {
-    auto S = mir::MirSource::create(*MirRun, J.Inputs.front(), R.handler());
+    auto S = mir::MirSource::create(*MirRun, J.Inputs, R.handler());
     if (!S)
       return S.takeError();
     Source = std::move(*S);

@@ -7,6 +7,9 @@
 #include "support/Inputs.h"
 #include "vocab/TripletCorpus.h"
 #include "vocab/Triplets.h"
+#include "mir/MirVocab.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 namespace wb::tool {
 
@@ -52,10 +55,32 @@ llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
                                              const support::Reporter &R,
                                              const RunContext &Ctx) {
   if (O.Mode == "mir") {
-    if (llvm::Error E = refuseForMir({{O.Format != "text", "--format openke"},
-                                      {O.Extended, "--extended-relations"},
-                                      {!O.OptLevels.empty(), "--opt-levels"}}))
+    if (llvm::Error E = refuseForMir({{O.Extended, "--extended-relations"},
+                                      {!O.OptLevels.empty(), "--opt-levels"},
+                                      {O.Weighting != "unique", "--weighting"}}))
       return E;
+    if (O.Format == "openke") { // a corpus: MIR triplets for vocabulary training
+      // --mir-stage may list several stages: the corpus is taken to each in turn.
+      std::vector<mir::StopPoint> Stops;
+      MirOptions One = O.Mir;
+      for (llvm::StringRef S : llvm::split(O.Mir.Stage, ',')) {
+        One.Stage = S.str();
+        auto M = mirRunOptions(One);
+        if (!M)
+          return M.takeError();
+        Stops.push_back(M->Stop);
+        if (!O.Mir.StopAfter.empty() || !O.Mir.StopBefore.empty())
+          break;
+      }
+      auto M = mirRunOptions(One);
+      if (!M)
+        return M.takeError();
+      auto Inputs = commandInputs(O.Inputs, Ctx, R);
+      if (!Inputs)
+        return Inputs.takeError();
+      return mir::runMirTripletCorpus(*Inputs, *M, Stops, O.Output,
+                                      batchIO(R, O.Jobs, O.ModuleSeconds, Ctx.distribution(O.RootJobs)));
+    }
     if (Ctx.spread())
       return support::usageError("--mode=mir runs in one process, not under mpirun");
     auto J = mirJob(O.Mir, O.Inputs, O.Output);
@@ -106,8 +131,9 @@ void addMirTargetOptions(CLI::App &Sub, MirOptions &M) {
   Sub.add_option("--mir-stage", M.Stage,
                  "--mode=mir with an LLVM IR module: where llc-22 -O2's code generation stops: isel "
                  "(-stop-after=finalize-isel), pre-ra (-stop-before=greedy) or post-ra "
-                 "(-stop-after=virtregrewriter)")
-      ->check(CLI::IsMember(support::names<mir::MirStage>(mir::MirStageNames)));
+                 "(-stop-after=virtregrewriter); triplets --format openke takes a comma list "
+                 "(the corpus is taken to each stage in turn)")
+      ->type_name("STAGE");
   Sub.add_option("--stop-after", M.StopAfter,
                  "--mode=mir with an LLVM IR module: stop after this pass instead (llc's -stop-after)")
       ->type_name("PASS");
@@ -119,7 +145,8 @@ void addMirTargetOptions(CLI::App &Sub, MirOptions &M) {
 void addMirVocabularyOptions(CLI::App &Sub, MirOptions &M) {
   Sub.add_option("--mir2vec-vocab-path", M.VocabPath,
                  "--mode=mir: the MIR vocabulary (LLVM's MIR2Vec JSON: Opcodes, CommonOperands, "
-                 "PhysicalRegisters, VirtualRegisters)")
+                 "PhysicalRegisters, VirtualRegisters); default for x86-64: the workbench's "
+                 "(mir/default/)")
       ->type_name("FILE");
   Sub.add_option("--mir2vec-kind", M.Kind, "--mode=mir: embedding kind (symbolic, LLVM 22's only)")
       ->check(CLI::IsMember({"symbolic"}));

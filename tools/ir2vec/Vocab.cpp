@@ -2,6 +2,7 @@
 // and their files (vocab/VocabTraining.h).
 #include "tools/ir2vec/Groups.h"
 
+#include "mir/MirVocab.h"
 #include "vocab/VocabTraining.h"
 
 namespace wb::tool {
@@ -16,7 +17,7 @@ struct GraphOptions {
 
 struct TrainOptions {
   GraphOptions Graph;
-  std::string Output, HDF5Output;
+  std::string Output, HDF5Output, Mode = "llvm";
   std::string Distance = "l1", Optimizer = "adam", Corruption = "bernoulli",
               Weighting = "unique";
   bool NoFilter = false, NoNormalize = false, Quiet = false;
@@ -80,6 +81,11 @@ llvm::Expected<support::Outcome> runTrain(TrainOptions O, const support::Reporte
   C.FilterNegatives = !O.NoFilter;
   C.NormalizeEntities = !O.NoNormalize;
   C.Threads = O.Jobs;
+  if (O.Mode == "mir") {
+    if (!O.HDF5Output.empty())
+      return support::usageError("--hdf5: a MIR vocabulary is LLVM's MIR vocabulary JSON only");
+    return mir::runMirVocabTraining(O.Graph.Dir, O.Graph.Split, C, O.Output, !O.Quiet, R.handler());
+  }
   vocab::VocabTrainingJob J{O.Graph.Dir, O.Graph.Split, C, {}};
   if (!O.Output.empty())
     J.Outputs.push_back({O.Output, vocab::vocabularyFormatFor(O.Output)});
@@ -118,6 +124,9 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
                     "Also write the HDF5 form (relations and provenance included)")
       ->type_name("FILE");
   addDistance(*Train, T->Distance);
+  addMode(*Train, T->Mode)
+      ->description("llvm (an LLVM IR vocabulary) or mir (a MIR vocabulary from `triplets --mode=mir "
+                    "--format openke`, written as LLVM's MIR vocabulary JSON)");
   Train->add_option("--dim", T->Config.Dim, "Vector dimension")->check(CLI::Range(1u, 4096u));
   Train->add_option("--epochs", T->Config.Epochs, "Training epochs (at most)");
   Train->add_option("--seed", T->Config.Seed, "Seed (initialisation, shuffling, negatives)");
