@@ -2,6 +2,7 @@
 
 #include "support/Error.h"
 
+#include "llvm/Analysis/RuntimeLibcallInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/CodeGen/MachineFunctionPass.h"
 #include "llvm/CodeGen/MachineModuleInfo.h"
@@ -45,21 +46,6 @@ private:
 };
 char EachFunction::ID = 0;
 
-/// LLVM's diagnostics of one compilation, kept instead of printed.
-struct Collect : llvm::DiagnosticHandler {
-  explicit Collect(std::string &Errors) : Errors(Errors) {}
-  bool handleDiagnostics(const llvm::DiagnosticInfo &DI) override {
-    if (DI.getSeverity() == llvm::DS_Error) {
-      llvm::raw_string_ostream OS(Errors);
-      OS << (Errors.empty() ? "" : "; ");
-      llvm::DiagnosticPrinterRawOStream DP(OS);
-      DI.print(DP);
-    }
-    return true;
-  }
-  std::string &Errors;
-};
-
 } // namespace
 
 StopPoint stopPointOf(MirStage S) {
@@ -67,6 +53,16 @@ StopPoint stopPointOf(MirStage S) {
     if (I.S == S)
       return {I.Pass, I.After};
   return {};
+}
+
+llvm::Expected<StopPoint> parseMirStage(llvm::StringRef Name) {
+  std::string Names;
+  for (const MirStageInfo &I : MirStages) {
+    if (Name == I.Name)
+      return StopPoint{I.Pass, I.After};
+    Names += (Names.empty() ? "" : ", ") + std::string(I.Name);
+  }
+  return support::usageError("unknown stage '" + Name + "' (expected " + Names + ")");
 }
 
 llvm::Error setStopPoint(const StopPoint &P) {
@@ -103,10 +99,16 @@ llvm::Error compileToMachineIR(llvm::Module &M, llvm::TargetMachine &TM,
   std::string Errors;
   llvm::LLVMContext &Ctx = M.getContext();
   auto Old = Ctx.getDiagnosticHandler();
-  Ctx.setDiagnosticHandler(std::make_unique<Collect>(Errors));
+  Ctx.setDiagnosticHandler(std::make_unique<CollectingHandler>(Errors));
   llvm::legacy::PassManager PM;
-  llvm::TargetLibraryInfoImpl TLII(M.getTargetTriple());
+  // llc-22's analyses: the library functions and the runtime library calls the target has
+  // (without the latter, memset and memcpy are lowered to loops before instruction selection).
+  const llvm::TargetOptions &Options = TM.Options;
+  llvm::TargetLibraryInfoImpl TLII(M.getTargetTriple(), Options.VecLib);
   PM.add(new llvm::TargetLibraryInfoWrapperPass(TLII));
+  PM.add(new llvm::RuntimeLibraryInfoWrapper(M.getTargetTriple(), Options.ExceptionModel,
+                                             Options.FloatABIType, Options.EABIVersion,
+                                             Options.MCOptions.ABIName, Options.VecLib));
   // llc's pipeline as CodeGenTargetMachineImpl::addPassesToEmitFile builds it, up to the stop
   // point, without the printer and the pass that frees machine functions.
   auto *MMIWP = new llvm::MachineModuleInfoWrapperPass(&TM);

@@ -40,9 +40,9 @@ inline constexpr MirStageInfo MirStages[] = {
     {MirStage::PreRA, "pre-ra", "greedy", false},         // right before the greedy allocator
     {MirStage::PostRA, "post-ra", "virtregrewriter", true}, // registers assigned and rewritten
 };
-inline constexpr support::Named<MirStage> MirStageNames[] = {
-    {MirStage::ISel, "isel"}, {MirStage::PreRA, "pre-ra"}, {MirStage::PostRA, "post-ra"}};
 StopPoint stopPointOf(MirStage S);
+/// The stop point of a stage's name (--mir-stage), or a usage error listing the names.
+llvm::Expected<StopPoint> parseMirStage(llvm::StringRef Name);
 
 /// Sets LLVM's -stop-after/-stop-before for this process. They are LLVM's own options, read by
 /// every code generation pipeline the process builds: a run sets them once, before its workers

@@ -24,24 +24,18 @@
 
 namespace wb::mir {
 
-namespace {
-
-/// Keeps LLVM's diagnostics instead of printing them and ending the process on an error
-/// (LLVMContext's default for DS_Error is exit(1)).
-struct CollectingHandler : llvm::DiagnosticHandler {
-  explicit CollectingHandler(std::string &Errors) : Errors(Errors) {}
-  bool handleDiagnostics(const llvm::DiagnosticInfo &DI) override {
-    if (DI.getSeverity() != llvm::DS_Error)
-      return true;
-    llvm::raw_string_ostream OS(Errors);
-    if (!Errors.empty())
-      OS << "; ";
-    llvm::DiagnosticPrinterRawOStream DP(OS);
-    DI.print(DP);
+bool CollectingHandler::handleDiagnostics(const llvm::DiagnosticInfo &DI) {
+  if (DI.getSeverity() != llvm::DS_Error)
     return true;
-  }
-  std::string &Errors;
-};
+  llvm::raw_string_ostream OS(Errors);
+  if (!Errors.empty())
+    OS << "; ";
+  llvm::DiagnosticPrinterRawOStream DP(OS);
+  DI.print(DP);
+  return true;
+}
+
+namespace {
 
 /// LLVM IR given where machine IR was expected: bitcode, or text that starts with an IR
 /// comment (';'; MIR's YAML comments start with '#') or an IR top-level entity.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -29,6 +30,14 @@ namespace wb::mir {
 /// else the host's default, as llvm-ir2vec does.
 struct TargetChoice {
   std::string Triple, CPU, Features;
+};
+
+/// Keeps LLVM's error diagnostics as one line each, "; "-separated, instead of printing them and
+/// ending the process (LLVMContext's default for DS_Error is exit(1)).
+struct CollectingHandler : llvm::DiagnosticHandler {
+  explicit CollectingHandler(std::string &Errors) : Errors(Errors) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo &DI) override;
+  std::string &Errors;
 };
 
 /// Registers every target Debian's LLVM 22 was built with and the code generator's passes, as

@@ -138,24 +138,8 @@ bool hasDefaultMirVocabulary(const llvm::TargetMachine &TM) {
 }
 
 std::vector<std::string> MirVocabulary::warnings(llvm::StringRef Source) const {
-  std::vector<std::string> Out;
-  auto Line = [&](const std::vector<std::string> &Keys, const std::string &Head) {
-    if (Keys.empty())
-      return;
-    std::string L = Head;
-    for (size_t I = 0; I < Keys.size() && I < 20; ++I)
-      L += (I ? ", " : "") + Keys[I];
-    if (Keys.size() > 20)
-      L += ", ... (" + std::to_string(Keys.size() - 20) + " more)";
-    Out.push_back(std::move(L));
-  };
-  Line(MissingKeys, llvm::formatv("{0}: {1} of {2} MIR entities of this target have no key and "
-                                  "are zero vectors (as in LLVM): ",
-                                  Source, MissingKeys.size(), Layout.size()));
-  Line(UnknownKeys, llvm::formatv("{0}: {1} keys are not MIR entities of this target and are "
-                                  "ignored: ",
-                                  Source, UnknownKeys.size()));
-  return Out;
+  return vocab::keyWarnings(Source, MissingKeys, UnknownKeys, Layout.size(),
+                            "MIR2Vec (this target's)");
 }
 
 namespace {

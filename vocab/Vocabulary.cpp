@@ -191,7 +191,8 @@ llvm::Expected<std::vector<JSONSection>> parseJSONSections(llvm::StringRef Text,
 
 std::vector<std::string> keyWarnings(llvm::StringRef Source,
                                      const std::vector<std::string> &MissingKeys,
-                                     const std::vector<std::string> &UnknownKeys) {
+                                     const std::vector<std::string> &UnknownKeys, size_t Entities,
+                                     llvm::StringRef Kind) {
   std::vector<std::string> Out;
   auto Line = [&](const std::vector<std::string> &Keys, std::string Head) {
     if (Keys.empty())
@@ -201,10 +202,10 @@ std::vector<std::string> keyWarnings(llvm::StringRef Source,
   };
   Line(MissingKeys, llvm::formatv("{0}: {1} of {2} entities have no key and are zero vectors (as "
                                   "in LLVM): ",
-                                  Source, MissingKeys.size(), NumEntities));
-  Line(UnknownKeys, llvm::formatv("{0}: {1} keys are not LLVM {2} IR2Vec entities and are "
+                                  Source, MissingKeys.size(), Entities));
+  Line(UnknownKeys, llvm::formatv("{0}: {1} keys are not LLVM {2} {3} entities and are "
                                   "ignored: ",
-                                  Source, UnknownKeys.size(), WB_LLVM_VERSION));
+                                  Source, UnknownKeys.size(), WB_LLVM_VERSION, Kind));
   return Out;
 }
 

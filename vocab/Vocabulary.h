@@ -69,10 +69,12 @@ private:
 };
 
 /// One warning line per non-empty list of "Section.Key" names (missing: rows left zero as in
-/// LLVM; unknown: keys LLVM 22 never looks up), naming the source and every key.
+/// LLVM; unknown: keys LLVM 22 never looks up), naming the source and every key. Entities and
+/// Kind say what the keys are of (LLVM IR's 110 by default; a target's MIR entities).
 std::vector<std::string> keyWarnings(llvm::StringRef Source,
                                      const std::vector<std::string> &MissingKeys,
-                                     const std::vector<std::string> &UnknownKeys);
+                                     const std::vector<std::string> &UnknownKeys,
+                                     size_t Entities = NumEntities, llvm::StringRef Kind = "IR2Vec");
 
 /// A loaded vocabulary plus what the file did not say: keys LLVM 22 looks up that are absent
 /// (their rows are zero, as in LLVM) and keys it never looks up. Both as "Section.Key".

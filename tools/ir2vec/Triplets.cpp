@@ -171,10 +171,10 @@ llvm::Expected<mir::MirRunOptions> mirRunOptions(const MirOptions &M) {
   else if (!M.StopBefore.empty())
     O.Stop = {M.StopBefore, false};
   else {
-    auto S = support::parseNamed<mir::MirStage>(mir::MirStageNames, M.Stage, "stage");
+    auto S = mir::parseMirStage(M.Stage);
     if (!S)
       return S.takeError();
-    O.Stop = mir::stopPointOf(*S);
+    O.Stop = *S;
   }
   auto W = mir::MirWeights::parse(M.OpcWeight, M.CommonWeight, M.RegWeight);
   if (!W)
