@@ -11,6 +11,7 @@
 
 #include "ir2vec/EmbeddingBatch.h"
 #include "ir2vec/FromCounts.h"
+#include "python/Machine.h"
 #include "support/Inputs.h"
 #include "vocab/EntityLayout.h"
 
@@ -67,6 +68,7 @@ struct Tables {
   ir2vec::LevelSet Levels;
   bool FunctionRows = true; // false at module level
   bool InstText = false;
+  std::vector<std::string> EntityNames; // empty: LLVM IR's 110
   std::vector<std::string> ModulePath, ModuleError;
   Column<double> ModuleData;
   std::vector<std::string> FunctionName;
@@ -152,14 +154,16 @@ struct Tables {
       I[Data] = std::move(InstData).toNumpy(NI, Dim);
       Out["instructions"] = namespaceOf(I);
     }
-    Out["entities"] = namespaceOf(py::dict(py::arg("name") = entityNames()));
+    Out["entities"] = namespaceOf(py::dict(
+        py::arg("name") = EntityNames.empty() ? entityNames() : py::list(texts(EntityNames))));
     return namespaceOf(Out);
   }
 };
 
 struct RunSpec {
   ir2vec::EmbeddingJob Job;
-  std::shared_ptr<PyVocabulary> Vocab; // null for counts
+  std::shared_ptr<PyVocabulary> Vocab; // null for counts and machine IR
+  std::shared_ptr<mir::MirSource> Mir; // mode="mir"
   bool Counts = false;
   bool InstText = false;
   corpus::BatchIO IO;
@@ -168,6 +172,9 @@ struct RunSpec {
   const char *dataName() const { return Counts ? "counts" : "embedding"; }
   py::dict attrs() const {
     ir2vec::FileHeader H = Job.Header;
+    H.InstructionText = InstText;
+    if (Mir)
+      return attributesOf(H);
     H.Counts = Counts;
     H.EmbeddingKind = Job.EmbeddingKind;
     H.Granularity = Job.Granularity;
@@ -177,6 +184,9 @@ struct RunSpec {
       H.W = Vocab->Ready.Loaded.Vocab.weights();
       H.VocabSHA256 = Vocab->Ready.SHA256;
     }
+    return attributesOf(H);
+  }
+  static py::dict attributesOf(const ir2vec::FileHeader &H) {
     py::dict A;
     for (const ir2vec::HeaderAttribute &X : ir2vec::headerAttributes(H))
       std::visit([&](const auto &V) { A[py::str(X.Name)] = V; }, X.Value);
@@ -184,7 +194,8 @@ struct RunSpec {
   }
   Tables freshTables() const {
     Tables T;
-    T.Dim = Job.Vocab->dimension();
+    T.Dim = Mir ? Job.Header.Dimension : Job.Vocab->dimension();
+    T.EntityNames = Job.Header.EntityNames;
     T.Levels = levels();
     T.FunctionRows = ir2vec::hasFunctionRows(Job.Granularity);
     T.InstText = InstText;
@@ -195,8 +206,9 @@ struct RunSpec {
 RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::filesystem::path>> &In,
                  const py::object &Vocab, bool Counts, const std::string &Kind,
                  const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
-                 bool InstText, double ModuleSeconds) {
+                 bool InstText, double ModuleSeconds, const MachineArgs &Machine = {}) {
   RunSpec S;
+  const ir2vec::IRMode Mode = valueOrRaise(ir2vec::parseIRMode(Machine.Mode));
   S.Counts = Counts;
   S.Job.EmbeddingKind = valueOrRaise(ir2vec::parseKind(Kind));
   S.Job.Granularity = valueOrRaise(ir2vec::parseLevel(Level));
@@ -210,6 +222,17 @@ RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::file
     throw py::value_error("jobs must be at least 1");
   S.IO.Run.Jobs = Jobs;
   S.IO.ModuleSeconds = ModuleSeconds;
+  if (Mode == ir2vec::IRMode::MIR) {
+    if (Counts)
+      throw py::value_error("counts count LLVM IR's entities: not with mode='mir'");
+    if (Kind != "symbolic")
+      throw py::value_error("mode='mir' embeddings are symbolic (MIR2Vec's only kind)");
+    S.Job.Inputs = expand(In);
+    S.Mir = machineSource(Machine, Vocab, S.Job.Inputs);
+    S.Job.Source = &S.Mir->source();
+    S.Job.Header = S.Mir->header(S.Job.Granularity);
+    return S;
+  }
   if (Counts) {
     if (!Vocab.is_none())
       throw py::value_error("counts need no vocabulary");
@@ -397,16 +420,18 @@ void addCorpus(py::module_ &Mod) {
       "embed",
       [](const Inputs &In, const py::object &Vocab, const std::string &Kind,
          const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
-         bool InstText, double ModuleSeconds, const py::object &Progress) {
+         bool InstText, double ModuleSeconds, const py::object &Progress, const std::string &Mode,
+         const std::string &Stage, const std::optional<std::string> &Triple) {
         return embedAll(makeSpec(In, Vocab, false, Kind, Level, Jobs, Function, InstText,
-                                 ModuleSeconds),
+                                 ModuleSeconds, MachineArgs{Mode, Stage, Triple}),
                         Progress);
       },
       py::arg("inputs"), py::arg("vocab") = py::none(), py::arg("kind") = "symbolic",
       py::arg("level") = "func", py::arg("jobs") = 1, py::arg("function") = py::none(),
       py::arg("instruction_text") = false,
       py::arg("module_time_limit") = corpus::DefaultModuleSeconds,
-      py::arg("progress") = py::none(),
+      py::arg("progress") = py::none(), py::arg("mode") = "llvm", py::arg("mir_stage") = "post-ra",
+      py::arg("mtriple") = py::none(),
       "Embeds modules (files, directories, @lists, corpus descriptions) with `jobs` workers, "
       "exactly as `ir2vec embeddings --format hdf5` does, and returns the file's datasets as "
       "numpy arrays: .modules (path, error, embedding: the module level, the sum of the "
@@ -414,7 +439,11 @@ void addCorpus(py::module_ &Mod) {
       "embedding; None at level 'module'), .blocks and .instructions at finer levels, "
       ".entities, .attrs. level: 'module', 'func', 'bb' or 'inst'. progress(done, total) is called "
       "between modules. Failed modules are recorded in modules.error (a warning says how "
-      "many); ValueError when every module failed.");
+      "many); ValueError when every module failed. mode='mir': machine IR (MIR2Vec, as "
+      "`ir2vec embeddings --mode=mir`): .mir files, or LLVM IR taken through llc-22 -O2's code "
+      "generation to mir_stage ('isel', 'pre-ra' or 'post-ra') for mtriple (default: the first "
+      "input's target); vocab: None (the default x86-64 MIR vocabulary) or a MIR vocabulary "
+      "JSON path.");
   Mod.def(
       "counts",
       [](const Inputs &In, const std::string &Kind, const std::string &Level, unsigned Jobs,
@@ -463,18 +492,21 @@ void addCorpus(py::module_ &Mod) {
       "embed_iter",
       [](const Inputs &In, const py::object &Vocab, const std::string &Kind,
          const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
-         bool InstText, double ModuleSeconds, bool Counts) {
+         bool InstText, double ModuleSeconds, bool Counts, const std::string &Mode,
+         const std::string &Stage, const std::optional<std::string> &Triple) {
         return std::make_unique<ModuleStream>(
             makeSpec(In, Counts ? py::none() : Vocab, Counts, Kind, Level, Jobs, Function,
-                     InstText, ModuleSeconds));
+                     InstText, ModuleSeconds, MachineArgs{Mode, Stage, Triple}));
       },
       py::arg("inputs"), py::arg("vocab") = py::none(), py::arg("kind") = "symbolic",
       py::arg("level") = "func", py::arg("jobs") = 1, py::arg("function") = py::none(),
       py::arg("instruction_text") = false,
       py::arg("module_time_limit") = corpus::DefaultModuleSeconds, py::arg("counts") = false,
+      py::arg("mode") = "llvm", py::arg("mir_stage") = "post-ra", py::arg("mtriple") = py::none(),
       "Like embed (or counts), one module at a time, in input order, for corpora that do not "
       "fit in memory: each item has the same layout for one module (.modules has one row; "
-      ".index is its position among the inputs). Failed modules come with modules.error set.");
+      ".index is its position among the inputs). Failed modules come with modules.error set. "
+      "mode, mir_stage and mtriple as for embed.");
 }
 
 } // namespace wb::python

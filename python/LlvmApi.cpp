@@ -8,6 +8,7 @@
 // does: flow-aware vectors depend on the order of queries (llvm#159171), so the levels are
 // never derived from one another here.
 #include "python/Convert.h"
+#include "python/Machine.h"
 #include "python/Parts.h"
 
 #include "corpus/Batch.h"
@@ -147,15 +148,16 @@ ir2vec::Kind parseMode(const std::string &Mode) {
   if (Mode == "fa")
     return ir2vec::Kind::FlowAware;
   throw py::value_error("invalid mode '" + Mode +
-                        "': expected 'sym' (symbolic) or 'fa' (flow-aware)");
+                        "': expected 'sym' (symbolic), 'fa' (flow-aware) or 'mir' (machine IR)");
 }
 
-std::unique_ptr<IR2VecTool> initEmbedding(const std::filesystem::path &File,
-                                          const std::string &Mode,
-                                          const std::optional<std::filesystem::path> &VocabPath) {
+py::object initEmbedding(const std::filesystem::path &File, const std::string &Mode,
+                         const std::optional<std::filesystem::path> &VocabPath) {
   const std::string Path = File.string();
   if (Path.empty())
     throw py::value_error("filename is empty: expected an LLVM IR file (.ll or .bc)");
+  if (Mode == "mir") // the workbench's extension: machine IR
+    return initMachineEmbedding(Path, VocabPath);
   const ir2vec::Kind K = parseMode(Mode);
   if (VocabPath && VocabPath->empty())
     throw py::value_error("vocabPath is empty: expected a vocabulary file (LLVM's JSON or the "
@@ -177,7 +179,7 @@ std::unique_ptr<IR2VecTool> initEmbedding(const std::filesystem::path &File,
   auto T = std::make_unique<IR2VecTool>(std::move(Ctx), std::move(Module.M), K,
                                         std::move(Loaded.Loaded.Vocab));
   T->Source = Path;
-  return T;
+  return py::cast(std::move(T));
 }
 
 } // namespace
@@ -209,7 +211,9 @@ void addLlvmApi(py::module_ &M) {
   M.def("initEmbedding", &initEmbedding, py::arg("filename"), py::arg("mode") = "sym",
         py::arg("vocabPath") = py::none(),
         "Reads one LLVM IR file (.ll or .bc, verified) and a vocabulary, and returns an "
-        "IR2VecTool. mode: 'sym' (symbolic) or 'fa' (flow-aware). vocabPath: LLVM's "
+        "IR2VecTool. mode: 'sym' (symbolic) or 'fa' (flow-aware); 'mir' (an extension) reads "
+        "a .mir file or takes the IR module to post-RA machine IR and returns a MIR2VecTool with "
+        "the same methods, its vocabPath a MIR vocabulary (default: the x86-64 one). vocabPath: LLVM's "
         "vocabulary JSON or the workbench's HDF5; without it, the workbench's default "
         "vocabulary (an extension: LLVM's module requires one). Weights are LLVM's defaults "
         "(opcode 1.0, type 0.5, argument 0.2). ValueError for an empty or unreadable file, "

@@ -1,4 +1,5 @@
 // import ir2vec: LLVM's Python API on LLVM 22 (LlvmApi.cpp) and the workbench's own calls.
+#include "python/Machine.h"
 #include "python/Parts.h"
 
 PYBIND11_MODULE(ir2vec, M) {
@@ -19,6 +20,7 @@ PYBIND11_MODULE(ir2vec, M) {
         pybind11::module_::import("sys").attr("executable").cast<std::string>() +
         ") cannot import: use Debian's /usr/bin/python3 with python3-numpy");
   }
+  wb::python::addMachine(M);
   wb::python::addLlvmApi(M);
   wb::python::addVocab(M);
   wb::python::addCorpus(M);

@@ -1,0 +1,88 @@
+"""Machine IR from Python (mode="mir", issue 26): embed and embed_iter equal the file
+`ir2vec embeddings --mode=mir --format hdf5` writes (whose rows tests/mir_test.py compares with
+libLLVM's MIR2Vec), and initEmbedding(mode="mir") gives those rows through LLVM's API."""
+import os
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+import ir2vec
+
+LEVELS = ["module", "func", "bb", "inst"]
+
+
+@pytest.fixture(scope="module")
+def inputs(opts):
+    return [os.path.join(opts["data"], n) for n in ("calls.ll", "debug.ll", "eh.ll")]
+
+
+def cli_file(opts, tmp_path, level, inputs, *extra):
+    out = str(tmp_path / f"mir-{level}.h5")
+    text = ["--inst-text"] if level == "inst" else []
+    subprocess.run([opts["ir2vec"], "embeddings", "--mode=mir", "-q", "--format", "hdf5", "--level", level,
+                    *text, *extra, "-o", out, *inputs], check=True)
+    return out
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_embed_mir_equals_the_hdf5_file(opts, tmp_path, inputs, level):
+    got = ir2vec.embed(inputs, mode="mir", level=level, jobs=2, instruction_text=level == "inst")
+    with h5py.File(cli_file(opts, tmp_path, level, inputs)) as f:
+        assert dict(got.attrs) == {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+        assert got.attrs["mode"] == "mir" and got.attrs["target"].startswith("x86_64")
+        for group in ("modules", "functions", "blocks", "instructions"):
+            if group not in f:
+                assert getattr(got, group) is None
+                continue
+            for name, ds in f[group].items():
+                mine = getattr(getattr(got, group), name)
+                want = ds[()]
+                if want.dtype.kind == "O":
+                    assert [x.decode() if isinstance(x, bytes) else x for x in want] == list(mine), (group, name)
+                else:
+                    assert np.array_equal(mine, want, equal_nan=True) and mine.dtype == want.dtype, (group, name)
+        assert list(got.entities.name) == [x.decode() for x in f["entities/name"][()]]
+
+
+def test_embed_iter_mir(inputs):
+    whole = ir2vec.embed(inputs, mode="mir", level="bb")
+    rows = [m.functions.embedding for m in ir2vec.embed_iter(inputs, mode="mir", level="bb")]
+    assert np.array_equal(np.concatenate(rows), whole.functions.embedding)
+
+
+def test_init_embedding_mir(inputs):
+    path = inputs[0]
+    tool = ir2vec.initEmbedding(path, mode="mir")
+    rows = ir2vec.embed([path], mode="mir", level="inst", instruction_text=True)
+    names = list(rows.functions.name)
+    assert tool.getFuncNames() == names
+    for i, name in enumerate(names):
+        assert np.array_equal(tool.getFuncEmb(name), rows.functions.embedding[i])
+        assert np.array_equal(tool.getFuncEmbMap()[name], rows.functions.embedding[i])
+        blocks = {n: rows.blocks.embedding[b] for b, n in enumerate(rows.blocks.name) if rows.blocks.function[b] == i}
+        got = tool.getBBEmbMap(name)
+        assert got.keys() == blocks.keys() and all(np.array_equal(got[k], blocks[k]) for k in blocks)
+        insts = {t: rows.instructions.embedding[j] for j, t in enumerate(rows.instructions.text)
+                 if rows.instructions.function[j] == i}
+        got = tool.getInstEmbMap(name)
+        assert got.keys() == insts.keys() and all(np.array_equal(got[k], insts[k]) for k in insts)
+    assert np.array_equal(tool.getModuleEmb(), rows.modules.embedding[0])
+    with pytest.raises(ValueError, match="nosuch"):
+        tool.getFuncEmb("nosuch")
+
+
+def test_mir_refusals(inputs, tmp_path):
+    with pytest.raises(ValueError, match="counts"):
+        ir2vec.embed_iter(inputs, mode="mir", counts=True)
+    with pytest.raises(ValueError, match="symbolic"):
+        ir2vec.embed(inputs, mode="mir", kind="flow-aware")
+    with pytest.raises(ValueError, match="late"):
+        ir2vec.embed(inputs, mode="mir", mir_stage="late")
+    with pytest.raises(ValueError, match="no default MIR vocabulary for aarch64"):
+        ir2vec.embed(inputs, mode="mir", mtriple="aarch64-linux-gnu")
+    with pytest.raises(ValueError, match="mode"):
+        ir2vec.embed(inputs, mode="machine")
+    with pytest.raises(ValueError):
+        ir2vec.initEmbedding(str(tmp_path / "missing.ll"), mode="mir")
