@@ -3,6 +3,7 @@
 #include "corpus/Batch.h"
 #include "corpus/ModuleReader.h"
 #include "ir2vec/ModuleEmbedding.h"
+#include "mir/MirCorpus.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "vocab/VocabularyFile.h"
@@ -17,7 +18,7 @@ namespace wb::features {
 
 /// The IR input among the compiler's arguments: the first existing .bc or .ll that is not
 /// an option's value (-o FILE is the output, and may exist from an earlier run).
-std::string findModule(const std::vector<std::string> &Command) {
+std::string findModule(llvm::ArrayRef<std::string> Command) {
   for (size_t I = 1; I < Command.size(); ++I) {
     llvm::StringRef A = Command[I], Prev = Command[I - 1];
     if (Prev == "-o" || A.starts_with("-"))
@@ -28,8 +29,35 @@ std::string findModule(const std::vector<std::string> &Command) {
   return "";
 }
 
-llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
-                                               llvm::StringRef VocabPath) {
+namespace {
+
+/// A D-wide row as the tensor's bytes: float, as LLVM narrows its embeddings for the tensors.
+std::string floatBytes(const double *Row, unsigned D) {
+  std::string S(D * sizeof(float), '\0');
+  for (unsigned I = 0; I < D; ++I) {
+    float F = static_cast<float>(Row[I]);
+    std::memcpy(S.data() + I * sizeof(float), &F, sizeof(float));
+  }
+  return S;
+}
+
+/// One workbench feature's bytes in a context.
+using FeatureBytes = std::function<std::string(llvm::StringRef Context)>;
+
+/// Per function name, its row's bytes; zero for a context that names none.
+FeatureBytes byFunction(const ir2vec::ModuleEmbedding &E) {
+  auto ByName = std::make_shared<llvm::StringMap<std::string>>();
+  for (size_t F = 0; F < E.FunctionNames.size(); ++F)
+    (*ByName)[E.FunctionNames[F]] = floatBytes(&E.FunctionVectors[F * E.Dim], E.Dim);
+  std::string Zero(E.Dim * sizeof(float), '\0');
+  return [ByName, Zero](llvm::StringRef Ctx) {
+    auto It = ByName->find(Ctx);
+    return It == ByName->end() ? Zero : It->second;
+  };
+}
+
+llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef ModulePath,
+                                                          llvm::StringRef VocabPath) {
   llvm::Expected<vocab::LoadedVocabulary> V = vocab::readVocabularyFile(VocabPath, {});
   if (!V)
     return V.takeError();
@@ -54,50 +82,55 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
   }
   if (ReadError)
     return ReadError;
-  const unsigned D = E.Dim;
+  return E;
+}
+
+} // namespace
+
+llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
+                                               llvm::StringRef VocabPath) {
+  // What the task's table asks for, each computed once: the IR2Vec vectors of the module's
+  // functions, the MIR2Vec vectors of its machine functions before register allocation.
+  std::optional<ir2vec::ModuleEmbedding> IR, Machine;
   Augmentation A;
-  for (const FeatureDef &F : taskInfo(T).Features)
-    if (F.From == Origin::Workbench)
-      A.Specs.push_back(specOf(F, D));
-  auto ToBytes = [](const double *Row, unsigned D) {
-    std::string S(D * sizeof(float), '\0');
-    for (unsigned I = 0; I < D; ++I) {
-      float F = static_cast<float>(Row[I]); // as LLVM narrows its embeddings for the tensors
-      std::memcpy(S.data() + I * sizeof(float), &F, sizeof(float));
+  std::vector<FeatureBytes> Parts;
+  for (const FeatureDef &F : taskInfo(T).Features) {
+    if (F.From != Origin::Workbench)
+      continue;
+    const llvm::StringRef Name = F.Name;
+    const bool OfMachine = Name == "machine_function_embedding";
+    std::optional<ir2vec::ModuleEmbedding> &E = OfMachine ? Machine : IR;
+    if (!E) {
+      llvm::Expected<ir2vec::ModuleEmbedding> R =
+          OfMachine ? mir::machineFunctionVectors(ModulePath.str(), mir::MirStage::PreRA)
+                    : irFunctionVectors(ModulePath, VocabPath);
+      if (!R)
+        return R.takeError();
+      E = std::move(*R);
     }
-    return S;
+    A.Specs.push_back(specOf(F, IR ? IR->Dim : 0, Machine ? Machine->Dim : 0));
+    if (Name == "module_embedding") {
+      const std::vector<double> Sum = ir2vec::moduleVector(E->FunctionVectors, E->Dim);
+      std::string Bytes = floatBytes(Sum.data(), E->Dim);
+      Parts.push_back([Bytes](llvm::StringRef) { return Bytes; });
+    } else if (Name == "function_embedding" || OfMachine) {
+      Parts.push_back(byFunction(*E));
+    } else {
+      return support::makeError("workbench feature '" + Name + "' has no computation");
+    }
+  }
+  A.Bytes = [Parts](llvm::StringRef Ctx) {
+    std::string Out;
+    for (const FeatureBytes &P : Parts)
+      Out += P(Ctx);
+    return Out;
   };
-  switch (T) {
-  case Task::Inline: {
-    std::vector<double> Sum(D, 0.0);
-    for (size_t F = 0; F < E.FunctionNames.size(); ++F)
-      for (unsigned I = 0; I < D; ++I)
-        Sum[I] += E.FunctionVectors[F * D + I];
-    std::string Bytes = ToBytes(Sum.data(), D);
-    A.Bytes = [Bytes](llvm::StringRef) { return Bytes; };
-    break;
-  }
-  case Task::Evict: {
-    auto ByName = std::make_shared<llvm::StringMap<std::string>>();
-    for (size_t F = 0; F < E.FunctionNames.size(); ++F)
-      (*ByName)[E.FunctionNames[F]] = ToBytes(&E.FunctionVectors[F * D], D);
-    std::string Zero(D * sizeof(float), '\0');
-    A.Bytes = [ByName, Zero](llvm::StringRef Ctx) {
-      auto It = ByName->find(Ctx);
-      return It == ByName->end() ? Zero : It->second;
-    };
-    break;
-  }
-  case Task::Priority:
-    A.Bytes = [](llvm::StringRef) { return std::string(); };
-    break;
-  }
   return A;
 }
 
-Augmenter embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath,
-                             std::vector<std::string> Command) {
-  return [=](llvm::StringRef SessionDir) -> llvm::Expected<Augmentation> {
+Augmenter embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath) {
+  return [=](llvm::StringRef SessionDir,
+             llvm::ArrayRef<std::string> Command) -> llvm::Expected<Augmentation> {
     std::string Module = ModulePath.empty() ? findModule(Command) : ModulePath;
     if (Module.empty())
       return support::usageError("--embeddings: no .bc or .ll input found in the compiler "

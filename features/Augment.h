@@ -1,13 +1,16 @@
 // Embedding augmentation (--embeddings): what docs/mlgo.md "Embedding features" describes.
 //   inliner:  the compiler's callee_embedding/caller_embedding (both LLVM 22 flags, with the
 //             vocabulary as JSON), plus the workbench's module_embedding;
-//   eviction: the workbench's function_embedding of the function being allocated.
+//   register allocation (eviction, priority): the workbench's function_embedding (IR2Vec) and
+//             machine_function_embedding (MIR2Vec, before the greedy allocator) of the function
+//             being allocated.
 // The Augmentation type is all a host needs; computing one needs the IR reader and the
 // embedder (libLLVM), which the launcher's host never links.
 #pragma once
 
 #include "features/FeatureSets.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -27,21 +30,21 @@ struct Augmentation {
 };
 
 /// Makes a session's augmentation, given the session's private directory (files written
-/// there are removed with it).
-using Augmenter = std::function<llvm::Expected<Augmentation>(llvm::StringRef SessionDir)>;
+/// there are removed with it) and the compiler command it runs.
+using Augmenter = std::function<llvm::Expected<Augmentation>(
+    llvm::StringRef SessionDir, llvm::ArrayRef<std::string> Command)>;
 
 /// The IR input among the compiler's arguments: the first existing .bc or .ll that is not an
 /// option's value ("" when there is none).
-std::string findModule(const std::vector<std::string> &Command);
+std::string findModule(llvm::ArrayRef<std::string> Command);
 
 /// The task's workbench features (Origin::Workbench in the table) from the IR file the
 /// compiler gets, with the given vocabulary ("" = the default vocabulary).
 llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
                                                llvm::StringRef VocabPath);
 
-/// The augmenter for --embeddings VOCAB ("" = default vocabulary). ModulePath "" = found in
-/// the compiler command.
-Augmenter embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath,
-                             std::vector<std::string> Command);
+/// The augmenter for --embeddings VOCAB ("" = default vocabulary). ModulePath "" = the IR
+/// input of the session's compiler command.
+Augmenter embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath);
 
 } // namespace wb::features

@@ -20,6 +20,7 @@ using TT = TensorType;
 const std::vector<int64_t> Scalar{1};
 const std::vector<int64_t> Row33{1, 33};
 const std::vector<int64_t> VecD{DimD};
+const std::vector<int64_t> VecM{DimM};
 
 // Inliner: what MLInlineAdvisor::getInitialFeatureMap() sends in LLVM 22, generated from LLVM's
 // own lists (llvm/Analysis/InlineModelFeatureMaps.h: names, types, shapes, doc strings in
@@ -66,13 +67,32 @@ TaskInfo makeInline() {
   return T;
 }
 
+// The workbench's embeddings of the function being allocated, for both register-allocation
+// tasks (the context of an observation names the machine function).
+void addFunctionEmbeddings(TaskInfo &T) {
+  T.Groups.push_back({"embedding", "the workbench's IR2Vec embedding of the function"});
+  T.Groups.push_back({"machine", "the workbench's MIR2Vec embedding of the function's machine IR "
+                                 "before register allocation"});
+  T.Features.push_back({"function_embedding", TT::Float, VecD, Origin::Workbench, "embedding",
+                        "symbolic IR2Vec vector of the function being allocated (the "
+                        "context's name), computed by the workbench from the IR given to the "
+                        "compiler, before codegen (--embeddings); zero when the context names "
+                        "no defined function of that IR"});
+  T.Features.push_back({"machine_function_embedding", TT::Float, VecM, Origin::Workbench,
+                        "machine",
+                        "symbolic MIR2Vec vector of the function being allocated, computed by "
+                        "the workbench from the same IR taken by llc-22 -O2 to the point "
+                        "before the greedy allocator (--embeddings; the default MIR "
+                        "vocabulary, x86-64); zero when the context names no machine function "
+                        "of that IR"});
+}
+
 // Regalloc eviction: RA_EVICT_FEATURES_LIST of LLVM 22's MLRegAllocEvictAdvisor.cpp.
 TaskInfo makeEvict() {
   TaskInfo T{Task::Evict,
              "evict",
              {},
-             {{"register", "the 20 per-candidate features and the queue progress"},
-              {"embedding", "the workbench's IR2Vec embedding of the function"}},
+             {{"register", "the 20 per-candidate features and the queue progress"}},
              {"index_to_evict", TT::Int64, 0, Scalar},
              "-regalloc-enable-advisor=release",
              "-regalloc-evict-interactive-channel-base="};
@@ -101,11 +121,7 @@ TaskInfo makeEvict() {
   Col("min_stage", TT::Int64, "minimum allocation stage");
   T.Features.push_back({"progress", TT::Float, Scalar, Origin::Compiler, "register",
                         "queue size / initial queue size"});
-  T.Features.push_back({"function_embedding", TT::Float, VecD, Origin::Workbench, "embedding",
-                        "symbolic IR2Vec vector of the function being allocated (the "
-                        "context's name), computed by the workbench from the IR given to the "
-                        "compiler, before codegen (--embeddings); zero when the context names "
-                        "no defined function of that IR"});
+  addFunctionEmbeddings(T);
   return T;
 }
 
@@ -121,6 +137,7 @@ TaskInfo makePriority() {
                             {"stage", TT::Int64, "allocation stage"},
                             {"weight", TT::Float, "live interval weight"}})
     T.Features.push_back({N, Ty, Scalar, Origin::Compiler, "interval", Doc});
+  addFunctionEmbeddings(T);
   return T;
 }
 
@@ -175,12 +192,18 @@ llvm::Expected<Task> parseTask(llvm::StringRef Name) {
   return support::usageError("unknown task '" + Name + "' (expected inline, evict or priority)");
 }
 
-TensorSpec specOf(const FeatureDef &D, unsigned Dim) {
+TensorSpec specOf(const FeatureDef &D, unsigned Dim, unsigned MirDim) {
   TensorSpec S{D.Name, D.Type, 0, D.Shape};
   for (int64_t &X : S.Shape)
     if (X == DimD)
       X = Dim;
+    else if (X == DimM)
+      X = MirDim;
   return S;
+}
+
+bool isEmbedding(const FeatureDef &D) {
+  return D.Shape.size() == 1 && (D.Shape[0] == DimD || D.Shape[0] == DimM);
 }
 
 llvm::Expected<std::vector<std::string>> checkHeader(Task Id, llvm::ArrayRef<TensorSpec> Features,
@@ -297,7 +320,9 @@ std::string featureTableMarkdown(Task Id) {
   for (const FeatureDef &F : T.Features) {
     std::string Shape = "[";
     for (size_t J = 0; J < F.Shape.size(); ++J)
-      Shape += (J ? "," : "") + (F.Shape[J] == DimD ? std::string("D") : std::to_string(F.Shape[J]));
+      Shape += (J ? "," : "") + (F.Shape[J] == DimD   ? std::string("D")
+                                 : F.Shape[J] == DimM ? std::string("M")
+                                                      : std::to_string(F.Shape[J]));
     Shape += "]";
     OS << "| " << Row++ << " | `" << F.Name << "` | " << typeName(F.Type) << " | " << Shape
        << " | " << originName(F.From) << " | " << F.Group << " | " << F.Doc << " |\n";

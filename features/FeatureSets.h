@@ -21,6 +21,8 @@ enum class Task { Inline, Evict, Priority };
 
 /// Shape dimension that is the vocabulary dimension D (embedding features).
 inline constexpr int64_t DimD = -1;
+/// Shape dimension that is the MIR vocabulary's dimension M (machine-IR embedding features).
+inline constexpr int64_t DimM = -2;
 
 /// Where a feature comes from.
 enum class Origin {
@@ -32,7 +34,7 @@ enum class Origin {
 struct FeatureDef {
   const char *Name;
   TensorType Type;
-  std::vector<int64_t> Shape; // DimD stands for the vocabulary dimension
+  std::vector<int64_t> Shape; // DimD, DimM stand for the vocabularies' dimensions
   Origin From;
   const char *Group; // the feature group (policy training selects features by group)
   const char *Doc;
@@ -62,8 +64,11 @@ std::vector<std::string> taskNames();
 /// The same, with an error listing the tasks for a name that is none of them.
 llvm::Expected<Task> parseTask(llvm::StringRef Name);
 
-/// The concrete spec of a table entry for vocabulary dimension Dim.
-TensorSpec specOf(const FeatureDef &D, unsigned Dim);
+/// The concrete spec of a table entry for vocabulary dimension Dim (IR2Vec) and MirDim (MIR2Vec).
+TensorSpec specOf(const FeatureDef &D, unsigned Dim, unsigned MirDim = 0);
+/// Whether a feature is an embedding (a vector of a vocabulary's dimension): what needs
+/// --embeddings or an ablation arm's vocabulary.
+bool isEmbedding(const FeatureDef &D);
 
 /// Checks the header the compiler sent against the task's table: every feature the table
 /// knows must have the table's type and shape (D = any positive width, but callee and caller

@@ -17,6 +17,9 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <mutex>
+#include <optional>
+
 namespace wb::mir {
 
 namespace {
@@ -65,7 +68,20 @@ llvm::Expected<StopPoint> parseMirStage(llvm::StringRef Name) {
   return support::usageError("unknown stage '" + Name + "' (expected " + Names + ")");
 }
 
-llvm::Error setStopPoint(const StopPoint &P) {
+namespace {
+// LLVM's stop options are process-wide (cl::opt), so what they hold is too: the one record of
+// the point they were set to, beside them, so that workers asking for the same point find it
+// set and a worker asking for another is refused instead of changing it under the others.
+struct StopState {
+  std::mutex Lock;
+  std::optional<std::string> Current;
+};
+StopState &stopState() {
+  static StopState S;
+  return S;
+}
+
+llvm::Error setStopPointLocked(const StopPoint &P, StopState &S) {
   initializeTargets();
   // TargetPassConfig ends the process (report_fatal_error) on a pass name it cannot find:
   // look it up first. "NAME,N" is the N-th instance of the pass, as in llc.
@@ -79,7 +95,26 @@ llvm::Error setStopPoint(const StopPoint &P) {
       It->second->reset();
   if (auto It = Opts.find(P.After ? "stop-after" : "stop-before"); It != Opts.end())
     It->second->addOccurrence(0, It->first, P.Pass);
+  S.Current = P.describe();
   return llvm::Error::success();
+}
+} // namespace
+
+llvm::Error setStopPoint(const StopPoint &P) {
+  StopState &S = stopState();
+  std::lock_guard<std::mutex> G(S.Lock);
+  return setStopPointLocked(P, S);
+}
+
+llvm::Error shareStopPoint(const StopPoint &P) {
+  StopState &S = stopState();
+  std::lock_guard<std::mutex> G(S.Lock);
+  if (S.Current == P.describe())
+    return llvm::Error::success();
+  if (S.Current)
+    return support::makeError("code generation in this process already stops at " + *S.Current +
+                              "; it cannot also stop at " + P.describe());
+  return setStopPointLocked(P, S);
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetFor(llvm::Module &M, const TargetChoice &T) {

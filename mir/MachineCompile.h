@@ -49,6 +49,11 @@ llvm::Expected<StopPoint> parseMirStage(llvm::StringRef Name);
 /// start, and every module of the run stops at the same point. A name that is not a pass of
 /// LLVM's is a usage error here (LLVM would end the process when it builds the pipeline).
 llvm::Error setStopPoint(const StopPoint &P);
+/// The same for workers that start their own pipelines (the register-allocation features of
+/// every MLGO session): the first caller sets P, later callers asking for P find it set, and one
+/// asking for another point while P is set is refused (changing it would change the point of
+/// pipelines already running).
+llvm::Error shareStopPoint(const StopPoint &P);
 
 /// The target machine llc-22 would make for M (its triple, or T's when given; T's CPU and
 /// features), and M's data layout set to the target's, as llc does.

@@ -157,6 +157,57 @@ llvm::Error checkRunTarget(const llvm::TargetMachine &TM, const llvm::Target *Ru
                                       "run, as the vocabulary is laid out for it");
 }
 
+llvm::Expected<MirVocabulary> runVocabulary(const llvm::TargetMachine &TM, const std::string &VocabPath,
+                                            MirWeights W, llvm::StringRef Option) {
+  if (!VocabPath.empty())
+    return MirVocabulary::read(VocabPath, MirLayout::of(TM), W);
+  // The default covers only the entities its corpus showed: its missing keys are by design
+  // (docs/mir2vec.md), not worth a warning on every run.
+  if (!hasDefaultMirVocabulary(TM))
+    return support::usageError("there is no default MIR vocabulary for " + TM.getTargetTriple().str() +
+                               " (the default is x86-64's): name one with " + Option);
+  return MirVocabulary::parse(defaultMirVocabularyJSON(), DefaultMirVocabularyName, MirLayout::of(TM), W);
+}
+
+llvm::Expected<ir2vec::ModuleEmbedding> machineFunctionVectors(const std::string &Path, MirStage Stage,
+                                                              const std::string &VocabPath) {
+  if (llvm::Error E = shareStopPoint(stopPointOf(Stage)))
+    return std::move(E);
+  ir2vec::ModuleEmbedding E;
+  MirVocabulary V;
+  MirOddities Odd;
+  std::vector<std::string> Ignored; // the reader's notes; a session has nowhere to show them
+  // A context per call, as code generation changes the module; LLVM's reader and code
+  // generator crash on some inputs: recovered, the caller goes on.
+  auto Ctx = std::make_unique<llvm::LLVMContext>();
+  llvm::Error Err = llvm::Error::success();
+  llvm::consumeError(std::move(Err));
+  std::optional<std::string> Crash = corpus::runRecoverable([&] {
+    Err = visitMachineFunctions(
+        Path, *Ctx, TargetChoice{},
+        [&](const llvm::TargetMachine &TM) -> llvm::Error {
+          auto R = runVocabulary(TM, VocabPath, MirWeights{}, "a MIR vocabulary");
+          if (!R)
+            return support::fileError(Path, llvm::toString(R.takeError()));
+          V = std::move(*R);
+          E.Dim = V.Dim;
+          return llvm::Error::success();
+        },
+        [&](const llvm::MachineFunction &MF) {
+          appendMachineFunction(E, MF, V, ir2vec::LevelSet{true, false, false}, false, Odd);
+        },
+        Ignored);
+  });
+  if (Crash) {
+    (void)Ctx.release(); // as the crash left it: never destroyed (corpus::ContextSource)
+    llvm::consumeError(std::move(Err));
+    return support::fileError(Path, *Crash);
+  }
+  if (Err)
+    return std::move(Err);
+  return E;
+}
+
 llvm::Expected<std::unique_ptr<MirSource>> MirSource::create(const MirRunOptions &O,
                                                              const std::vector<std::string> &Inputs,
                                                              const support::DiagnosticHandler &Report) {
@@ -171,23 +222,13 @@ llvm::Expected<std::unique_ptr<MirSource>> MirSource::create(const MirRunOptions
     return TM.takeError();
   S->Triple = (*TM)->getTargetTriple().str();
   S->RunTarget = &(*TM)->getTarget();
+  auto V = runVocabulary(**TM, O.VocabPath, O.Weights, "--mir2vec-vocab-path");
+  if (!V)
+    return V.takeError();
+  S->Vocab = std::move(*V);
   if (O.VocabPath.empty()) {
-    // The default covers only the entities its corpus showed: its missing keys are by design
-    // (docs/mir2vec.md), not worth a warning on every run.
-    if (!hasDefaultMirVocabulary(**TM))
-      return support::usageError("--mode=mir: there is no default MIR vocabulary for " + S->Triple +
-                                 " (the default is x86-64's): name one with --mir2vec-vocab-path");
-    auto V = MirVocabulary::parse(defaultMirVocabularyJSON(), DefaultMirVocabularyName,
-                                  MirLayout::of(**TM), O.Weights);
-    if (!V)
-      return V.takeError();
-    S->Vocab = std::move(*V);
     S->VocabSHA256 = support::sha256Hex(defaultMirVocabularyJSON());
   } else {
-    auto V = MirVocabulary::read(O.VocabPath, MirLayout::of(**TM), O.Weights);
-    if (!V)
-      return V.takeError();
-    S->Vocab = std::move(*V);
     for (const std::string &W : S->Vocab.warnings(O.VocabPath))
       Report({support::Diagnostic::Warning, W});
     auto Sum = support::sha256OfFile(O.VocabPath);

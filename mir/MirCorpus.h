@@ -74,6 +74,16 @@ llvm::Expected<std::optional<std::string>> bufferStdin(const std::vector<std::st
 llvm::Error checkRunTarget(const llvm::TargetMachine &TM, const llvm::Target *RunTarget,
                            const std::string &RunTriple, const std::string &Path);
 
+/// The MIR vocabulary for TM's target: VocabPath's, or the default when VocabPath is "" (a usage
+/// error for a target the default does not cover, telling to name one with Option).
+llvm::Expected<MirVocabulary> runVocabulary(const llvm::TargetMachine &TM, const std::string &VocabPath,
+                                            MirWeights W, llvm::StringRef Option);
+/// The symbolic function vectors (E.FunctionNames, E.FunctionVectors, E.Dim) of the machine
+/// functions llc-22 -O2 makes of the IR module at Path up to Stage, for the module's target,
+/// with VocabPath's MIR vocabulary or the default (""). For workers of one process that all
+/// ask the same stage (shareStopPoint). LLVM's crashes are recovered into an error naming Path.
+llvm::Expected<ir2vec::ModuleEmbedding> machineFunctionVectors(const std::string &Path, MirStage Stage,
+                                                              const std::string &VocabPath = "");
 /// One run's target, stop point and vocabulary, and the source that embeds its inputs.
 class MirSource {
 public:

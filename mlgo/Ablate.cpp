@@ -372,16 +372,34 @@ std::vector<std::string> answers(const AblationSpec &Spec,
                                 percent(P.DiffHigh), Verdict(P))
                       .str());
   };
+  // A group is an embedding group when its features are vectors of a vocabulary's dimension.
+  auto Embeds = [&](const std::string &G) {
+    auto Defs = features::featuresOfGroups(Spec.T, {G});
+    if (!Defs) {
+      llvm::consumeError(Defs.takeError());
+      return false;
+    }
+    return llvm::any_of(*Defs, [](const features::FeatureDef *F) { return features::isEmbedding(*F); });
+  };
   for (const AblationArm &X : Spec.Arms) {
     if (!readsEmbeddings(X))
       continue;
-    std::set<std::string> Without;
+    std::set<std::string> Without, EmbeddingGroups;
     for (const std::string &G : X.Groups)
-      if (G != "embedding" && G != "module")
-        Without.insert(G);
+      (Embeds(G) ? EmbeddingGroups : Without).insert(G);
     const std::string Vocab = llvm::sys::path::filename(X.Vocabulary).str() + " embeddings";
     if (const AblationArm *Y = armWith(Spec.Arms, Without, false))
       Answer("Do embeddings help?", X, Vocab, *Y, "the same features without them");
+    // With several embedding groups: what each adds to the others.
+    for (const std::string &G : EmbeddingGroups) {
+      if (EmbeddingGroups.size() < 2)
+        break;
+      std::set<std::string> Others(X.Groups.begin(), X.Groups.end());
+      Others.erase(G);
+      if (const AblationArm *Y = armWith(Spec.Arms, Others, true))
+        Answer(("Does the `" + G + "` group add to the other embeddings?").c_str(), X, Vocab, *Y,
+               "the same features without `" + G + "`");
+    }
     if (std::count(X.Groups.begin(), X.Groups.end(), "cost"))
       continue;
     std::set<std::string> WithCost = Without;

@@ -60,7 +60,7 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
     S.ReadRemarks = features::readRegallocRemarks;
   }
   if (C.Embeddings)
-    S.Augment = features::embeddingAugmenter(C.T, *C.Embeddings, Path, {});
+    S.Augment = sessionAugmenter(C.T, *C.Embeddings, Path);
   llvm::Expected<Compiled> Policy =
       compileModule(Path, C.Tools, &S, *D, "policy", C.Run.CancelFd, Regalloc);
   if (!Policy)

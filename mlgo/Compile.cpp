@@ -212,6 +212,11 @@ llvm::Expected<std::string> optimizeModule(const std::string &Module, const Tool
   return BC;
 }
 
+features::Augmenter sessionAugmenter(runners::Task T, const std::string &Vocab,
+                                     const std::string &Module) {
+  return features::embeddingAugmenter(T, Vocab, T == runners::Task::Inline ? Module : "");
+}
+
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,
                                        const runners::SessionConfig *Host,
                                        const support::TempDir &Dir, llvm::StringRef Tag,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "corpus/Commands.h"
+#include "features/Augment.h"
 #include "features/TrainingLog.h"
 #include "runners/InteractiveHost.h"
 #include "support/Files.h"
@@ -64,6 +65,14 @@ struct Compiled {
   /// With Remarks: what the greedy allocator inserted, per function (features/RegallocScore.h).
   std::vector<features::FunctionRegalloc> Regalloc;
 };
+
+/// The --embeddings augmenter of a session compileModule runs (Vocab "" = the default
+/// vocabulary): the workbench's features of the IR the host's compiler reads. For the inliner
+/// that is Module, opt's input; for register allocation it is llc's input, the module as opt
+/// left it (or Module, for a recorded command line), so that the machine IR embedded before
+/// the allocator is the machine IR the allocator sees.
+features::Augmenter sessionAugmenter(runners::Task T, const std::string &Vocab,
+                                     const std::string &Module);
 
 /// Compiles Module in Dir (files named after Tag) and measures the object's .text. With Host,
 /// the step that runs Host's advisor (the inliner: opt; register allocation: llc; a recorded

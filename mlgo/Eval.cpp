@@ -238,7 +238,7 @@ void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfi
   measureAll(Modules, C, "modules", [&](EvalModule &M, const support::TempDir &D) {
     runners::SessionConfig S = Session;
     if (Embeddings)
-      S.Augment = features::embeddingAugmenter(S.T, *Embeddings, M.Path, {});
+      S.Augment = sessionAugmenter(S.T, *Embeddings, M.Path);
     const bool Costs = S.T != runners::Task::Inline;
     if (Costs) {
       S.Costs = features::RegallocWeights{};

@@ -49,9 +49,11 @@ runners::ModelFile evictStartMLP(const std::vector<features::TensorSpec> &Inputs
   runners::ModelFile M = evictStartModel();
   M.Kind = "mlp";
   M.Inputs = Inputs;
+  // The workbench's features it reads (the embeddings) join the compiler's in its feature set.
   for (const features::TensorSpec &S : Inputs)
-    if (S.Name == "function_embedding")
-      M.FeatureSet.push_back(S);
+    for (const features::FeatureDef &D : features::taskInfo(runners::Task::Evict).Features)
+      if (D.From == features::Origin::Workbench && S.Name == D.Name)
+        M.FeatureSet.push_back(S);
   M.FeatureSetVersion = features::featureSetVersion(runners::Task::Evict, M.FeatureSet);
   M.Norms.assign(M.Inputs.size(), runners::Normalization{});
   // Where use_def_density sits in the input vector (per-column inputs take one place).

@@ -412,7 +412,7 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
           runners::SessionConfig S;
           S.T = T;
           if (C.Embeddings)
-            S.Augment = features::embeddingAugmenter(T, *C.Embeddings, M.Path, {});
+            S.Augment = sessionAugmenter(T, *C.Embeddings, M.Path);
           S.MakePolicy = [Model]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
             return runners::makeModelPolicy(*Model);
           };

@@ -172,9 +172,8 @@ public:
     Vocabulary = A.getString("vocabulary").value_or("none").str();
     if (Vocabulary != "none" && Vocabulary != "default")
       Vocabulary = resolve(Vocabulary);
-    const bool Embeds = std::any_of(Defs->begin(), Defs->end(), [](const features::FeatureDef *F) {
-      return F->Shape.size() == 1 && F->Shape[0] == features::DimD;
-    });
+    const bool Embeds = std::any_of(Defs->begin(), Defs->end(),
+                                    [](const features::FeatureDef *F) { return features::isEmbedding(*F); });
     if (Embeds && Vocabulary == "none")
       return error(Where + ".vocabulary", "'" + Name + "' reads embedding features: name a "
                                           "vocabulary (\"default\" or a file)");

@@ -328,7 +328,7 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
 
   std::optional<features::Augmentation> Extra;
   if (C.Augment) {
-    llvm::Expected<features::Augmentation> A = C.Augment((*Dir)->Dir.path());
+    llvm::Expected<features::Augmentation> A = C.Augment((*Dir)->Dir.path(), C.Command);
     if (!A)
       return A.takeError();
     Extra = std::move(*A);

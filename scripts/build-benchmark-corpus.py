@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -119,6 +120,49 @@ class Progress:
             sys.stderr.write("\r\033[K")
 
 
+def has_deb_src():
+    d = "/etc/apt/sources.list.d"
+    files = [os.path.join(d, f) for f in (os.listdir(d) if os.path.isdir(d) else [])]
+    for f in files + ["/etc/apt/sources.list"]:
+        try:
+            text = open(f).read()
+        except OSError:
+            continue
+        if re.search(r"^Types:.*deb-src", text, re.M) or re.search(r"^deb-src\s", text, re.M):
+            return True
+    return False
+
+
+def add_deb_src(log):
+    """A fresh Debian has no deb-src entries: add ones mirroring the machine's deb entries (same
+    archive, suites and keys), as ../shared/corpus/build-corpus.sh does. Needs root."""
+    if has_deb_src():
+        return
+    if os.geteuid() != 0:
+        raise Refused("the machine has no deb-src entries for apt-get source (run as root to "
+                      "have them added, or add them)")
+    d = "/etc/apt/sources.list.d"
+    stanzas = []
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if not f.endswith(".sources"):
+            continue
+        for st in re.split(r"\n\s*\n", open(os.path.join(d, f)).read()):
+            if re.search(r"^Types:[ \t]*deb([ \t]|$)", st, re.M) and not re.search(r"^Enabled:[ \t]*no", st, re.M):
+                stanzas.append(re.sub(r"^Types:.*$", "Types: deb-src", st.strip(), flags=re.M))
+    lines = []
+    try:
+        lines = [re.sub(r"^deb ", "deb-src ", l) for l in open("/etc/apt/sources.list") if l.startswith("deb ")]
+    except OSError:
+        pass
+    if stanzas:
+        with open(os.path.join(d, "benchmark-deb-src.sources"), "w") as f:
+            f.write("\n\n".join(stanzas) + "\n")
+    if lines:
+        with open(os.path.join(d, "benchmark-deb-src.list"), "w") as f:
+            f.writelines(lines)
+    subprocess.run(["apt-get", "update", "-qq"], stdout=log, stderr=log)
+
+
 def download(pkg, dest, log):
     """apt-get source --download-only SOURCE=VERSION into dest; then the pinned check."""
     os.makedirs(dest, exist_ok=True)
@@ -127,6 +171,7 @@ def download(pkg, dest, log):
     with open("/tmp/build-corpus.lock", "w") as lock:
         import fcntl
         fcntl.flock(lock, fcntl.LOCK_EX)
+        add_deb_src(log)
         r = subprocess.run(["apt-get", "source", "--download-only", "-qq", spec], cwd=dest,
                            stdout=log, stderr=log)
     if r.returncode != 0:

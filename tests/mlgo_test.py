@@ -206,19 +206,63 @@ r = host(["run", "--task", "evict", "--policy", "no-evict", "--embeddings", a.vo
 check("eviction session", r.returncode == 0, r.stderr_text)
 vh, vobs = read_log(open(W("ev.log"), "rb").read())
 vn = [f["name"] for f in vh["features"]]
-check("eviction: 21 features, function_embedding, index_to_evict", len(vn) == 23 and vn[20:] == ["progress", "function_embedding", "index_to_evict"], vn)
+check("eviction: 21 features, function_embedding, machine_function_embedding, index_to_evict",
+      len(vn) == 24 and vn[20:] == ["progress", "function_embedding", "machine_function_embedding", "index_to_evict"], vn)
+check("eviction: machine_function_embedding is float[75] (the default MIR vocabulary)",
+      vh["features"][22]["shape"] == [75] and vh["features"][22]["type"] == "float", vh["features"][22])
 check("eviction: contexts are the functions", {o[0] for o in vobs} <= {"mix", "fmix"} and vobs, {o[0] for o in vobs})
 ir = subprocess.run([B("llvm-ir2vec"), "embeddings", "--mode=llvm", "--level=func", f"--ir2vec-vocab-path={a.vocab}", pressure],
                     capture_output=True, text=True, check=True).stdout
 fv = ir2vec_functions(ir)
 check("function_embedding = llvm-ir2vec's vector of the context's function",
       all(np.allclose(np.array(o[2]["function_embedding"]), fv[o[0]], atol=0.006) for o in vobs), list(fv))
+# The machine IR before the greedy allocator, as llc-22 writes it, embedded by llvm-ir2vec-22 with
+# the default MIR vocabulary (2 decimals) for each function it does not crash on (it crashes on
+# fmix's classless $mxcsr, docs/mir2vec.md), and by our CLI at %.17g narrowed to float as LLVM
+# narrows its tensors (exact, every function).
+def mir_functions(text):
+    """llvm-ir2vec --mode=mir --level=func: 'MIR2Vec embeddings for machine function NAME:' then
+    'Function vector:  [ v v ... ]'."""
+    out, name = {}, None
+    for l in text.splitlines():
+        m = re.match(r"MIR2Vec embeddings for machine function (.*):$", l)
+        if m:
+            name = m.group(1)
+        elif l.startswith("Function vector:") and name:
+            out[name] = np.array([float(x) for x in l.split("[", 1)[1].rsplit("]", 1)[0].split()])
+            name = None
+    return out
+
+
+MIRVOCAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mir", "default", "mir2vec-x86_64-75d.json")
+subprocess.run([LLC, "-O2", "-stop-before=greedy", pressure, "-o", W("pre.mir")], check=True)
+mv = {}
+for fn in sorted({o[0] for o in vobs}):
+    rr = subprocess.run([B("llvm-ir2vec"), "embeddings", "--mode=mir", "--level=func", f"--function={fn}",
+                         f"--mir2vec-vocab-path={MIRVOCAB}", W("pre.mir")], capture_output=True, text=True)
+    if rr.returncode == 0:
+        mv.update(mir_functions(rr.stdout))
+check("machine_function_embedding = llvm-ir2vec-22 --mode=mir on llc-22 -stop-before=greedy (2 decimals)",
+      "mix" in mv and all(np.allclose(np.array(o[2]["machine_function_embedding"]), mv[o[0]], atol=0.006) for o in vobs if o[0] in mv)
+      and np.abs(mv["mix"]).max() > 1, list(mv))
+ours = subprocess.run([a.ir2vec, "embeddings", "--mode=mir", "--mir-stage", "pre-ra", "--level", "func", "--precision", "17", pressure],
+                      capture_output=True, text=True, check=True).stdout
+exact = {k: np.array(v, dtype=np.float64).astype(np.float32) for k, v in mir_functions(ours).items()}
+check("machine_function_embedding = ir2vec embeddings --mode=mir --mir-stage pre-ra, narrowed (exact)",
+      all(np.array_equal(np.array(o[2]["machine_function_embedding"], dtype=np.float32), exact[o[0]]) for o in vobs), list(exact))
 echo = [int(x) for x in re.findall(r"index_to_evict: (-?\d+)", r.stderr_text)]
 check("eviction: the compiler read the answers logged, each legal",
       echo == [o[2]["index_to_evict"][0] for o in vobs] and all(o[2]["mask"][o[2]["index_to_evict"][0]] == 1 for o in vobs))
 r = host(["run", "--task", "priority", "--policy", "random", "--seed", "5", "--explore", "0.5", "--log", W("pr.log"), "--", LLC, "-O2", pressure, "-o", W("p.s"), "-interactive-model-runner-echo-reply"])
 ph, pobs = read_log(open(W("pr.log"), "rb").read())
 echo = [float(x) for x in re.findall(r"priority: (\S+)", r.stderr_text)]
+r2 = host(["run", "--task", "priority", "--policy", "random", "--seed", "5", "--embeddings", a.vocab, "--log", W("pe.log"), "--", LLC, "-O2", pressure, "-o", W("p.s")])
+peh, peobs = read_log(open(W("pe.log"), "rb").read()) if r2.returncode == 0 else ({"features": []}, [])
+check("priority + embeddings: function_embedding and machine_function_embedding of the context's function",
+      [f["name"] for f in peh["features"]] == ["li_size", "stage", "weight", "function_embedding", "machine_function_embedding", "priority"]
+      and peobs and all(np.allclose(np.array(o[2]["function_embedding"]), fv[o[0]], atol=0.006) and
+                        np.array_equal(np.array(o[2]["machine_function_embedding"], dtype=np.float32), exact[o[0]]) for o in peobs),
+      r2.stderr_text)
 check("priority: 4-byte float replies read back exactly", r.returncode == 0 and len(echo) == len(pobs) > 10 and
       all(abs(e - o[2]["priority"][0]) <= 1e-6 * max(1, abs(e)) for e, o in zip(echo, pobs)), (len(echo), len(pobs)))
 clean("augmentation")

@@ -364,7 +364,8 @@ json.dump({"task": "evict", "corpus": [corpus], "split": {"test_fraction": 0.3, 
            "training": {"steps": 2, "pairs": 2, "modules_per_step": 2}, "model": {"hidden": [4]},
            "seeds": [1, 2],
            "arms": [{"name": "reg", "features": ["register"]},
-                    {"name": "reg-emb", "features": ["register", "embedding"], "vocabulary": "default"}]},
+                    {"name": "reg-emb", "features": ["register", "embedding"], "vocabulary": "default"},
+                    {"name": "reg-emb-mir", "features": ["register", "embedding", "machine"], "vocabulary": "default"}]},
           open(spec, "w"))
 abl = W("abl")
 r = run([a.ir2vec, "mlgo", "ablate", spec, "-o", abl, "-j", "2"])
@@ -389,7 +390,9 @@ if check("mlgo ablate runs an eviction study", r.returncode == 0, r.err[-600:]):
           and all(x is not None and abs(x - b) < 1e-6 * max(1, x) for x, b in zip(plain, base)),
           (list(base), plain))
     arms = {x["name"]: x for x in rep["arms"]}
-    for arm, emb in [("reg", []), ("reg-emb", ["--embeddings"])]:
+    # The sessions embed llc's input, the module opt left (mlgo run finds it in the command).
+    for arm, emb, groups in [("reg", [], {"register"}), ("reg-emb", ["--embeddings"], {"register", "embedding"}),
+                             ("reg-emb-mir", ["--embeddings"], {"register", "embedding", "machine"})]:
         got = rh5["judged/" + arm][:]
         for k, seed in enumerate([1, 2]):
             model = os.path.join(abl, "models", f"{arm}-seed{seed}.h5")
@@ -397,7 +400,7 @@ if check("mlgo ablate runs an eviction study", r.returncode == 0, r.err[-600:]):
             for p in paths:
                 run([OPT, "-passes=default<Oz>", p, "-o", W("a.bc")])
                 want.append(remark_total([a.ir2vec, "mlgo", "run", "--task", "evict", "--policy", "mlp",
-                                          "--model", model] + emb + ["--module", p, "--", LLC, "-O2",
+                                          "--model", model] + emb + ["--", LLC, "-O2",
                                           "-filetype=obj", W("a.bc"), "-o", W("a.o")], W("a.yaml")))
             check(f"evict ablation {arm} seed {seed}: each held-out cost = the model under mlgo run, remarks read here",
                   all(w is not None and abs(w - g) < 1e-6 * max(1, w) for w, g in zip(want, got[:, k])),
@@ -411,11 +414,15 @@ if check("mlgo ablate runs an eviction study", r.returncode == 0, r.err[-600:]):
         inputs = [x["name"] for x in json.loads(f.attrs["inputs"])]
         check(f"evict ablation {arm}: an MLP over the arm's features (no mask)",
               f.attrs["kind"] == "mlp" and "use_def_density" in inputs and "mask" not in inputs
-              and ("function_embedding" in inputs) == bool(emb), inputs)
+              and ("function_embedding" in inputs) == ("embedding" in groups)
+              and ("machine_function_embedding" in inputs) == ("machine" in groups), inputs)
     md = open(os.path.join(abl, "report.md")).read()
     check("evict ablation: report, plot and the answer to 'do embeddings help?'",
           "Do embeddings help?" in md and "`reg-emb`" in md and os.path.getsize(os.path.join(abl, "reduction.svg")) > 0
           and rep["answers"] and "Do embeddings help?" in rep["answers"][0], md[-800:])
+    check("evict ablation: the answer to what the machine-IR embedding adds to the IR2Vec one",
+          any("Does the `machine` group add to the other embeddings?" in x and "`reg-emb-mir`" in x and "`reg-emb`" in x
+              for x in rep["answers"]), rep["answers"])
 for bad, what in [({"task": "priority"}, "task"), ({"exploration": {"budget": 2}}, "unknown key"),
                   ({"model": {"kind": "linear"}}, "linear column scorer")]:
     sp = json.load(open(spec))

@@ -48,7 +48,7 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
   if (std::optional<std::string> E = P.embeddings()) {
     if (!H.Augmenter)
       return support::makeError("--embeddings is not available in this program");
-    C.Augment = H.Augmenter(C.T, *E, O.ModulePath, O.Command);
+    C.Augment = H.Augmenter(C.T, *E, O.ModulePath);
   }
   C.TimeoutSeconds = P.Timeout;
   if (O.Reward) {

@@ -47,8 +47,7 @@ struct FullHooks {
   std::function<llvm::Expected<std::unique_ptr<runners::Policy>>(runners::Task,
                                                                  const runners::PolicyOptions &)>
       LoadModel;
-  std::function<features::Augmenter(runners::Task, std::string Vocab, std::string Module,
-                                    std::vector<std::string> Command)>
+  std::function<features::Augmenter(runners::Task, std::string Vocab, std::string Module)>
       Augmenter;
   /// Reads the register allocator's remarks (features::readRegallocRemarks).
   std::function<llvm::Expected<std::vector<features::FunctionRegalloc>>(llvm::StringRef)>
