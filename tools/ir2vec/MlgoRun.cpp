@@ -130,8 +130,9 @@ void addPolicyOptions(CLI::App &Sub, PolicyCLI &O, const std::vector<std::string
                                        "embeddings and the workbench's module_embedding)"
                                      : "Add embedding features (inliner: the compiler's "
                                        "callee/caller embeddings and the workbench's "
-                                       "module_embedding; eviction: the workbench's "
-                                       "function_embedding)") +
+                                       "module_embedding; eviction and priority: the "
+                                       "workbench's function_embedding and, with the default "
+                                       "MIR vocabulary, machine_function_embedding)") +
                          " with VOCAB (LLVM JSON or the workbench's HDF5; default: the default "
                          "vocabulary, built into the tool)")
           ->expected(0, 1)
