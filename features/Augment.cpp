@@ -87,8 +87,32 @@ llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef Module
 
 } // namespace
 
+namespace {
+/// The target llc is asked for in a compiler command (-mtriple, -mcpu, -mattr; empty = the
+/// module's).
+mir::TargetChoice targetOfCommand(llvm::ArrayRef<std::string> Command) {
+  // LLVM's options take one or two dashes and the value after '=' or as the next argument.
+  auto Value = [&](llvm::StringRef Name) {
+    std::string Out;
+    for (size_t I = 1; I < Command.size(); ++I) {
+      llvm::StringRef A = Command[I];
+      if (!A.consume_front("-"))
+        continue;
+      A.consume_front("-");
+      if (A == Name && I + 1 < Command.size())
+        Out = Command[I + 1];
+      else if (A.consume_front(Name) && A.consume_front("="))
+        Out = A.str();
+    }
+    return Out;
+  };
+  return {Value("mtriple"), Value("mcpu"), Value("mattr")};
+}
+} // namespace
+
 llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
-                                               llvm::StringRef VocabPath) {
+                                               llvm::StringRef VocabPath,
+                                               llvm::ArrayRef<std::string> Command) {
   // What the task's table asks for, each computed once: the IR2Vec vectors of the module's
   // functions, the MIR2Vec vectors of its machine functions before register allocation.
   std::optional<ir2vec::ModuleEmbedding> IR, Machine;
@@ -102,7 +126,8 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
     std::optional<ir2vec::ModuleEmbedding> &E = OfMachine ? Machine : IR;
     if (!E) {
       llvm::Expected<ir2vec::ModuleEmbedding> R =
-          OfMachine ? mir::machineFunctionVectors(ModulePath.str(), mir::MirStage::PreRA)
+          OfMachine ? mir::machineFunctionVectors(ModulePath.str(), mir::MirStage::PreRA,
+                                                      targetOfCommand(Command))
                     : irFunctionVectors(ModulePath, VocabPath);
       if (!R)
         return R.takeError();
@@ -135,7 +160,7 @@ Augmenter embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath) 
     if (Module.empty())
       return support::usageError("--embeddings: no .bc or .ll input found in the compiler "
                                  "command; name the IR file with --module");
-    llvm::Expected<Augmentation> A = workbenchFeatures(T, Module, Vocab);
+    llvm::Expected<Augmentation> A = workbenchFeatures(T, Module, Vocab, Command);
     if (!A)
       return A.takeError();
     if (T != Task::Inline)

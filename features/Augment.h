@@ -39,9 +39,12 @@ using Augmenter = std::function<llvm::Expected<Augmentation>(
 std::string findModule(llvm::ArrayRef<std::string> Command);
 
 /// The task's workbench features (Origin::Workbench in the table) from the IR file the
-/// compiler gets, with the given vocabulary ("" = the default vocabulary).
+/// compiler gets, with the given vocabulary ("" = the default vocabulary). The machine IR is
+/// compiled for the target the compiler Command asks for (llc's -mtriple, -mcpu, -mattr; else
+/// the module's).
 llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
-                                               llvm::StringRef VocabPath);
+                                               llvm::StringRef VocabPath,
+                                               llvm::ArrayRef<std::string> Command = {});
 
 /// The augmenter for --embeddings VOCAB ("" = default vocabulary). ModulePath "" = the IR
 /// input of the session's compiler command.

@@ -170,6 +170,7 @@ llvm::Expected<MirVocabulary> runVocabulary(const llvm::TargetMachine &TM, const
 }
 
 llvm::Expected<ir2vec::ModuleEmbedding> machineFunctionVectors(const std::string &Path, MirStage Stage,
+                                                              const TargetChoice &T,
                                                               const std::string &VocabPath) {
   if (llvm::Error E = shareStopPoint(stopPointOf(Stage)))
     return std::move(E);
@@ -184,7 +185,7 @@ llvm::Expected<ir2vec::ModuleEmbedding> machineFunctionVectors(const std::string
   llvm::consumeError(std::move(Err));
   std::optional<std::string> Crash = corpus::runRecoverable([&] {
     Err = visitMachineFunctions(
-        Path, *Ctx, TargetChoice{},
+        Path, *Ctx, T,
         [&](const llvm::TargetMachine &TM) -> llvm::Error {
           auto R = runVocabulary(TM, VocabPath, MirWeights{}, "a MIR vocabulary");
           if (!R)

@@ -79,10 +79,12 @@ llvm::Error checkRunTarget(const llvm::TargetMachine &TM, const llvm::Target *Ru
 llvm::Expected<MirVocabulary> runVocabulary(const llvm::TargetMachine &TM, const std::string &VocabPath,
                                             MirWeights W, llvm::StringRef Option);
 /// The symbolic function vectors (E.FunctionNames, E.FunctionVectors, E.Dim) of the machine
-/// functions llc-22 -O2 makes of the IR module at Path up to Stage, for the module's target,
+/// functions llc-22 -O2 makes of the IR module at Path up to Stage, for T (llc's -mtriple, -mcpu,
+/// -mattr; an empty triple = the module's),
 /// with VocabPath's MIR vocabulary or the default (""). For workers of one process that all
 /// ask the same stage (shareStopPoint). LLVM's crashes are recovered into an error naming Path.
 llvm::Expected<ir2vec::ModuleEmbedding> machineFunctionVectors(const std::string &Path, MirStage Stage,
+                                                              const TargetChoice &T,
                                                               const std::string &VocabPath = "");
 /// One run's target, stop point and vocabulary, and the source that embeds its inputs.
 class MirSource {

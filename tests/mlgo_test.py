@@ -250,6 +250,10 @@ ours = subprocess.run([a.ir2vec, "embeddings", "--mode=mir", "--mir-stage", "pre
 exact = {k: np.array(v, dtype=np.float64).astype(np.float32) for k, v in mir_functions(ours).items()}
 check("machine_function_embedding = ir2vec embeddings --mode=mir --mir-stage pre-ra, narrowed (exact)",
       all(np.array_equal(np.array(o[2]["machine_function_embedding"], dtype=np.float32), exact[o[0]]) for o in vobs), list(exact))
+r3 = host(["run", "--task", "evict", "--policy", "no-evict", "--embeddings", a.vocab, "--log", W("ev2.log"), "--", LLC, "-O2",
+           "-mtriple", "aarch64-linux-gnu", pressure, "-o", W("p2.s")])
+check("eviction + embeddings for llc -mtriple aarch64: the machine IR is compiled for llc's target (no default MIR vocabulary: refused, no log)",
+      r3.returncode != 0 and "no default MIR vocabulary for aarch64" in r3.stderr_text and not os.path.exists(W("ev2.log")), r3.stderr_text)
 echo = [int(x) for x in re.findall(r"index_to_evict: (-?\d+)", r.stderr_text)]
 check("eviction: the compiler read the answers logged, each legal",
       echo == [o[2]["index_to_evict"][0] for o in vobs] and all(o[2]["mask"][o[2]["index_to_evict"][0]] == 1 for o in vobs))
