@@ -225,8 +225,8 @@ std::optional<std::string> TimeLimit::run(llvm::function_ref<void()> Work) {
     llvm::erase(Running, &S);
   }
   if (S.State == Slot::Stopped)
-    return llvm::formatv("LLVM did not finish with it within {0} s (a malformed module LLVM "
-                         "loops on); stopped and skipped",
+    return llvm::formatv("LLVM did not finish with it within {0} s (a module too large for "
+                         "the limit, or a malformed one LLVM loops on); stopped and skipped",
                          Seconds)
         .str();
   return Crash;

@@ -14,15 +14,9 @@ namespace wb::features {
 
 namespace {
 
-/// The first line of a remark parser's message, unprintable bytes replaced: its later lines quote
-/// the input, which may be anything (bitcode given by mistake).
+/// The first line of a remark parser's message, made printable (support::printableText).
 std::string firstLine(llvm::Error E) {
-  std::string M = llvm::toString(std::move(E));
-  M = llvm::StringRef(M).split('\n').first.str();
-  for (char &C : M)
-    if (static_cast<unsigned char>(C) < 0x20 || static_cast<unsigned char>(C) >= 0x7f)
-      C = '?';
-  return M;
+  return support::printableText(llvm::toString(std::move(E)), /*FirstLine=*/true);
 }
 
 } // namespace

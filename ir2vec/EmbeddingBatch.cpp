@@ -4,6 +4,7 @@
 #include "support/Inputs.h"
 #include "support/JSON.h"
 #include "support/Files.h"
+#include "support/Isolate.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -292,8 +293,11 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   std::optional<EmbeddingFileWriter> W;
   if (J.Resume && llvm::sys::fs::exists(StatePath)) {
     auto C = readState(StatePath, Print);
+    uint64_t Bytes = 0;
+    (void)llvm::sys::fs::file_size(Out.path(), Bytes);
     llvm::Expected<EmbeddingFileWriter> R =
-        C ? EmbeddingFileWriter::resume(Out.path(), J.Header, J.Compress, C->Rows, C->Sums)
+        C ? EmbeddingFileWriter::resume(Out.path(), J.Header, J.Compress, C->Rows, C->Sums,
+                                        support::isolatedSecondsFor(Bytes))
           : llvm::Expected<EmbeddingFileWriter>(C.takeError());
     if (R) {
       W.emplace(std::move(*R));

@@ -106,11 +106,21 @@ llvm::Expected<std::unique_ptr<MachineModule>> MachineModule::parse(llvm::String
   std::string Errors;
   MM->Ctx->setDiagnosticHandler(std::make_unique<CollectingHandler>(Errors));
   auto Failed = [&](llvm::StringRef What) {
-    return support::fileError(Name, What +
-                                        (looksLikeIR(Buffer) ? " (this is LLVM IR: --mode=mir reads "
-                                                               "machine IR, .mir files)"
-                                                             : "") +
-                                        (Errors.empty() ? std::string() : ": " + Errors));
+    // LLVM IR where machine IR was expected: standard input and files named .mir are read as
+    // machine IR (as llvm-ir2vec reads them); IR modules go by their own names.
+    const char *IRHint = Name == "-" ? " (this is LLVM IR: --mode=mir reads standard input as "
+                                       "machine IR, as llvm-ir2vec does; name the IR module "
+                                       "(.ll, .bc) to have it compiled)"
+                                     : " (this is LLVM IR: --mode=mir reads .mir files as machine "
+                                       "IR; give the IR module a .ll or .bc name to have it "
+                                       "compiled)";
+    // The parser's messages quote the input, which may be binary.
+    return support::fileError(Name, What + (looksLikeIR(Buffer) ? IRHint : "") +
+                                        (Errors.empty() ? std::string()
+                                                        : ": " + support::printableText(
+                                                                     Errors.size() > 400
+                                                                         ? Errors.substr(0, 400) + "..."
+                                                                         : Errors)));
   };
   std::unique_ptr<llvm::MIRParser> Parser =
       llvm::createMIRParser(llvm::MemoryBuffer::getMemBufferCopy(Buffer, Name), *MM->Ctx);

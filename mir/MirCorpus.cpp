@@ -114,37 +114,45 @@ llvm::Expected<std::optional<std::string>> bufferStdin(const std::vector<std::st
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-runTarget(const MirRunOptions &O, const std::string &FirstInput, const std::optional<std::string> &Stdin) {
+runTarget(const MirRunOptions &O, const std::vector<std::string> &Inputs,
+          const std::optional<std::string> &Stdin) {
   if (llvm::Error E = setStopPoint(O.Stop))
     return std::move(E);
   if (!O.Target.Triple.empty())
     return makeTargetMachine(O.Target);
-  std::unique_ptr<llvm::TargetMachine> TM;
-  llvm::Error Found = llvm::Error::success();
-  llvm::consumeError(std::move(Found));
-  std::optional<std::string> Crash = corpus::runRecoverable([&] {
-    llvm::LLVMContext Ctx;
-    std::vector<std::string> Ignored;
-    Found = visitMachineFunctions(
-        FirstInput, Ctx, O.Target,
-        [&](const llvm::TargetMachine &T) -> llvm::Error {
-          auto M = makeTargetMachine({T.getTargetTriple().str(), O.Target.CPU, O.Target.Features});
-          if (!M)
-            return M.takeError();
-          TM = std::move(*M);
-          // Only the target was wanted: stop before any code is generated.
-          return support::makeError("target found");
-        },
-        [](const llvm::MachineFunction &) {}, Ignored, Stdin);
+  // The first input that names a target: a broken one before it is the run's to report (it
+  // fails when embedded, and the run goes on), not a reason to embed nothing.
+  std::string FirstWhy;
+  for (const std::string &Input : Inputs) {
+    std::unique_ptr<llvm::TargetMachine> TM;
+    llvm::Error Found = llvm::Error::success();
+    llvm::consumeError(std::move(Found));
+    std::optional<std::string> Crash = corpus::runRecoverable([&] {
+      llvm::LLVMContext Ctx;
+      std::vector<std::string> Ignored;
+      Found = visitMachineFunctions(
+          Input, Ctx, O.Target,
+          [&](const llvm::TargetMachine &T) -> llvm::Error {
+            auto M = makeTargetMachine({T.getTargetTriple().str(), O.Target.CPU, O.Target.Features});
+            if (!M)
+              return M.takeError();
+            TM = std::move(*M);
+            // Only the target was wanted: stop before any code is generated.
+            return support::makeError("target found");
+          },
+          [](const llvm::MachineFunction &) {}, Ignored, Stdin);
+      if (TM)
+        llvm::consumeError(std::move(Found));
+    });
     if (TM)
-      llvm::consumeError(std::move(Found));
-  });
-  if (Crash)
-    return support::fileError(FirstInput, *Crash);
-  if (Found)
-    return support::makeError("cannot tell the target of the run from its first input (" +
-                              llvm::toString(std::move(Found)) + "): name it with --mtriple");
-  return std::move(TM);
+      return std::move(TM);
+    std::string Why = Crash ? llvm::toString(support::fileError(Input, *Crash))
+                            : llvm::toString(std::move(Found));
+    if (FirstWhy.empty())
+      FirstWhy = Why;
+  }
+  return support::makeError("cannot tell the target of the run from its inputs (" + FirstWhy +
+                            "): name it with --mtriple");
 }
 
 llvm::Error checkRunTarget(const llvm::TargetMachine &TM, const llvm::Target *RunTarget,
@@ -153,7 +161,7 @@ llvm::Error checkRunTarget(const llvm::TargetMachine &TM, const llvm::Target *Ru
     return llvm::Error::success();
   return support::fileError(Path, "its target is " + TM.getTargetTriple().str() +
                                       "; this run is for " + RunTriple +
-                                      " (the first input's target, or --mtriple's): one target per "
+                                      " (the first readable input's target, or --mtriple's): one target per "
                                       "run, as the vocabulary is laid out for it");
 }
 
@@ -218,7 +226,7 @@ llvm::Expected<std::unique_ptr<MirSource>> MirSource::create(const MirRunOptions
   if (!In)
     return In.takeError();
   S->Stdin = std::move(*In);
-  auto TM = runTarget(O, Inputs.front(), S->Stdin);
+  auto TM = runTarget(O, Inputs, S->Stdin);
   if (!TM)
     return TM.takeError();
   S->Triple = (*TM)->getTargetTriple().str();

@@ -5,7 +5,7 @@
 //
 // A run embeds for one target (its vocabulary is laid out for that target's opcodes and
 // register classes) and stops code generation at one point: the target is --mtriple's, else
-// the first input's; an input of another target fails with a message naming both. Inputs are
+// the first readable input's; an input of another target fails with a message naming both. Inputs are
 // .mir files, or LLVM IR modules taken through llc-22's code generation in-process
 // (mir/MachineCompile.h).
 #pragma once
@@ -62,10 +62,12 @@ struct MirRunOptions {
   MirWeights Weights;
 };
 
-/// A corpus run's target machine: O.Target's triple when given, else FirstInput's (read for
-/// its target only; Stdin: standard input's text when FirstInput is "-"). Sets the stop point.
+/// A corpus run's target machine: O.Target's triple when given, else that of the first of
+/// Inputs that can be read (each read for its target only; Stdin: standard input's text for
+/// "-"). Sets the stop point.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-runTarget(const MirRunOptions &O, const std::string &FirstInput, const std::optional<std::string> &Stdin);
+runTarget(const MirRunOptions &O, const std::vector<std::string> &Inputs,
+          const std::optional<std::string> &Stdin);
 
 /// Standard input's text when Inputs read it ("-"), which cannot be read twice.
 llvm::Expected<std::optional<std::string>> bufferStdin(const std::vector<std::string> &Inputs);

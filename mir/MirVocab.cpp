@@ -71,7 +71,7 @@ llvm::Expected<MirTripletCorpus> collectMirTriplets(const std::vector<std::strin
     return Stdin.takeError();
   MirRunOptions First = O;
   First.Stop = Stops.front();
-  auto TM = runTarget(First, Inputs.front(), *Stdin);
+  auto TM = runTarget(First, Inputs, *Stdin);
   if (!TM)
     return TM.takeError();
   MirTripletCorpus C;

@@ -37,7 +37,8 @@ py::object namespaceOf(py::dict D) {
 }
 
 std::vector<std::string> expand(const std::variant<std::filesystem::path,
-                                                   std::vector<std::filesystem::path>> &Inputs) {
+                                                   std::vector<std::filesystem::path>> &Inputs,
+                                bool Machine = false) {
   std::vector<std::string> Args;
   if (const auto *One = std::get_if<std::filesystem::path>(&Inputs))
     Args.push_back(One->string());
@@ -52,7 +53,8 @@ std::vector<std::string> expand(const std::variant<std::filesystem::path,
   {
     py::gil_scoped_release Unlocked;
     Paths = valueOrRaise(support::expandInputs(
-        Args, [&](const support::Diagnostic &D) { Warnings.push_back(D.Message); }));
+        Args, [&](const support::Diagnostic &D) { Warnings.push_back(D.Message); }, nullptr,
+        Machine ? llvm::ArrayRef(support::MachineExtensions) : llvm::ArrayRef(support::IRExtensions)));
   }
   warnAll(Warnings);
   if (Paths.empty())
@@ -227,7 +229,7 @@ RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::file
       throw py::value_error("counts count LLVM IR's entities: not with mode='mir'");
     if (Kind != "symbolic")
       throw py::value_error("mode='mir' embeddings are symbolic (MIR2Vec's only kind)");
-    S.Job.Inputs = expand(In);
+    S.Job.Inputs = expand(In, /*Machine=*/true);
     S.Mir = machineSource(Machine, Vocab, S.Job.Inputs);
     S.Job.Source = &S.Mir->source();
     S.Job.Header = S.Mir->header(S.Job.Granularity);

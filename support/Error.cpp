@@ -16,6 +16,14 @@ llvm::Error makeError(const llvm::Twine &Message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
 }
 
+std::string printableText(llvm::StringRef Text, bool FirstLine) {
+  std::string M = (FirstLine ? Text.split('\n').first : Text).str();
+  for (char &C : M)
+    if (static_cast<unsigned char>(C) < 0x20 || static_cast<unsigned char>(C) >= 0x7f)
+      C = '?';
+  return M;
+}
+
 std::string aboutFile(llvm::StringRef Path, llvm::StringRef Message) {
   if (Message.starts_with(Path) && Message.drop_front(Path.size()).starts_with(":"))
     return Message.str();

@@ -93,12 +93,17 @@ struct Expansion {
   }
 };
 
-llvm::Error expandDirectory(llvm::StringRef Dir, Expansion &Out, const DiagnosticHandler &Report) {
-  auto Found = findFiles(Dir, {".bc", ".ll"}, Report);
+llvm::Error expandDirectory(llvm::StringRef Dir, Expansion &Out, const DiagnosticHandler &Report,
+                            llvm::ArrayRef<llvm::StringRef> Extensions) {
+  auto Found = findFiles(Dir, Extensions, Report);
   if (!Found)
     return Found.takeError();
-  if (Found->empty())
-    return fileError(Dir, "directory holds no .bc or .ll files");
+  if (Found->empty()) {
+    std::string Names;
+    for (size_t I = 0; I < Extensions.size(); ++I)
+      Names += (I == 0 ? "" : I + 1 == Extensions.size() ? " or " : ", ") + Extensions[I].str();
+    return fileError(Dir, "directory holds no " + Names + " files");
+  }
   for (std::string &F : *Found) {
     llvm::StringRef Rel(F);
     if (Rel.consume_front(Dir))
@@ -212,7 +217,8 @@ std::optional<std::string> corpusDescriptionOf(llvm::StringRef Arg) {
 
 llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args,
                                                       const DiagnosticHandler &Report,
-                                                      std::vector<std::string> *Names) {
+                                                      std::vector<std::string> *Names,
+                                                      llvm::ArrayRef<llvm::StringRef> Extensions) {
   Expansion Out;
   for (const std::string &A : Args) {
     llvm::Error E = llvm::Error::success();
@@ -221,7 +227,7 @@ llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::str
     else if (std::optional<std::string> Desc = corpusDescriptionOf(A))
       E = expandCorpus(*Desc, Out);
     else if (A != "-" && llvm::sys::fs::is_directory(A))
-      E = expandDirectory(A, Out, Report);
+      E = expandDirectory(A, Out, Report, Extensions);
     else
       Out.add(A, ""); // a file; whether it can be read is the module's own outcome
     if (E)
@@ -236,8 +242,10 @@ llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::str
 }
 
 llvm::Expected<std::vector<std::string>>
-expandInputsOrStdin(const std::vector<std::string> &Args, const DiagnosticHandler &Report) {
-  auto In = expandInputs(Args.empty() ? std::vector<std::string>{"-"} : Args, Report);
+expandInputsOrStdin(const std::vector<std::string> &Args, const DiagnosticHandler &Report,
+                    llvm::ArrayRef<llvm::StringRef> Extensions) {
+  auto In = expandInputs(Args.empty() ? std::vector<std::string>{"-"} : Args, Report, nullptr,
+                         Extensions);
   if (In && In->empty())
     return makeError("no input modules");
   return In;

@@ -52,16 +52,23 @@ bool isCorpusDescription(llvm::StringRef Path);
 /// or DIR/corpus_description.json for a directory holding one.
 std::optional<std::string> corpusDescriptionOf(llvm::StringRef Arg);
 
+/// What a directory input gives: LLVM IR modules, or (machine-level runs) those and .mir files.
+inline constexpr llvm::StringRef IRExtensions[] = {".bc", ".ll"};
+inline constexpr llvm::StringRef MachineExtensions[] = {".bc", ".ll", ".mir"};
+
 /// Report gets the warnings of directory walks (loops, files that are not regular). Names, when
 /// given, gets each module's name in its corpus: as its corpus description writes it, or its
 /// path relative to the directory walked; "" for modules named directly (files, @lists).
+/// Directories give the files with one of Extensions.
 llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::string> &Args,
                                                       const DiagnosticHandler &Report = nullptr,
-                                                      std::vector<std::string> *Names = nullptr);
+                                                      std::vector<std::string> *Names = nullptr,
+                                                      llvm::ArrayRef<llvm::StringRef> Extensions = IRExtensions);
 /// The same, reading standard input ("-") when Args is empty, as llvm-ir2vec does; an error
 /// when the expansion lists no module.
 llvm::Expected<std::vector<std::string>>
-expandInputsOrStdin(const std::vector<std::string> &Args, const DiagnosticHandler &Report = nullptr);
+expandInputsOrStdin(const std::vector<std::string> &Args, const DiagnosticHandler &Report = nullptr,
+                    llvm::ArrayRef<llvm::StringRef> Extensions = IRExtensions);
 
 /// The files below Dir whose extension is one of Extensions (".bc"), sorted, walked as a
 /// directory input is: each real file and directory once, loops and files that are not

@@ -41,6 +41,10 @@ private:
 /// vocabulary or model reads in well under a second, a counts file of a whole corpus in
 /// seconds). Fuzz targets pass less.
 inline constexpr double DefaultIsolatedSeconds = 600;
+/// The same bound for work that reads a whole file of Bytes (copying a partial HDF5 output to
+/// resume it): 30 s plus a second per 10 MB, ten times what a slow disk needs, so that a
+/// damaged file the library loops on is given up in seconds, not in DefaultIsolatedSeconds.
+inline double isolatedSecondsFor(uint64_t Bytes) { return 30.0 + double(Bytes) / 10e6; }
 
 /// Runs Check (a read of File as the caller will then do it) in a child process; success means
 /// the caller may read File in this process. For readers whose results are not worth framing

@@ -433,7 +433,10 @@ bad = [(["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], W
        (["entities", "--mode=mir", "--mtriple", "nosuch-unknown-none"], b"nosuch-unknown-none"),
        (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--format", "hdf5", "--counts",
          "-o", W("x.h5"), x86], b"--counts applies to LLVM IR only"),
-       (["triplets", "--mode=mir", x86, x86], b"one .mir file"),
+       (["triplets", "--mode=mir", x86, x86], b"takes one input"),
+       (["embeddings", "--mode=mir", "--ir2vec-opc-weight", "3", x86], b"--ir2vec-opc-weight applies to LLVM IR only"),
+       (["embeddings", "--mode=mir", "--mir-stage", "isel", "--stop-after", "greedy", W("x86_64.ll")],
+        b"--mir-stage and --stop-after: name one stop point"),
        (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--stop-after", "nosuchpass",
          W("x86_64.ll")], b"'nosuchpass' is not a pass"),
        (["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--stop-after", "greedy",
@@ -458,6 +461,60 @@ keep = open(x86, "rb").read()
 r = run([a.ir2vec, "triplets", "--mode=mir", x86, "-o", x86])
 check("an output that is the input is refused, the input intact", r.returncode != 0 and open(x86, "rb").read() == keep,
       r.stderr)
+for mode in ("mir", "llvm"):
+    r = run([a.ir2vec, "entities", "--mode=" + mode, "-o", x86, x86])
+    check(f"entities --mode={mode} -o INPUT INPUT: refused, the input intact",
+          r.returncode == 1 and b"also an input" in r.stderr and open(x86, "rb").read() == keep, r.stderr)
+
+# A broken first input does not decide the run: the target comes from the first readable one,
+# the broken one is reported and the run goes on (exit 2), as with LLVM IR.
+bc = W("stdin.bc")
+subprocess.run(["clang-22", "-O1", "-c", "-emit-llvm", W("src.c"), "-o", bc], check=True)
+open(W("trunc.bc"), "wb").write(open(bc, "rb").read()[:300])
+r = run([a.ir2vec, "embeddings", "--mode=mir", "--level", "func", W("trunc.bc"), W("x86_64.ll")])
+alone = run([a.ir2vec, "embeddings", "--mode=mir", "--level", "func", W("x86_64.ll")])
+check("--mode=mir with a broken first module: the next embedded as alone, the broken one named, exit 2",
+      r.returncode == 2 and b"trunc.bc" in r.stderr and alone.returncode == 0 and alone.stdout.count(b"Function vector") >= 5
+      and (b"Module: " + W("x86_64.ll").encode() + b"\n").join([b"", alone.stdout]) in r.stdout, (r.returncode, r.stderr[-400:]))
+r = run([a.ir2vec, "embeddings", "--mode=mir", "--format", "hdf5", "-o", W("bf.h5"), W("trunc.bc"), W("x86_64.ll")])
+check("... and to HDF5: the file written, exit 2", r.returncode == 2 and os.path.exists(W("bf.h5")), r.stderr[-300:])
+
+# A directory of .mir files is a machine-level corpus.
+os.makedirs(W("mirdir/sub"), exist_ok=True)
+mirs = sorted(pth for n, pth, t in inputs if t == "x86_64")[:2]
+shutil.copy(mirs[0], W("mirdir/a.mir"))
+shutil.copy(mirs[1], W("mirdir/sub/b.mir"))
+voc = ["--mir2vec-vocab-path", vocabs["x86_64"], "--level", "func"]
+r = run([a.ir2vec, "embeddings", "--mode=mir", *voc, W("mirdir")])
+listed = run([a.ir2vec, "embeddings", "--mode=mir", *voc, W("mirdir/a.mir"), W("mirdir/sub/b.mir")])
+check("--mode=mir takes a directory of .mir files (= the same files named)",
+      r.returncode == 0 and r.stdout == listed.stdout and r.stdout.count(b"Module: ") == 2, r.stderr[-300:])
+r = run([a.ir2vec, "embeddings", W("mirdir")])
+check("LLVM IR mode: a directory of .mir files holds no module", r.returncode == 1 and b"no .bc or .ll files" in r.stderr, r.stderr)
+
+# LLVM IR on standard input in MIR mode: the hint says how to have it compiled, no bytes echoed.
+r = run([a.ir2vec, "embeddings", "--mode=mir", "-"], stdin=open(bc, "rb"))
+check("--mode=mir with bitcode on standard input: refused with the hint to name the IR module, printable",
+      r.returncode != 0 and b"name the IR module" in r.stderr
+      and all(32 <= c < 127 for c in r.stderr.replace(b"\n", b"")), r.stderr[:400])
+
+# A vocabulary lacking thousands of keys: one warning line of bounded length.
+sparse = {"Opcodes": {"ADD": [1.0, 2.0]}, "CommonOperands": {"Immediate": [0.5, 0.5]},
+          "PhysicalRegisters": {"GR32": [1.0, 0.0]}, "VirtualRegisters": {"GR32": [0.0, 1.0]}}
+json.dump(sparse, open(W("sparse.json"), "w"))
+r = run([a.ir2vec, "embeddings", "--mode=mir", "--mir2vec-vocab-path", W("sparse.json"), x86])
+warn = [l for l in r.stderr.split(b"\n") if b"have no key" in l]
+check("a MIR vocabulary missing thousands of keys: one warning, the count and at most 120 keys named",
+      r.returncode == 0 and len(warn) == 1 and b"7154 of 7158" in warn[0] and b"more; `entities` lists every entity" in warn[0]
+      and len(warn[0]) < 8000, (r.returncode, [l[:200] for l in warn]))
+
+# vocab export --mode=mir: the shipped JSON, byte for byte.
+r = run([a.ir2vec, "vocab", "export", "--mode=mir", "-o", W("exported.json")])
+check("vocab export --mode=mir writes the shipped default MIR vocabulary byte for byte",
+      r.returncode == 0 and open(W("exported.json"), "rb").read() == open(a.default_vocab, "rb").read(), r.stderr)
+r = run([a.ir2vec, "vocab", "export", "--mode=mir", "-o", W("exported.h5")])
+check("vocab export --mode=mir to .h5: refused (LLVM JSON only), nothing written",
+      r.returncode == 1 and not os.path.exists(W("exported.h5")), r.stderr)
 
 status = res.summary("mir: ")
 if status == 0:

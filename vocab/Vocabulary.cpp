@@ -103,12 +103,18 @@ llvm::Expected<JSONSection> parseSection(llvm::StringRef Source, const llvm::jso
   return Out;
 }
 
+/// Keys named in one warning line: all of LLVM IR's 110; a target's thousands of MIR entities
+/// would make one line of a hundred kilobytes.
+constexpr size_t MaxKeysNamed = 120;
+
 void joinInto(std::string &Out, const std::vector<std::string> &Keys) {
-  for (size_t I = 0; I < Keys.size(); ++I) {
+  for (size_t I = 0; I < Keys.size() && I < MaxKeysNamed; ++I) {
     if (I)
       Out += ", ";
     Out += Keys[I];
   }
+  if (Keys.size() > MaxKeysNamed)
+    Out += ", ... (" + std::to_string(Keys.size() - MaxKeysNamed) + " more; `entities` lists every entity)";
 }
 
 } // namespace

@@ -141,18 +141,33 @@ CLI::Option *addMode(CLI::App &Sub, std::string &Mode) {
       ->check(CLI::IsMember({"llvm", "mir"}));
 }
 
+llvm::Error refuseForMir(std::initializer_list<std::pair<bool, std::string>> Given) {
+  for (const auto &[Set, Name] : Given)
+    if (Set)
+      return support::usageError(Name + " applies to LLVM IR only, not --mode=mir");
+  return llvm::Error::success();
+}
+
 void addVocabularyOptions(CLI::App &Sub, VocabularyOptions &V) {
   Sub.add_option("--vocab,--ir2vec-vocab-path", V.Path,
                  "Vocabulary: LLVM's IR2Vec JSON or the workbench's HDF5 (recognised by "
                  "content); default: the workbench's default vocabulary, built into the tool")
       ->type_name("FILE");
-  Sub.add_option("--ir2vec-opc-weight", V.OpcWeight, "Weight of opcode vectors (float)")
-      ->type_name("NUM");
-  Sub.add_option("--ir2vec-type-weight", V.TypeWeight, "Weight of type vectors (float)")
-      ->type_name("NUM");
-  Sub.add_option("--ir2vec-arg-weight", V.ArgWeight,
-                 "Weight of operand-kind and predicate vectors (float)")
-      ->type_name("NUM");
+  V.WeightOptions = {
+      Sub.add_option("--ir2vec-opc-weight", V.OpcWeight, "Weight of opcode vectors (float)")
+          ->type_name("NUM"),
+      Sub.add_option("--ir2vec-type-weight", V.TypeWeight, "Weight of type vectors (float)")
+          ->type_name("NUM"),
+      Sub.add_option("--ir2vec-arg-weight", V.ArgWeight,
+                     "Weight of operand-kind and predicate vectors (float)")
+          ->type_name("NUM")};
+}
+
+std::string VocabularyOptions::givenWeight() const {
+  for (const CLI::Option *O : WeightOptions)
+    if (O->count())
+      return O->get_name();
+  return "";
 }
 
 unsigned jobsOrHardware(unsigned Jobs) {
@@ -207,8 +222,11 @@ support::Distribution RunContext::distribution(int RootJobs) const {
 
 llvm::Expected<std::vector<std::string>> commandInputs(const std::vector<std::string> &Args,
                                                        const RunContext &Ctx,
-                                                       const support::Reporter &R) {
-  auto Inputs = support::expandInputsOrStdin(Args, R.handler());
+                                                       const support::Reporter &R,
+                                                       bool Machine) {
+  auto Inputs = support::expandInputsOrStdin(
+      Args, R.handler(), Machine ? llvm::ArrayRef(support::MachineExtensions)
+                                 : llvm::ArrayRef(support::IRExtensions));
   if (Inputs && Ctx.spread() && llvm::is_contained(*Inputs, "-"))
     return support::usageError("standard input ('-') cannot be shared by the ranks of an MPI "
                                "run: name the modules");

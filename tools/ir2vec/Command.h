@@ -100,13 +100,19 @@ CLI::Option *addQuiet(CLI::App &Sub, bool &Quiet, const std::string &What);
 CLI::Option *addJobs(CLI::App &Sub, unsigned &Jobs, const std::string &What);
 /// The inputs of a batch: files, directories, @lists, corpus descriptions.
 CLI::Option *addInputs(CLI::App &Sub, std::vector<std::string> &Inputs);
-/// --mode llvm (MIR is rejected), as llvm-ir2vec spells it.
+/// --mode llvm or mir, as llvm-ir2vec spells it.
 CLI::Option *addMode(CLI::App &Sub, std::string &Mode);
+/// Options of LLVM IR only, refused with --mode=mir rather than ignored: the first given.
+llvm::Error refuseForMir(std::initializer_list<std::pair<bool, std::string>> Given);
 
 /// The vocabulary a command embeds with: file and section weights (as llvm-ir2vec names them).
 struct VocabularyOptions {
   std::string Path; // "" = the built-in default vocabulary
   std::string OpcWeight = "1.0", TypeWeight = "0.5", ArgWeight = "0.2";
+  /// The weights' options, to tell whether the command line gave one.
+  std::vector<const CLI::Option *> WeightOptions;
+  /// The name of a weight option the command line gave ("" = none).
+  std::string givenWeight() const;
 };
 void addVocabularyOptions(CLI::App &Sub, VocabularyOptions &V);
 
@@ -127,10 +133,12 @@ support::RunSettings runSettings(const support::Reporter &R, unsigned Jobs,
 corpus::BatchIO batchIO(const support::Reporter &R, unsigned Jobs, double ModuleSeconds,
                         support::Distribution Dist = {});
 /// The inputs of a command, expanded; "-" (standard input) when there are none, which the ranks
-/// of an MPI job cannot share.
+/// of an MPI job cannot share. Machine: a machine-level run, whose directories give .mir files
+/// too.
 llvm::Expected<std::vector<std::string>> commandInputs(const std::vector<std::string> &Args,
                                                        const RunContext &Ctx,
-                                                       const support::Reporter &R);
+                                                       const support::Reporter &R,
+                                                       bool Machine = false);
 using support::outcomeOf;
 /// Refuses outputs that are inputs (Inputs, then More: vocabularies, models, logs) or each
 /// other, before any work (support::checkOutputsAgainstInputs).

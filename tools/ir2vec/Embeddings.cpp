@@ -63,11 +63,11 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
     return F.takeError();
   const bool Mir = *Mode == ir2vec::IRMode::MIR;
   if (Mir)
-    for (const auto &[Set, Name] : {std::pair{O.Counts, "--counts"},
-                                    {!O.Vocab.Path.empty(), "--ir2vec-vocab-path"},
-                                    {O.Kind != "symbolic", "--ir2vec-kind"}})
-      if (Set)
-        return support::usageError(std::string(Name) + " applies to LLVM IR only, not --mode=mir");
+    if (llvm::Error E = refuseForMir({{O.Counts, "--counts"},
+                                      {!O.Vocab.Path.empty(), "--ir2vec-vocab-path"},
+                                      {O.Kind != "symbolic", "--ir2vec-kind"},
+                                      {!O.Vocab.givenWeight().empty(), O.Vocab.givenWeight()}}))
+      return E;
   J.EmbeddingKind = J.Header.EmbeddingKind = *K;
   J.Granularity = J.Header.Granularity = *L;
   J.Format = *F;
@@ -88,7 +88,7 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
       return M.takeError();
     MirRun = std::move(*M);
   }
-  auto Inputs = commandInputs(O.Inputs, Ctx, R);
+  auto Inputs = commandInputs(O.Inputs, Ctx, R, Mir);
   if (!Inputs)
     return Inputs.takeError();
   const std::string &VocabFile = Mir ? O.Mir.VocabPath : O.Vocab.Path;

@@ -19,7 +19,7 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
 /// The options of --mode=mir (docs/mir2vec.md): llc's target options, and for embeddings
 /// llvm-ir2vec's --mir2vec-* options.
 struct MirOptions {
-  std::string Triple, CPU, Attrs, Stage = "post-ra", StopAfter, StopBefore;
+  std::string Triple, CPU, Attrs, Stage, StopAfter, StopBefore; // Stage "" = post-ra
   std::string VocabPath, Kind = "symbolic", OpcWeight = "1.0", CommonWeight = "1.0", RegWeight = "1.0";
 };
 void addMirTargetOptions(CLI::App &Sub, MirOptions &M);

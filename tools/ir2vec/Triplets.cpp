@@ -34,6 +34,9 @@ struct TripletsOptions {
 };
 
 llvm::Expected<support::Outcome> runEntities(const EntitiesOptions &O, const support::Reporter &R) {
+  // LLVM IR mode ignores its input, but an input named as the output is still the user's file.
+  if (llvm::Error E = checkOutputs({O.Output}, O.Inputs, listFiles(O.Inputs, {})))
+    return E;
   if (O.Mode == "mir") {
     auto J = mirJob(O.Mir, O.Inputs, O.Output);
     if (!J)
@@ -41,14 +44,6 @@ llvm::Expected<support::Outcome> runEntities(const EntitiesOptions &O, const sup
     return mir::runMirEntities(*J, R.handler());
   }
   return outcomeOf(support::writeFileAtomically(O.Output, vocab::writeEntitiesText));
-}
-
-/// Options of LLVM IR only, refused with --mode=mir rather than ignored.
-llvm::Error refuseForMir(std::initializer_list<std::pair<bool, const char *>> Given) {
-  for (const auto &[Set, Name] : Given)
-    if (Set)
-      return support::usageError(std::string(Name) + " applies to LLVM IR only, not --mode=mir");
-  return llvm::Error::success();
 }
 
 llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
@@ -75,7 +70,7 @@ llvm::Expected<support::Outcome> runTriplets(const TripletsOptions &O,
       auto M = mirRunOptions(One);
       if (!M)
         return M.takeError();
-      auto Inputs = commandInputs(O.Inputs, Ctx, R);
+      auto Inputs = commandInputs(O.Inputs, Ctx, R, /*Machine=*/true);
       if (!Inputs)
         return Inputs.takeError();
       return mir::runMirTripletCorpus(*Inputs, *M, Stops, O.Output,
@@ -131,8 +126,8 @@ void addMirTargetOptions(CLI::App &Sub, MirOptions &M) {
   Sub.add_option("--mir-stage", M.Stage,
                  "--mode=mir with an LLVM IR module: where llc-22 -O2's code generation stops: isel "
                  "(-stop-after=finalize-isel), pre-ra (-stop-before=greedy) or post-ra "
-                 "(-stop-after=virtregrewriter); triplets --format openke takes a comma list "
-                 "(the corpus is taken to each stage in turn)")
+                 "(-stop-after=virtregrewriter, the default); triplets --format openke takes a "
+                 "comma list (the corpus is taken to each stage in turn)")
       ->type_name("STAGE");
   Sub.add_option("--stop-after", M.StopAfter,
                  "--mode=mir with an LLVM IR module: stop after this pass instead (llc's -stop-after)")
@@ -166,12 +161,16 @@ llvm::Expected<mir::MirRunOptions> mirRunOptions(const MirOptions &M) {
   O.VocabPath = M.VocabPath;
   if (!M.StopAfter.empty() && !M.StopBefore.empty())
     return support::usageError("--stop-after and --stop-before: name one stop point");
+  if (!M.Stage.empty() && (!M.StopAfter.empty() || !M.StopBefore.empty()))
+    return support::usageError(std::string("--mir-stage and ") +
+                               (M.StopAfter.empty() ? "--stop-before" : "--stop-after") +
+                               ": name one stop point");
   if (!M.StopAfter.empty())
     O.Stop = {M.StopAfter, true};
   else if (!M.StopBefore.empty())
     O.Stop = {M.StopBefore, false};
   else {
-    auto S = mir::parseMirStage(M.Stage);
+    auto S = mir::parseMirStage(M.Stage.empty() ? "post-ra" : M.Stage);
     if (!S)
       return S.takeError();
     O.Stop = *S;
@@ -186,8 +185,8 @@ llvm::Expected<mir::MirRunOptions> mirRunOptions(const MirOptions &M) {
 llvm::Expected<mir::MirJob> mirJob(const MirOptions &M, const std::vector<std::string> &Inputs,
                                    const std::string &Output) {
   if (Inputs.size() > 1)
-    return support::usageError("--mode=mir takes one .mir file (" + std::to_string(Inputs.size()) +
-                               " given)");
+    return support::usageError("this --mode=mir command takes one input, a .mir file or an IR module (" +
+                               std::to_string(Inputs.size()) + " given; `embeddings` takes many)");
   auto O = mirRunOptions(M);
   if (!O)
     return O.takeError();

@@ -3,6 +3,7 @@
 #include "tools/ir2vec/Groups.h"
 
 #include "mir/MirVocab.h"
+#include "support/Files.h"
 #include "vocab/VocabTraining.h"
 
 namespace wb::tool {
@@ -38,9 +39,21 @@ struct SplitOptions {
 };
 
 struct ExportOptions {
-  std::string Input, Output;
+  std::string Input, Output, Mode = "llvm";
   bool Quiet = false;
 };
+
+/// `vocab export --mode=mir`: the default MIR vocabulary as the LLVM JSON it is compiled from,
+/// for llvm-ir2vec-22 --mir2vec-vocab-path (the only form LLVM reads a MIR vocabulary in).
+llvm::Expected<support::Outcome> exportMirVocabulary(const ExportOptions &X) {
+  if (!X.Input.empty())
+    return support::usageError("--mode=mir exports the default MIR vocabulary; a MIR vocabulary "
+                               "file is LLVM JSON already");
+  if (llvm::StringRef(X.Output).ends_with(".h5"))
+    return support::usageError("--mode=mir: a MIR vocabulary is written as LLVM JSON only");
+  return outcomeOf(support::writeFileAtomically(
+      X.Output, [](llvm::raw_ostream &OS) { OS << mir::defaultMirVocabularyJSON(); }));
+}
 
 void addGraphOptions(CLI::App &Sub, GraphOptions &G) {
   Sub.add_option("dir", G.Dir, "OpenKE directory (ir2vec triplets --format openke -o DIR)")
@@ -206,8 +219,15 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
                      "the default one")
       ->type_name("FILE");
   addQuiet(*Export, X->Quiet, "No warnings");
+  Export
+      ->add_option("--mode", X->Mode,
+                   "llvm (the IR2Vec vocabulary) or mir (the default x86-64 MIR vocabulary, "
+                   "LLVM JSON, for llvm-ir2vec --mir2vec-vocab-path)")
+      ->check(CLI::IsMember({"llvm", "mir"}));
   setRun(Cmds, Export, [&Ctx, X] {
     support::Reporter R = Ctx.reporter(ToolName, X->Quiet);
+    if (X->Mode == "mir")
+      return finish(R, simpleExits(), exportMirVocabulary(*X));
     return finish(R, simpleExits(), vocab::exportVocabulary(X->Input, X->Output, R.handler()));
   });
 }
