@@ -606,15 +606,20 @@ def entries(d, prefix):
 
 def kill_once_made(args, d, prefix):
     """Starts the tool, SIGKILLs its process group (`kill -9 -PGID`: the run and the workers it
-    forked, which hold its locks too) once an entry named prefix... exists in d; those entries."""
-    proc = subprocess.Popen([tool, *args], env=skenv, start_new_session=True)
-    deadline = time.time() + 30
-    while time.time() < deadline and not entries(d, prefix):
-        time.sleep(0.005)
-    time.sleep(0.2)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    time.sleep(0.3)  # the forked workers' exit (their descriptors close when they die)
+    forked, which hold its locks too) once an entry named prefix... exists in d; those entries.
+    A per-module entry (mlgo collect's directory) may be gone again by the time the kill lands,
+    between two modules: then the run is tried again (the sanitizer CI run saw it once)."""
+    for _ in range(5):
+        proc = subprocess.Popen([tool, *args], env=skenv, start_new_session=True)
+        deadline = time.time() + 30
+        while time.time() < deadline and not entries(d, prefix):
+            time.sleep(0.005)
+        time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        time.sleep(0.3)  # the forked workers' exit (their descriptors close when they die)
+        if entries(d, prefix):
+            break
     return entries(d, prefix)
 
 
