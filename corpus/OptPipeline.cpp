@@ -95,6 +95,20 @@ llvm::Expected<std::vector<OptLevel>> parseOptLevels(llvm::StringRef CommaList) 
 
 llvm::StringRef optLevelName(OptLevel L) { return Levels[static_cast<size_t>(L)].Name; }
 
+llvm::Expected<std::optional<OptLevel>> parseOptChoice(llvm::StringRef Text) {
+  if (Text == NoOptLevel)
+    return std::nullopt;
+  auto L = parseOptLevel(Text);
+  if (!L)
+    return support::makeError("unknown optimisation level '" + Text +
+                              "' (expected none, O0, O1, O2, O3, Os or Oz)");
+  return std::optional<OptLevel>(*L);
+}
+
+std::string optChoiceName(const std::optional<OptLevel> &L) {
+  return L ? optLevelName(*L).str() : std::string(NoOptLevel);
+}
+
 llvm::Error runDefaultPipeline(llvm::Module &M, OptLevel L) {
   initialiseTargets();
   // opt creates a TargetMachine for the module's triple (CPU and features come from the

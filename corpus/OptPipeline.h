@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ enum class OptLevel { O0, O1, O2, O3, Os, Oz };
 llvm::Expected<OptLevel> parseOptLevel(llvm::StringRef Text);
 llvm::Expected<std::vector<OptLevel>> parseOptLevels(llvm::StringRef CommaList);
 llvm::StringRef optLevelName(OptLevel L);
+
+/// A run's choice (embeddings --opt-level): a level's pipeline, or none (the modules as they
+/// are), spelled "none".
+inline constexpr const char *NoOptLevel = "none";
+llvm::Expected<std::optional<OptLevel>> parseOptChoice(llvm::StringRef Text);
+std::string optChoiceName(const std::optional<OptLevel> &L);
 
 /// Runs default<L> on M (which must verify). Fails if the triple has no registered target.
 llvm::Error runDefaultPipeline(llvm::Module &M, OptLevel L);

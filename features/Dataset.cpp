@@ -143,45 +143,52 @@ void DatasetBuilder::writeTo(H5::Group &Root) const {
   writeNumbers(RG, "reward", h5Types(TensorType::Double),
                RowReward.data(), Rows);
   h5::writeStrings(Root, "contexts", Contexts);
-  if (Costs) {
-    H5::Group CG = h5::createGroup(F, "context");
-    std::vector<double> Reward;
-    for (size_t C = 0; C < Contexts.size(); ++C)
-      Reward.push_back(relativeReward(ContextCost[C], ContextBaselineCost[C]));
-    writeNumbers(CG, "cost", h5Types(TensorType::Double), ContextCost.data(), Contexts.size());
-    writeNumbers(CG, "baseline_cost", h5Types(TensorType::Double), ContextBaselineCost.data(),
-                 Contexts.size());
-    writeNumbers(CG, "reward", h5Types(TensorType::Double), Reward.data(), Contexts.size());
-  }
   H5::Group MG = h5::createGroup(F, "modules");
   std::vector<std::string> Paths, Errors;
-  std::vector<int64_t> Text, Base, Count(Modules.size(), 0);
-  std::vector<double> Reward;
   for (const DatasetModule &M : Modules) {
     Paths.push_back(M.Path);
     Errors.push_back(M.Error);
-    Text.push_back(M.TextSize);
-    Base.push_back(M.BaselineTextSize);
-    Reward.push_back(M.Reward);
   }
-  for (int64_t R : RowModule)
-    ++Count[R];
   h5::writeStrings(MG, "path", Paths);
   h5::writeStrings(MG, "error", Errors);
-  const size_t NM = Modules.size();
-  writeNumbers(MG, "text_size", h5Types(TensorType::Int64), Text.data(), NM);
-  writeNumbers(MG, "baseline_text_size", h5Types(TensorType::Int64),
-               Base.data(), NM);
-  writeNumbers(MG, "reward", h5Types(TensorType::Double), Reward.data(), NM);
-  writeNumbers(MG, "decisions", h5Types(TensorType::Int64), Count.data(), NM);
-  if (Costs) {
-    std::vector<double> Cost, Baseline;
-    for (const DatasetModule &M : Modules) {
-      Cost.push_back(M.Error.empty() ? totalCost(*Costs, M.Regalloc) : NAN);
-      Baseline.push_back(M.Error.empty() ? totalCost(*Costs, M.BaselineRegalloc) : NAN);
-    }
-    writeNumbers(MG, "cost", h5Types(TensorType::Double), Cost.data(), NM);
-    writeNumbers(MG, "baseline_cost", h5Types(TensorType::Double), Baseline.data(), NM);
+  // The numbers of DatasetNumberColumns, in its order (integers are exact in a double).
+  std::vector<double> Count(Modules.size(), 0);
+  for (int64_t R : RowModule)
+    ++Count[R];
+  auto Of = [&](auto Get) {
+    std::vector<double> V;
+    for (const DatasetModule &M : Modules)
+      V.push_back(Get(M));
+    return V;
+  };
+  auto Cost = [&](const std::vector<FunctionRegalloc> DatasetModule::*Field) {
+    return Of([&](const DatasetModule &M) { return M.Error.empty() ? totalCost(*Costs, M.*Field) : NAN; });
+  };
+  std::vector<double> ContextReward;
+  for (size_t C = 0; C < ContextCost.size(); ++C)
+    ContextReward.push_back(relativeReward(ContextCost[C], ContextBaselineCost[C]));
+  const std::vector<double> Numbers[] = {
+      Of([](const DatasetModule &M) { return double(M.TextSize); }),
+      Of([](const DatasetModule &M) { return double(M.BaselineTextSize); }),
+      Of([](const DatasetModule &M) { return M.Reward; }),
+      Count,
+      Costs ? Cost(&DatasetModule::Regalloc) : std::vector<double>(),
+      Costs ? Cost(&DatasetModule::BaselineRegalloc) : std::vector<double>(),
+      ContextCost,
+      ContextBaselineCost,
+      ContextReward,
+  };
+  static_assert(std::size(Numbers) == std::size(DatasetNumberColumns));
+  std::optional<H5::Group> CG;
+  if (Costs)
+    CG = h5::createGroup(F, "context");
+  for (size_t I = 0; I < std::size(DatasetNumberColumns); ++I) {
+    const DatasetNumbers &N = DatasetNumberColumns[I];
+    if (N.RegallocOnly && !Costs)
+      continue;
+    const auto [Sub, Name] = llvm::StringRef(N.Path).split('/');
+    H5Types Ty{h5Types(N.Integer ? TensorType::Int64 : TensorType::Double).File, H5::PredType::NATIVE_DOUBLE};
+    writeNumbers(Sub == "context" ? *CG : MG, Name.str().c_str(), Ty, Numbers[I].data(), Numbers[I].size());
   }
 }
 
@@ -263,15 +270,15 @@ llvm::Expected<DatasetTable> readDataset(llvm::StringRef File, llvm::StringRef G
     D.Columns.resize(D.Features.size());
     for (size_t I = 0; I < D.Features.size(); ++I)
       if (llvm::Error E = Read(FG, D.Features[I].Name, D.Features[I], D.Columns[I]))
-        return std::move(E);
+        return E;
     std::string Raw;
     if (llvm::Error E = Read(G, "decision", D.Decision, Raw))
-      return std::move(E);
+      return E;
     for (uint64_t R = 0; R < Rows; ++R)
       D.Decisions.push_back(int64_t(elementAsDouble(D.Decision.Type, Raw.data() + R * D.Decision.byteSize(), 0)));
     H5::Group RG = G.openGroup("row");
     if (llvm::Error E = Read(RG, "module", {"module", TensorType::Int64, 0, {1}}, Raw))
-      return std::move(E);
+      return E;
     D.RowModule.resize(Rows);
     if (Rows) // memcpy of a null vector is undefined even for 0 bytes (UBSan)
       std::memcpy(D.RowModule.data(), Raw.data(), Rows * sizeof(int64_t));
@@ -282,6 +289,60 @@ llvm::Expected<DatasetTable> readDataset(llvm::StringRef File, llvm::StringRef G
       if (M < 0 || uint64_t(M) >= D.ModulePaths.size())
         return Bad("row/module holds " + llvm::Twine(M) + ", but there are " +
                    llvm::Twine(D.ModulePaths.size()) + " modules");
+    // The rest, where the file has it (an exploration's groups hold rows and modules only).
+    auto Strings = [&](H5::Group &In, const char *Name, uint64_t Want,
+                       std::vector<std::string> &Out) -> llvm::Error {
+      if (!In.nameExists(Name))
+        return llvm::Error::success();
+      H5::DataSet DS = In.openDataSet(Name);
+      if (h5::extentOf(DS) != Want)
+        return Bad(llvm::Twine(Name) + ": " + llvm::Twine(h5::extentOf(DS)) + " entries, expected " +
+                   llvm::Twine(Want));
+      Out = h5::readStrings(DS, 0, Want);
+      return llvm::Error::success();
+    };
+    if (llvm::Error E = Strings(MG, "error", D.ModulePaths.size(), D.ModuleErrors))
+      return E;
+    const TensorSpec I64{"", TensorType::Int64, 0, {1}}, F64{"", TensorType::Double, 0, {1}};
+    auto Optional = [&](H5::Group &In, const char *Name, const TensorSpec &S, auto &Out) -> llvm::Error {
+      if (!In.nameExists(Name))
+        return llvm::Error::success();
+      if (llvm::Error E = Read(In, Name, S, Raw))
+        return E;
+      Out.resize(Rows);
+      if (Rows)
+        std::memcpy(Out.data(), Raw.data(), Raw.size());
+      return llvm::Error::success();
+    };
+    for (auto [Name, Out] : {std::pair{"context", &D.RowContext}, std::pair{"observation", &D.RowObservation}})
+      if (llvm::Error E = Optional(RG, Name, I64, *Out))
+        return E;
+    if (llvm::Error E = Optional(RG, "reward", F64, D.RowReward))
+      return E;
+    if (G.nameExists("contexts")) {
+      H5::DataSet C = G.openDataSet("contexts");
+      D.Contexts = h5::readStrings(C, 0, h5::extentOf(C));
+    }
+    for (int64_t C : D.RowContext)
+      if (C < 0 || uint64_t(C) >= D.Contexts.size())
+        return Bad("row/context holds " + llvm::Twine(C) + ", but there are " +
+                   llvm::Twine(D.Contexts.size()) + " contexts");
+    for (const DatasetNumbers &N : DatasetNumberColumns) {
+      std::vector<double> &Out = D.Numbers.emplace_back();
+      const auto [Sub, Name] = llvm::StringRef(N.Path).split('/');
+      if (!G.nameExists(Sub.str()) || !G.openGroup(Sub.str()).nameExists(Name.str()))
+        continue;
+      H5::DataSet DS = G.openDataSet(N.Path);
+      const uint64_t Want = llvm::StringRef(N.Path).starts_with("context/") ? D.Contexts.size()
+                                                                          : D.ModulePaths.size();
+      H5::DataSpace Space = DS.getSpace();
+      hsize_t Dims[1] = {0};
+      if (Space.getSimpleExtentNdims() != 1 || (Space.getSimpleExtentDims(Dims), Dims[0] != Want))
+        return Bad(llvm::Twine(N.Path) + ": expected [" + llvm::Twine(Want) + "]");
+      Out.resize(Want);
+      if (Want)
+        DS.read(Out.data(), H5::PredType::NATIVE_DOUBLE);
+    }
     return D;
   } catch (const H5::Exception &E) {
     return h5::h5Error(Where, E);

@@ -65,6 +65,21 @@ private:
   std::vector<DatasetModule> Modules;
 };
 
+/// The per-module and per-context numbers a dataset holds beside its rows
+/// (docs/formats/mlgo-dataset.md): what DatasetBuilder writes and readDataset reads back.
+struct DatasetNumbers {
+  const char *Path; // within the dataset's group
+  bool Integer;     // int64 in the file (else float64)
+  bool RegallocOnly; // written with register-allocation costs only
+};
+inline constexpr DatasetNumbers DatasetNumberColumns[] = {
+    {"modules/text_size", true, false},      {"modules/baseline_text_size", true, false},
+    {"modules/reward", false, false},        {"modules/decisions", true, false},
+    {"modules/cost", false, true},           {"modules/baseline_cost", false, true},
+    {"context/cost", false, true},           {"context/baseline_cost", false, true},
+    {"context/reward", false, true},
+};
+
 /// A dataset read back (from a file, or a group of one such as an exploration's
 /// observations): every feature's raw values in its own type, rows concatenated.
 struct DatasetTable {
@@ -76,6 +91,13 @@ struct DatasetTable {
   std::vector<int64_t> Decisions;   // per row
   std::vector<int64_t> RowModule;   // per row: index into ModulePaths
   std::vector<std::string> ModulePaths;
+  // What the file holds beside the features (absent in what selectRows makes): per row its
+  // reward, context (index into Contexts) and observation id; per module its error; the
+  // DatasetNumberColumns the file has (Numbers[i] is column i's, empty when absent).
+  std::vector<double> RowReward;
+  std::vector<int64_t> RowContext, RowObservation;
+  std::vector<std::string> Contexts, ModuleErrors;
+  std::vector<std::vector<double>> Numbers;
 
   size_t rows() const { return Decisions.size(); }
   /// Element J of feature F in row R, as double.

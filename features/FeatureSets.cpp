@@ -39,7 +39,16 @@ TaskInfo makeInline() {
               {"module", "the workbench's IR2Vec embedding of the whole module"}},
              {"inlining_decision", TT::Int64, 0, Scalar},
              "-enable-ml-inliner=release",
-             "-inliner-interactive-channel-base="};
+             "-inliner-interactive-channel-base=",
+             // The default heuristic's decision is a feature: the default policy answers it.
+             {"-inliner-interactive-include-default",
+              // LLVM's ML advisor stops inlining altogether, without asking the policy, once
+              // the module has grown past this factor of its size (MLInlineAdvisor's ForceStop,
+              // default 2.0): the default policy then gave smaller code than plain clang++ -O2
+              // (tinyobjloader: 89,299 against 97,406 bytes of .text) and the session could not
+              // tell. The policy decides every call site; a command that sets the option keeps
+              // its own (docs/mlgo.md).
+              "-ml-advisor-size-increase-threshold=inf"}};
 #define WB_LLVM_FEATURE(Group, Type, Shape, Name, Doc)                                           \
   T.Features.push_back({#Name, TensorTypeOf<Type>::Value, std::vector<int64_t> Shape,           \
                         Origin::Compiler, Group, Doc});

@@ -55,6 +55,9 @@ struct TaskInfo {
   TensorSpec Advice;
   const char *EnableFlag;  // e.g. -enable-ml-inliner=release
   const char *ChannelFlag; // e.g. -inliner-interactive-channel-base= (value appended)
+  /// LLVM options every session of the task gives the compiler, unless its command sets the
+  /// same option itself (FeatureSets.cpp says why each is there).
+  std::vector<const char *> SessionFlags = {};
 };
 
 const TaskInfo &taskInfo(Task T);

@@ -2,6 +2,7 @@
 #include "features/RegallocScore.h"
 
 #include "support/Error.h"
+#include "support/Inputs.h"
 
 #include "llvm/Remarks/Remark.h"
 #include "llvm/Remarks/RemarkFormat.h"
@@ -70,9 +71,10 @@ llvm::Expected<std::vector<FunctionRegalloc>> parseRegallocRemarks(llvm::StringR
 }
 
 llvm::Expected<std::vector<FunctionRegalloc>> readRegallocRemarks(llvm::StringRef Path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> B = llvm::MemoryBuffer::getFile(Path);
+  // A device or FIFO is read up to support::MaxStreamedInput (/dev/zero grew to 22.9 GB).
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> B = support::readInput(Path, /*IsText=*/true);
   if (!B)
-    return support::fileError(Path, B.getError().message());
+    return support::fileError(Path, "cannot read: " + support::readErrorMessage(B.getError()));
   return parseRegallocRemarks((*B)->getBuffer(), Path);
 }
 

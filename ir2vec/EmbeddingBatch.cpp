@@ -1,6 +1,7 @@
 #include "ir2vec/EmbeddingBatch.h"
 
 #include "corpus/ModuleReader.h"
+#include "corpus/OptPipeline.h"
 #include "support/Inputs.h"
 #include "support/JSON.h"
 #include "support/Files.h"
@@ -92,6 +93,12 @@ EmbeddedModule embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text
     return O;
   }
   O.Warnings = std::move(In->Warnings);
+  if (J.Header.Opt)
+    if (llvm::Error E = corpus::runDefaultPipeline(*In->M, *J.Header.Opt)) {
+      O.Error = llvm::toString(support::fileError(
+          Path, "opt -" + corpus::optLevelName(*J.Header.Opt) + ": " + llvm::toString(std::move(E))));
+      return O;
+    }
   O.E = embedModule(*In->M, *J.Vocab, EmbedRequest{J.EmbeddingKind, Levels, J.FunctionName, Text});
   return O;
 }
@@ -100,7 +107,9 @@ EmbeddedModule embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text
 
 // Version 2: the checksum of /modules/<data> (schema ir2vec.embeddings/2) joined the list.
 // Version 3: the fingerprint covers the mode, target and stage (schema 3).
-constexpr const char *ResumeSchema = "ir2vec.resume/3";
+// Version 4: the fingerprint covers every root attribute of the file (headerAttributes, the one
+// list of the settings that change a vector), which the state also lists to name a change.
+constexpr const char *ResumeSchema = "ir2vec.resume/4";
 
 struct Checkpoint {
   uint64_t Modules = 0, Failed = 0;
@@ -109,27 +118,41 @@ struct Checkpoint {
   DatasetChecksums Sums{};
 };
 
+/// A root attribute's value as the state file records it (floats by their bits: a weight
+/// that prints the same may not be the same).
+std::string settingText(const HeaderAttribute &A) {
+  return std::visit(
+      [](const auto &V) -> std::string {
+        using T = std::decay_t<decltype(V)>;
+        if constexpr (std::is_same_v<T, std::string>)
+          return V;
+        else if constexpr (std::is_same_v<T, double>)
+          return llvm::formatv("{0} ({1:x})", V, llvm::bit_cast<uint64_t>(V)).str();
+        else
+          return std::to_string(V);
+      },
+      A.Value);
+}
+
+/// The settings of J that change a vector, in order: the file's root attributes.
+using Settings = std::vector<std::pair<std::string, std::string>>;
+Settings settingsOf(const EmbeddingJob &J) {
+  Settings S;
+  for (const HeaderAttribute &A : headerAttributes(J.Header))
+    S.emplace_back(A.Name, settingText(A));
+  return S;
+}
+
 std::string fingerprint(const EmbeddingJob &J) {
   llvm::SHA256 H;
   auto Add = [&](llvm::StringRef S) {
     H.update(S);
     H.update(llvm::StringRef("\0", 1));
   };
-  const FileHeader &F = J.Header;
-  Add(F.ToolVersion);
-  Add(F.LLVMVersion);
-  Add(F.Counts ? "counts" : "embeddings");
-  Add(modeInfo(F.Mode).Name);
-  Add(F.Target);
-  Add(F.Stage);
-  Add(F.Method);
-  Add(kindName(F.EmbeddingKind));
-  Add(levelName(F.Granularity));
-  Add(std::to_string(F.Dimension));
-  Add(F.InstructionText ? "instruction text" : "no instruction text");
-  for (float W : {F.W.Opcode, F.W.Type, F.W.Arg})
-    Add(llvm::formatv("{0:x}", llvm::bit_cast<uint32_t>(W)).str());
-  Add(F.VocabSHA256);
+  for (const auto &[Name, Value] : settingsOf(J)) {
+    Add(Name);
+    Add(Value);
+  }
   Add(J.FunctionName ? "function:" + *J.FunctionName : "all functions");
   Add(std::to_string(J.Compress));
   for (const std::string &P : J.Inputs) {
@@ -139,14 +162,32 @@ std::string fingerprint(const EmbeddingJob &J) {
   return llvm::toHex(H.final(), /*LowerCase=*/true);
 }
 
+/// Why a state written with Recorded settings cannot continue a run with Now's: the first
+/// setting that differs, else the inputs or the options that are not settings.
+std::string resumeMismatch(const llvm::json::Object *Recorded, const Settings &Now) {
+  for (const auto &[Name, Value] : Now) {
+    std::optional<llvm::StringRef> Was = Recorded ? Recorded->getString(Name) : std::nullopt;
+    if (!Was)
+      return "the interrupted run recorded no " + Name;
+    if (*Was != Value)
+      return llvm::formatv("the interrupted run had {0} '{1}', this one has '{2}'", Name, *Was, Value)
+          .str();
+  }
+  return "the interrupted run used different inputs, --function or --compress";
+}
+
 llvm::Error writeState(const std::string &Path, const std::string &Fingerprint,
-                       const Checkpoint &C) {
+                       const Settings &Now, const Checkpoint &C) {
+  llvm::json::Object Recorded;
+  for (const auto &[Name, Value] : Now)
+    Recorded[Name] = Value;
   llvm::json::Array Sums;
   for (uint64_t X : C.Sums)
     Sums.push_back(llvm::utohexstr(X, /*LowerCase=*/true));
   llvm::json::Object O{
       {"schema", ResumeSchema},
       {"fingerprint", Fingerprint},
+      {"settings", std::move(Recorded)},
       {"modules", static_cast<int64_t>(C.Modules)},
       {"failed", static_cast<int64_t>(C.Failed)},
       {"function_found", C.FunctionFound},
@@ -161,7 +202,8 @@ llvm::Error writeState(const std::string &Path, const std::string &Fingerprint,
   });
 }
 
-llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string &Fingerprint) {
+llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string &Fingerprint,
+                                     const Settings &Now) {
   auto Bad = [&](const llvm::Twine &Why) { return support::fileError(Path, Why); };
   auto Buf = llvm::MemoryBuffer::getFile(Path);
   if (!Buf)
@@ -173,7 +215,7 @@ llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string 
   if (!O || O->getString("schema") != llvm::StringRef(ResumeSchema))
     return Bad(llvm::Twine("not an ") + ResumeSchema + " state file");
   if (O->getString("fingerprint") != llvm::StringRef(Fingerprint))
-    return Bad("the interrupted run used different options or inputs");
+    return Bad(resumeMismatch(O->getObject("settings"), Now));
   Checkpoint C;
   const llvm::json::Array *Rows = O->getArray("rows");
   const llvm::json::Array *Sums = O->getArray("checksums");
@@ -199,7 +241,7 @@ llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string 
 } // namespace
 
 llvm::Error checkResumeState(const std::string &Path, const std::string &Fingerprint) {
-  return readState(Path, Fingerprint).takeError();
+  return readState(Path, Fingerprint, Settings()).takeError();
 }
 
 llvm::Expected<OutputFormat> parseOutputFormat(llvm::StringRef Name) {
@@ -281,6 +323,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   support::PendingFile Out = support::PendingFile::resumable(*State);
   const std::string StatePath = State->file(".resume");
   const std::string Print = fingerprint(J);
+  const Settings Recorded = settingsOf(J);
   const LevelSet Levels = J.Header.levels();
   EmbeddingRun Run;
   Checkpoint Done;
@@ -292,7 +335,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
 
   std::optional<EmbeddingFileWriter> W;
   if (J.Resume && llvm::sys::fs::exists(StatePath)) {
-    auto C = readState(StatePath, Print);
+    auto C = readState(StatePath, Print, Recorded);
     uint64_t Bytes = 0;
     (void)llvm::sys::fs::file_size(Out.path(), Bytes);
     llvm::Expected<EmbeddingFileWriter> R =
@@ -337,7 +380,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
     Now.Rows = W->rows();
     Now.Sums = W->checksums();
     SinceCheckpoint = BytesSinceCheckpoint = 0;
-    if (llvm::Error E = writeState(StatePath, Print, Now))
+    if (llvm::Error E = writeState(StatePath, Print, Recorded, Now))
       return E;
     Out.checkpointed();
     return llvm::Error::success();

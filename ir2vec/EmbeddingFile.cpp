@@ -125,6 +125,16 @@ llvm::Expected<FileHeader> readHeader(H5::H5File &F, const std::string &Path) {
       H.Stage = readStrAttr(F, "mir_stage");
     }
   }
+  if (H.SchemaVersion >= 4) {
+    if (H.Mode == IRMode::MIR) {
+      H.CPU = readStrAttr(F, "mcpu");
+      H.Features = readStrAttr(F, "mattr");
+    }
+    auto Opt = corpus::parseOptChoice(readStrAttr(F, "opt_level"));
+    if (!Opt)
+      return support::fileError(Path, "attribute opt_level: " + llvm::toString(Opt.takeError()));
+    H.Opt = *Opt;
+  }
   const IRModeInfo &Mode = modeInfo(H.Mode);
   auto K = parseKind(readStrAttr(F, "kind"));
   if (!K)
@@ -167,8 +177,11 @@ std::vector<HeaderAttribute> headerAttributes(const FileHeader &H) {
   };
   Add("schema", H.schema());
   Add("mode", std::string(Mode.Name));
+  Add("opt_level", corpus::optChoiceName(H.Opt));
   if (H.Mode == IRMode::MIR) {
     Add("target", H.Target);
+    Add("mcpu", H.CPU);
+    Add("mattr", H.Features);
     Add("mir_stage", H.Stage);
   }
   if (!H.Counts)
@@ -191,7 +204,8 @@ std::vector<HeaderAttribute> headerAttributes(const FileHeader &H) {
 bool FileHeader::sameRows(const FileHeader &H) const {
   return Dimension == H.Dimension && Counts == H.Counts && SchemaVersion == H.SchemaVersion &&
          Granularity == H.Granularity && EmbeddingKind == H.EmbeddingKind && Mode == H.Mode &&
-         Target == H.Target && Stage == H.Stage;
+         Target == H.Target && Stage == H.Stage && CPU == H.CPU && Features == H.Features &&
+         Opt == H.Opt;
 }
 
 std::string FileHeader::schema() const {

@@ -1,13 +1,15 @@
-// The lossless HDF5 embeddings file, schema "ir2vec.embeddings/3" (and its twin
-// "ir2vec.counts/3", whose rows are entity counts instead of embeddings). The schema is
+// The lossless HDF5 embeddings file, schema "ir2vec.embeddings/4" (and its twin
+// "ir2vec.counts/4", whose rows are entity counts instead of embeddings). The schema is
 // documented in docs/formats/embeddings-hdf5.md; this is its only implementation. Version 1
 // files (no /modules/<data>) are still read: their module rows are computed as version 2
-// defines them; version 2 files are LLVM IR's (version 3 added the mode: machine IR).
+// defines them; version 2 files are LLVM IR's (version 3 added the mode: machine IR; version 4
+// every setting that changes a vector: opt_level, and machine IR's mcpu and mattr).
 //
-//   /                       attributes: schema, mode, method, kind, level, dimension,
-//                           opc_weight, type_weight, arg_weight (machine IR:
+//   /                       attributes: schema, mode, opt_level, method, kind, level,
+//                           dimension, opc_weight, type_weight, arg_weight (machine IR:
 //                           common_operand_weight, reg_operand_weight), vocab_sha256,
-//                           llvm_version, tool_version; machine IR: target, mir_stage
+//                           llvm_version, tool_version; machine IR: target, mcpu, mattr,
+//                           mir_stage
 //   /modules/path, /modules/error string [M], /modules/<data> float64 [M, D]
 //   /functions/name string [N], /functions/module int64 [N], /functions/<data> float64 [N, D]
 //                                                           (every level but module)
@@ -20,6 +22,7 @@
 // <data> is "embedding" or "counts". Rows are appended module by module in input order.
 #pragma once
 
+#include "corpus/OptPipeline.h"
 #include "ir2vec/ModuleEmbedding.h"
 #include "ir2vec/TextFormat.h"
 #include "support/Isolate.h"
@@ -29,21 +32,26 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 namespace wb::ir2vec {
 
-inline constexpr const char *EmbeddingsSchema = "ir2vec.embeddings/3";
-inline constexpr const char *CountsSchema = "ir2vec.counts/3";
-inline constexpr unsigned CurrentSchemaVersion = 3;
+inline constexpr const char *EmbeddingsSchema = "ir2vec.embeddings/4";
+inline constexpr const char *CountsSchema = "ir2vec.counts/4";
+inline constexpr unsigned CurrentSchemaVersion = 4;
 
 struct FileHeader {
-  unsigned SchemaVersion = CurrentSchemaVersion; // written as 3; 1 and 2 are read
+  unsigned SchemaVersion = CurrentSchemaVersion; // written as 4; 1 to 3 are read
   bool Counts = false;          // schema ir2vec.counts/N
   IRMode Mode = IRMode::LLVM;   // version 3's "mode" (earlier files are LLVM IR's)
+  /// LLVM's default<O?> pipeline run on each module before it is embedded (or compiled, for
+  /// machine IR); none: the modules as they are (version 4; earlier files ran none).
+  std::optional<corpus::OptLevel> Opt;
   std::string Target, Stage;    // machine IR: the target triple, where code generation stopped
+  std::string CPU, Features;    // machine IR: llc's -mcpu and -mattr ("": the target's default)
   /// Names of the entity ids; empty: LLVM IR's 110 (vocab/EntityLayout.h).
   std::vector<std::string> EntityNames;
   std::string Method = "exact"; // embeddings: "exact" or "counts" (computed from a counts file)
@@ -70,7 +78,8 @@ struct HeaderAttribute {
   std::variant<std::string, int64_t, double> Value;
 };
 /// The root attributes of a file with header H, in the order they are written: what the file
-/// stores and what the Python module's arrays carry (one list for both).
+/// stores, what the Python module's arrays carry, and what a resumed run compares (one list
+/// for the three: every setting that changes a vector is in it).
 std::vector<HeaderAttribute> headerAttributes(const FileHeader &H);
 
 /// Row counts of the four tables; the state a checkpoint records.

@@ -2,6 +2,7 @@
 
 #include "support/Error.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Analysis/RuntimeLibcallInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/CodeGen/MachineFunctionPass.h"
@@ -9,6 +10,7 @@
 #include "llvm/CodeGen/TargetPassConfig.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/Function.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -17,6 +19,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 
@@ -68,20 +71,7 @@ llvm::Expected<StopPoint> parseMirStage(llvm::StringRef Name) {
   return support::usageError("unknown stage '" + Name + "' (expected " + Names + ")");
 }
 
-namespace {
-// LLVM's stop options are process-wide (cl::opt), so what they hold is too: the one record of
-// the point they were set to, beside them, so that workers asking for the same point find it
-// set and a worker asking for another is refused instead of changing it under the others.
-struct StopState {
-  std::mutex Lock;
-  std::optional<std::string> Current;
-};
-StopState &stopState() {
-  static StopState S;
-  return S;
-}
-
-llvm::Error setStopPointLocked(const StopPoint &P, StopState &S) {
+llvm::Error checkStopPoint(const StopPoint &P) {
   initializeTargets();
   // TargetPassConfig ends the process (report_fatal_error) on a pass name it cannot find:
   // look it up first. "NAME,N" is the N-th instance of the pass, as in llc.
@@ -89,33 +79,50 @@ llvm::Error setStopPointLocked(const StopPoint &P, StopState &S) {
   if (Name.empty() || !llvm::PassRegistry::getPassRegistry()->getPassInfo(Name))
     return support::usageError("'" + P.Pass + "' is not a pass of LLVM's code generator (llc-22 " +
                                P.describe() + " would refuse it too)");
-  auto Opts = llvm::cl::getRegisteredOptions(); // a map of pointers to the options themselves
-  for (llvm::StringRef Name : {"stop-after", "stop-before", "start-after", "start-before"})
-    if (auto It = Opts.find(Name); It != Opts.end())
-      It->second->reset();
-  if (auto It = Opts.find(P.After ? "stop-after" : "stop-before"); It != Opts.end())
-    It->second->addOccurrence(0, It->first, P.Pass);
-  S.Current = P.describe();
   return llvm::Error::success();
 }
+
+namespace {
+// LLVM's stop options are process-wide (cl::opt), read when a code generation pipeline is
+// built. Each compilation holds the point it needs while it runs: compilations at the same
+// point share it, one at another point waits until they are done. Nothing outlives a
+// compilation, so callers in any thread (a Python thread per stage, a session's workers) can
+// never get another caller's point, and a caller never holds it across calls (no deadlock
+// between a paused generator and a later call in the same thread).
+class StopPoints {
+public:
+  static StopPoints &process() {
+    static StopPoints S;
+    return S;
+  }
+  void acquire(const StopPoint &P) {
+    const std::string Want = P.describe();
+    std::unique_lock<std::mutex> G(Lock);
+    Free.wait(G, [&] { return Users == 0 || Current == Want; });
+    if (Current != Want) {
+      auto Opts = llvm::cl::getRegisteredOptions(); // a map of pointers to the options themselves
+      for (llvm::StringRef Name : {"stop-after", "stop-before", "start-after", "start-before"})
+        if (auto It = Opts.find(Name); It != Opts.end())
+          It->second->reset();
+      if (auto It = Opts.find(P.After ? "stop-after" : "stop-before"); It != Opts.end())
+        It->second->addOccurrence(0, It->first, P.Pass);
+      Current = Want;
+    }
+    ++Users;
+  }
+  void release() {
+    std::lock_guard<std::mutex> G(Lock);
+    if (--Users == 0)
+      Free.notify_all();
+  }
+
+private:
+  std::mutex Lock;
+  std::condition_variable Free;
+  std::string Current;
+  unsigned Users = 0;
+};
 } // namespace
-
-llvm::Error setStopPoint(const StopPoint &P) {
-  StopState &S = stopState();
-  std::lock_guard<std::mutex> G(S.Lock);
-  return setStopPointLocked(P, S);
-}
-
-llvm::Error shareStopPoint(const StopPoint &P) {
-  StopState &S = stopState();
-  std::lock_guard<std::mutex> G(S.Lock);
-  if (S.Current == P.describe())
-    return llvm::Error::success();
-  if (S.Current)
-    return support::makeError("code generation in this process already stops at " + *S.Current +
-                              "; it cannot also stop at " + P.describe());
-  return setStopPointLocked(P, S);
-}
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetFor(llvm::Module &M, const TargetChoice &T) {
   TargetChoice C = T;
@@ -126,11 +133,29 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetFor(llvm::Module &M, 
     return TM.takeError();
   // llc replaces the module's data layout with the target's.
   M.setDataLayout((*TM)->createDataLayout());
+  // Code generation reads each function's own target-cpu and target-features: llc's -mcpu and
+  // -mattr reach a function only through them (codegen::setFunctionAttributes, called by
+  // llc-22 before its pipeline: the CPU where a function names none, the features appended to
+  // a function's own). Without this, -mattr=+avx2 changed nothing on clang's IR, whose
+  // functions all name their features.
+  for (llvm::Function &F : M) {
+    if (!T.CPU.empty() && !F.hasFnAttribute("target-cpu"))
+      F.addFnAttr("target-cpu", T.CPU);
+    if (!T.Features.empty()) {
+      const llvm::StringRef Old = F.getFnAttribute("target-features").getValueAsString();
+      F.addFnAttr("target-features", Old.empty() ? T.Features : (Old + "," + T.Features).str());
+    }
+  }
   return TM;
 }
 
-llvm::Error compileToMachineIR(llvm::Module &M, llvm::TargetMachine &TM,
+llvm::Error compileToMachineIR(llvm::Module &M, llvm::TargetMachine &TM, const StopPoint &Stop,
                                llvm::function_ref<void(const llvm::MachineFunction &)> Each) {
+  if (llvm::Error E = checkStopPoint(Stop))
+    return E;
+  StopPoints &Points = StopPoints::process();
+  Points.acquire(Stop);
+  llvm::scope_exit Release([&] { Points.release(); });
   std::string Errors;
   llvm::LLVMContext &Ctx = M.getContext();
   auto Old = Ctx.getDiagnosticHandler();

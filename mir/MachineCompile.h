@@ -4,12 +4,14 @@
 // pipeline frees it. No .mir file is written or parsed.
 #pragma once
 
+#include "corpus/OptPipeline.h"
 #include "mir/MachineModule.h"
 #include "support/Names.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -44,25 +46,28 @@ StopPoint stopPointOf(MirStage S);
 /// The stop point of a stage's name (--mir-stage), or a usage error listing the names.
 llvm::Expected<StopPoint> parseMirStage(llvm::StringRef Name);
 
-/// Sets LLVM's -stop-after/-stop-before for this process. They are LLVM's own options, read by
-/// every code generation pipeline the process builds: a run sets them once, before its workers
-/// start, and every module of the run stops at the same point. A name that is not a pass of
-/// LLVM's is a usage error here (LLVM would end the process when it builds the pipeline).
-llvm::Error setStopPoint(const StopPoint &P);
-/// The same for workers that start their own pipelines (the register-allocation features of
-/// every MLGO session): the first caller sets P, later callers asking for P find it set, and one
-/// asking for another point while P is set is refused (changing it would change the point of
-/// pipelines already running).
-llvm::Error shareStopPoint(const StopPoint &P);
+/// How an LLVM IR input becomes machine IR: LLVM's default<O?> pipeline first (none: the
+/// module as it is), then llc-22 -O2's code generation for Target up to Stop. A .mir input is
+/// read for Target only.
+struct Lowering {
+  TargetChoice Target;
+  std::optional<corpus::OptLevel> Opt;
+  StopPoint Stop = stopPointOf(MirStage::PostRA);
+};
+
+/// A usage error when P names no pass of LLVM's code generator (LLVM would end the process
+/// when it builds the pipeline).
+llvm::Error checkStopPoint(const StopPoint &P);
 
 /// The target machine llc-22 would make for M (its triple, or T's when given; T's CPU and
 /// features), and M's data layout set to the target's, as llc does.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetFor(llvm::Module &M, const TargetChoice &T);
 
-/// Runs llc-22's -O2 code generation on M up to the stop point set, calling Each on every
-/// machine function in module order. Errors: a pass name the pipeline does not have, LLVM's
-/// diagnostics (collected, not printed).
-llvm::Error compileToMachineIR(llvm::Module &M, llvm::TargetMachine &TM,
+/// Runs llc-22's -O2 code generation on M up to Stop, calling Each on every machine function in
+/// module order. LLVM's stop options are process-wide: compilations at one point run together,
+/// one at another point waits for them (any thread may call this with any point). Errors: a
+/// pass name the pipeline does not have, LLVM's diagnostics (collected, not printed).
+llvm::Error compileToMachineIR(llvm::Module &M, llvm::TargetMachine &TM, const StopPoint &Stop,
                                llvm::function_ref<void(const llvm::MachineFunction &)> Each);
 
 } // namespace wb::mir

@@ -95,6 +95,11 @@ llvm::Expected<MirVocabulary> MirVocabulary::parse(llvm::StringRef Text, llvm::S
   MirVocabulary V;
   V.Layout = std::move(Layout);
   V.Dim = Sections->front().Dim;
+  if (uint64_t(V.Layout.size()) * V.Dim * sizeof(double) > vocab::MaxMatrixBytes)
+    return support::fileError(Source, llvm::formatv("dimension {0} would make a {1} MiB matrix for "
+                                                    "this target's {2} entities (at most {3} MiB)",
+                                                    V.Dim, uint64_t(V.Layout.size()) * V.Dim * 8 >> 20,
+                                                    V.Layout.size(), vocab::MaxMatrixBytes >> 20));
   V.Rows.assign(size_t(V.Layout.size()) * V.Dim, 0.0);
   std::vector<std::set<std::string>> Used(NumMirSections);
   for (unsigned Id = 0; Id < V.Layout.size(); ++Id) {

@@ -19,13 +19,14 @@ namespace wb::mir {
 
 bool isMirFile(llvm::StringRef Path) { return Path == "-" || Path.ends_with(".mir"); }
 
-llvm::Error visitMachineFunctions(const std::string &Path, llvm::LLVMContext &Ctx, const TargetChoice &T,
+llvm::Error visitMachineFunctions(const std::string &Path, llvm::LLVMContext &Ctx, const Lowering &L,
                                   llvm::function_ref<llvm::Error(const llvm::TargetMachine &)> OnTarget,
                                   llvm::function_ref<void(const llvm::MachineFunction &)> Each,
                                   std::vector<std::string> &Warnings,
                                   const std::optional<std::string> &Stdin) {
   if (isMirFile(Path)) {
-    auto MM = Path == "-" && Stdin ? MachineModule::parse(*Stdin, Path, T) : MachineModule::read(Path, T);
+    auto MM = Path == "-" && Stdin ? MachineModule::parse(*Stdin, Path, L.Target)
+                                   : MachineModule::read(Path, L.Target);
     if (!MM)
       return MM.takeError();
     if (llvm::Error E = OnTarget((*MM)->target()))
@@ -41,12 +42,16 @@ llvm::Error visitMachineFunctions(const std::string &Path, llvm::LLVMContext &Ct
   if (!In)
     return In.takeError();
   Warnings.insert(Warnings.end(), In->Warnings.begin(), In->Warnings.end());
-  auto TM = targetFor(*In->M, T);
+  auto TM = targetFor(*In->M, L.Target);
   if (!TM)
     return support::fileError(Path, llvm::toString(TM.takeError()));
   if (llvm::Error E = OnTarget(**TM))
     return E;
-  if (llvm::Error E = compileToMachineIR(*In->M, **TM, Each))
+  if (L.Opt)
+    if (llvm::Error E = corpus::runDefaultPipeline(*In->M, *L.Opt))
+      return support::fileError(Path, "opt -" + corpus::optLevelName(*L.Opt) + ": " +
+                                          llvm::toString(std::move(E)));
+  if (llvm::Error E = compileToMachineIR(*In->M, **TM, L.Stop, Each))
     return support::fileError(Path, "code generation: " + llvm::toString(std::move(E)));
   return llvm::Error::success();
 }
@@ -116,8 +121,8 @@ llvm::Expected<std::optional<std::string>> bufferStdin(const std::vector<std::st
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 runTarget(const MirRunOptions &O, const std::vector<std::string> &Inputs,
           const std::optional<std::string> &Stdin) {
-  if (llvm::Error E = setStopPoint(O.Stop))
-    return std::move(E);
+  if (llvm::Error E = checkStopPoint(O.Stop))
+    return E;
   if (!O.Target.Triple.empty())
     return makeTargetMachine(O.Target);
   // The first input that names a target: a broken one before it is the run's to report (it
@@ -131,7 +136,7 @@ runTarget(const MirRunOptions &O, const std::vector<std::string> &Inputs,
       llvm::LLVMContext Ctx;
       std::vector<std::string> Ignored;
       Found = visitMachineFunctions(
-          Input, Ctx, O.Target,
+          Input, Ctx, O,
           [&](const llvm::TargetMachine &T) -> llvm::Error {
             auto M = makeTargetMachine({T.getTargetTriple().str(), O.Target.CPU, O.Target.Features});
             if (!M)
@@ -145,7 +150,7 @@ runTarget(const MirRunOptions &O, const std::vector<std::string> &Inputs,
         llvm::consumeError(std::move(Found));
     });
     if (TM)
-      return std::move(TM);
+      return TM;
     std::string Why = Crash ? llvm::toString(support::fileError(Input, *Crash))
                             : llvm::toString(std::move(Found));
     if (FirstWhy.empty())
@@ -180,8 +185,6 @@ llvm::Expected<MirVocabulary> runVocabulary(const llvm::TargetMachine &TM, const
 llvm::Expected<ir2vec::ModuleEmbedding> machineFunctionVectors(const std::string &Path, MirStage Stage,
                                                               const TargetChoice &T,
                                                               const std::string &VocabPath) {
-  if (llvm::Error E = shareStopPoint(stopPointOf(Stage)))
-    return std::move(E);
   ir2vec::ModuleEmbedding E;
   MirVocabulary V;
   MirOddities Odd;
@@ -193,7 +196,7 @@ llvm::Expected<ir2vec::ModuleEmbedding> machineFunctionVectors(const std::string
   llvm::consumeError(std::move(Err));
   std::optional<std::string> Crash = corpus::runRecoverable([&] {
     Err = visitMachineFunctions(
-        Path, *Ctx, T,
+        Path, *Ctx, Lowering{T, std::nullopt, stopPointOf(Stage)},
         [&](const llvm::TargetMachine &TM) -> llvm::Error {
           auto R = runVocabulary(TM, VocabPath, MirWeights{}, "a MIR vocabulary");
           if (!R)
@@ -213,7 +216,7 @@ llvm::Expected<ir2vec::ModuleEmbedding> machineFunctionVectors(const std::string
     return support::fileError(Path, *Crash);
   }
   if (Err)
-    return std::move(Err);
+    return Err;
   return E;
 }
 
@@ -266,7 +269,7 @@ ir2vec::EmbeddedModule MirSource::embed(const std::string &Path, llvm::LLVMConte
   MirOddities Odd;
   bool Seen = false;
   llvm::Error Err = visitMachineFunctions(
-      Path, Ctx, Options.Target,
+      Path, Ctx, Options,
       [&](const llvm::TargetMachine &TM) { return checkRunTarget(TM, RunTarget, Triple, Path); },
       [&](const llvm::MachineFunction &MF) {
         if (Function && MF.getName() != *Function)
@@ -292,6 +295,9 @@ ir2vec::FileHeader MirSource::header(ir2vec::Level L) const {
   ir2vec::FileHeader H;
   H.Mode = ir2vec::IRMode::MIR;
   H.Target = Triple;
+  H.CPU = Options.Target.CPU;
+  H.Features = Options.Target.Features;
+  H.Opt = Options.Opt;
   H.Stage = Options.Stop.describe();
   H.Granularity = L;
   H.Dimension = Vocab.Dim;

@@ -35,10 +35,10 @@ bool isMirFile(llvm::StringRef Path);
 
 /// Calls OnTarget with the target machine of the input at Path (before any function), then
 /// Each on every machine function in module order: those of a .mir file, or those llc's code
-/// generation makes of an IR module (read in Ctx) up to the stop point set (setStopPoint).
+/// generation makes of an IR module (read in Ctx) as L says.
 /// Defined functions of a .mir file without a machine function go to Warnings. Stdin: the text
 /// of standard input when it was read already (Path "-"; it cannot be read twice).
-llvm::Error visitMachineFunctions(const std::string &Path, llvm::LLVMContext &Ctx, const TargetChoice &T,
+llvm::Error visitMachineFunctions(const std::string &Path, llvm::LLVMContext &Ctx, const Lowering &L,
                                   llvm::function_ref<llvm::Error(const llvm::TargetMachine &)> OnTarget,
                                   llvm::function_ref<void(const llvm::MachineFunction &)> Each,
                                   std::vector<std::string> &Warnings,
@@ -54,17 +54,15 @@ void appendMachineFunction(ir2vec::ModuleEmbedding &E, const llvm::MachineFuncti
                            const MirVocabulary &V, const ir2vec::LevelSet &Levels, bool Text,
                            MirOddities &Odd);
 
-/// What a machine-level run is asked for.
-struct MirRunOptions {
-  TargetChoice Target;
-  StopPoint Stop = stopPointOf(MirStage::PostRA);
+/// What a machine-level run is asked for: how its IR inputs are lowered, and the vocabulary.
+struct MirRunOptions : Lowering {
   std::string VocabPath;
   MirWeights Weights;
 };
 
 /// A corpus run's target machine: O.Target's triple when given, else that of the first of
 /// Inputs that can be read (each read for its target only; Stdin: standard input's text for
-/// "-"). Sets the stop point.
+/// "-"). Checks the stop point names a pass.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 runTarget(const MirRunOptions &O, const std::vector<std::string> &Inputs,
           const std::optional<std::string> &Stdin);
@@ -83,15 +81,15 @@ llvm::Expected<MirVocabulary> runVocabulary(const llvm::TargetMachine &TM, const
 /// The symbolic function vectors (E.FunctionNames, E.FunctionVectors, E.Dim) of the machine
 /// functions llc-22 -O2 makes of the IR module at Path up to Stage, for T (llc's -mtriple, -mcpu,
 /// -mattr; an empty triple = the module's),
-/// with VocabPath's MIR vocabulary or the default (""). For workers of one process that all
-/// ask the same stage (shareStopPoint). LLVM's crashes are recovered into an error naming Path.
+/// with VocabPath's MIR vocabulary or the default (""). LLVM's crashes are recovered into an
+/// error naming Path.
 llvm::Expected<ir2vec::ModuleEmbedding> machineFunctionVectors(const std::string &Path, MirStage Stage,
                                                               const TargetChoice &T,
                                                               const std::string &VocabPath = "");
 /// One run's target, stop point and vocabulary, and the source that embeds its inputs.
 class MirSource {
 public:
-  /// Sets the stop point, decides the target (O.Target's triple, else FirstInput's) and reads
+  /// Checks the stop point, decides the target (O.Target's triple, else FirstInput's) and reads
   /// the vocabulary laid out for it (its warnings go to Report).
   static llvm::Expected<std::unique_ptr<MirSource>> create(const MirRunOptions &O,
                                                            const std::vector<std::string> &Inputs,

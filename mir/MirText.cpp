@@ -94,11 +94,11 @@ llvm::Expected<support::Outcome> runMirTriplets(const MirJob &J, const support::
         if (J.Input.empty())
           return support::usageError("--mode=mir needs an input: a .mir file or an LLVM IR module");
         if (!isMirFile(J.Input))
-          if (llvm::Error E = setStopPoint(J.Stop))
+          if (llvm::Error E = checkStopPoint(J.Stop))
             return E;
         llvm::LLVMContext Ctx;
         return visitMachineFunctions(
-            J.Input, Ctx, J.Target,
+            J.Input, Ctx, J,
             [&](const llvm::TargetMachine &TM) {
               Layout = MirLayout::of(TM);
               return llvm::Error::success();

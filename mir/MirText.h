@@ -16,12 +16,10 @@
 
 namespace wb::mir {
 
-struct MirJob {
+struct MirJob : Lowering {
   std::string Input;        // a .mir file ("-" = standard input; "" = none, for entities), or
-                            // an LLVM IR module (.ll, .bc), compiled up to Stop
+                            // an LLVM IR module (.ll, .bc), lowered as Lowering says
   std::string Output = "-";
-  TargetChoice Target;
-  StopPoint Stop = stopPointOf(MirStage::PostRA);
 };
 
 /// `entities --mode=mir`: the layout of the input's target, or of --mtriple's (the host's by

@@ -83,9 +83,8 @@ llvm::Expected<MirTripletCorpus> collectMirTriplets(const std::vector<std::strin
   support::Progress P("modules", Inputs.size() * Stops.size(), IO.Run.ShowProgress);
   std::vector<bool> Failed(Inputs.size(), false);
   for (const StopPoint &Stop : Stops) {
-  // The stop point is process-wide: set between passes over the corpus, never while workers run.
-  if (llvm::Error E = setStopPoint(Stop))
-    return std::move(E);
+  if (llvm::Error E = checkStopPoint(Stop))
+    return E;
   llvm::Error E = corpus::runModules<ModuleMirTriplets>(
       IO, corpus::ContextPolicy{1, false}, Inputs, 0,
       [&](size_t I, llvm::LLVMContext &Ctx) {
@@ -94,7 +93,7 @@ llvm::Expected<MirTripletCorpus> collectMirTriplets(const std::vector<std::strin
         MirOddities Odd;
         unsigned Max = MirNextRelation;
         llvm::Error Err = visitMachineFunctions(
-            Inputs[I], Ctx, O.Target,
+            Inputs[I], Ctx, Lowering{O.Target, O.Opt, Stop},
             [&](const llvm::TargetMachine &T) { return checkRunTarget(T, RunTarget, C.Triple, Inputs[I]); },
             [&](const llvm::MachineFunction &MF) { functionTriplets(C.Layout, MF, Ts, Max, Odd); },
             R.Warnings, *Stdin);
@@ -127,7 +126,7 @@ llvm::Expected<MirTripletCorpus> collectMirTriplets(const std::vector<std::strin
         return llvm::Error::success();
       });
   if (E)
-    return std::move(E);
+    return E;
   }
   P.clear();
   C.Modules = Inputs.size();
@@ -216,7 +215,7 @@ llvm::Expected<support::Outcome> runMirTripletCorpus(const std::vector<std::stri
             });
             OS << '\n';
           }}}))
-    return std::move(E);
+    return E;
   const size_t Seen = llvm::count_if(Occurs, [](uint64_t N) { return N != 0; });
   IO.Run.Report({Diagnostic::Note,
                  llvm::formatv("{0} unique MIR triplets ({1} in all) of {2} for {3}; {4} of the "
@@ -310,14 +309,14 @@ llvm::Expected<support::Outcome> runMirVocabTraining(const std::string &Dir, con
   if (llvm::Error E = C.validate())
     return support::usageError(llvm::toString(std::move(E)));
   if (llvm::Error E = support::checkOutputsAgainstInputs({Output}, support::filesIn(Dir)))
-    return std::move(E);
+    return E;
   support::Progress P("epochs", C.Epochs, ShowProgress);
   auto V = trainMirVocabulary(Dir, Split, C, 8, vocab::epochProgress(P));
   P.clear();
   if (!V)
     return V.takeError();
   if (llvm::Error E = support::writeFileAtomically(Output, [&](llvm::raw_ostream &OS) { OS << V->JSON; }))
-    return std::move(E);
+    return E;
   const vocab::TrainingResult &R = V->Result;
   Report({Diagnostic::Note,
           llvm::formatv("{0} epochs, final loss {1:f5}; {2} of the target's {3} entities trained (the "

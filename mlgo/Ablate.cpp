@@ -890,11 +890,17 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
                                         Spec, {}, C.Run))
     return E;
   // From here on the study writes what a rerun reuses (its explorations): the directory stays.
+  // Its models stay when it is interrupted (the message says where they are) or done; a study
+  // that failed leaves none.
   Out->keep();
-  ModelsDir->keep();
   llvm::Expected<AblationResult> R = runAblationStudy(Spec, Dir, C);
-  if (!R)
-    return R.takeError();
+  if (!R) {
+    llvm::Error E = R.takeError();
+    if (support::isInterruption(E))
+      ModelsDir->keep();
+    return E;
+  }
+  ModelsDir->keep();
   std::string ReportText;
   llvm::raw_string_ostream(ReportText) << llvm::formatv("{0:2}", llvm::json::Value(ablationJSON(*R)));
   if (llvm::Error E = support::writeFileAtomically(support::pathIn(Dir, "report.json"),

@@ -147,6 +147,18 @@ llvm::Error shareModules(const support::RunSettings &Run, std::vector<TuneModule
 
 } // namespace
 
+namespace {
+/// The error of a side of the split on which no module compiled, naming the first cause.
+llvm::Error everyModuleFailed(llvm::StringRef Side, const std::vector<EvalModule> &Modules) {
+  auto First = llvm::find_if(Modules, [](const EvalModule &M) { return !M.Error.empty(); });
+  return support::makeError(llvm::formatv("every one of the {0} {1} modules failed{2}{3}",
+                                          Modules.size(), Side,
+                                          First != Modules.end() ? "; the first: " : "",
+                                          First != Modules.end() ? First->Error : "")
+                                .str());
+}
+} // namespace
+
 llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<std::string> &Paths,
                                                              const EvalRunConfig &EC) {
   std::vector<EvalModule> Train = measureBaselines(Paths, EC, runners::Task::Evict);
@@ -156,6 +168,10 @@ llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<s
       Tune.push_back({M.Path, M.Baseline, 1});
   if (llvm::Error E = shareModules(EC.Run, Tune))
     return E;
+  // Nothing to tune on is a failure, not a model tuned on nothing (with descriptors exhausted
+  // every compile failed, and a model and a "0 modules" report were written).
+  if (Tune.empty() && !Paths.empty() && !support::cancelled(EC.Run.CancelFd))
+    return everyModuleFailed("training", Train);
   return Tune;
 }
 
@@ -252,11 +268,17 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
                                              : std::string()))
                                          .str());
   };
-  // A run that fails before any ES step finished leaves nothing to resume: no OUT.parts/.
+  // A run that fails before any ES step finished leaves nothing to resume: no OUT.parts/. One
+  // that fails later keeps its finished steps, and says so.
   auto Failed = [&](llvm::Error E) -> llvm::Error {
-    if (Parts && !llvm::sys::fs::exists(J.Tune.StepsFile))
+    if (!Parts)
+      return E;
+    if (!llvm::sys::fs::exists(J.Tune.StepsFile)) {
       Parts->remove();
-    return E;
+      return E;
+    }
+    return support::makeError(llvm::toString(std::move(E)) + "; no model written, finished steps "
+                              "are kept in " + Parts->path() + " for --resume");
   };
   EvalRunConfig EC{J.Tune.Tools, Run};
   llvm::Expected<std::vector<TuneModule>> Tune = evictTrainingModules(S->modules(false), EC);
@@ -264,6 +286,13 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
     return Failed(Tune.takeError());
   if (support::cancelled(Run.CancelFd))
     return Interrupted("no model written");
+  // The held-out baselines (the default advisor's) before any tuning: a side on which nothing
+  // compiles ends the run before it writes anything.
+  std::vector<EvalModule> Test = measureBaselines(S->modules(true), EC, runners::Task::Evict);
+  if (support::cancelled(Run.CancelFd))
+    return Interrupted("no model written");
+  if (!Test.empty() && llvm::all_of(Test, [](const EvalModule &M) { return !M.Error.empty(); }))
+    return Failed(everyModuleFailed("held-out", Test));
   // --test-fraction 1: no training side. The start model (--model, or the density rule) is
   // judged as it is on every module, which is how a model is evaluated on a corpus it never saw.
   llvm::Expected<FineTuneResult> R = [&]() -> llvm::Expected<FineTuneResult> {
@@ -313,9 +342,22 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
   Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R->TunedReduction).str());
   Set("finetune_kept", R->Kept ? "true" : "false");
   Set("finetune_compilations", std::to_string(R->Compilations));
-  if (Root)
-    if (llvm::Error E = runners::writeModelFile(J.Output, M))
-      return E;
+  // The held-out packages: the default advisor against the model, by the inliner's protocol.
+  runners::SessionConfig Session;
+  Session.T = runners::Task::Evict;
+  Session.MakePolicy = [&M]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+    return runners::makeModelPolicy(M);
+  };
+  measurePolicy(Test, Session, std::nullopt, EC);
+  if (!Root)
+    return support::Outcome::complete();
+  if (support::cancelled(Run.CancelFd))
+    return Interrupted("no model written");
+  if (!Test.empty() && llvm::all_of(Test, [](const EvalModule &M) { return !M.Error.empty(); }))
+    return Failed(everyModuleFailed("held-out", Test));
+  if (llvm::Error E = runners::writeModelFile(J.Output, M))
+    return E;
+  Parts->remove(); // the model is written: nothing is left to resume
   if (S->modules(false).empty())
     Run.Report({Diagnostic::Note, "no training side (--test-fraction 1): the start model is "
                                   "written and judged as it is"});
@@ -327,20 +369,6 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
                               R->Kept ? "the tuned model" : "no gain: the start model",
                               R->Compilations)
                     .str()});
-  // The held-out packages: the default advisor against the model, by the inliner's protocol.
-  std::vector<EvalModule> Test = measureBaselines(S->modules(true), EC, runners::Task::Evict);
-  runners::SessionConfig Session;
-  Session.T = runners::Task::Evict;
-  Session.MakePolicy = [&M]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
-    return runners::makeModelPolicy(M);
-  };
-  measurePolicy(Test, Session, std::nullopt, EC);
-  if (!Root)
-    return support::Outcome::complete();
-  if (support::cancelled(Run.CancelFd))
-    return support::interruptedError("interrupted; the model was written, the held-out "
-                                     "report was not");
-  Parts->remove(); // the model is written: nothing is left to resume
   const std::vector<std::string> Keys = S->keysOf(true);
   for (size_t I = 0; I < Test.size(); ++I)
     Test[I].Package = Keys[I];

@@ -361,7 +361,7 @@ llvm::Expected<ExplorationFile> readExploration(const std::string &Path) {
     if (!X)
       return X.takeError();
     if (llvm::Error E = readBody(Path, F, *X))
-      return std::move(E);
+      return E;
     return X;
   });
 }

@@ -8,6 +8,7 @@
 #include "mlgo/Explore.h"
 #include "mlgo/Train.h"
 #include "support/Files.h"
+#include "support/Inputs.h"
 #include "support/Process.h"
 #include "support/Progress.h"
 #include "support/JSON.h"
@@ -269,9 +270,9 @@ std::vector<EsStep> readSteps(const std::string &Path, const std::string &Contex
     Report({Diagnostic::Warning, Path + ": " + Why + "; its steps are done again"});
     return std::vector<EsStep>();
   };
-  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  auto Buf = support::readInput(Path, /*IsText=*/true);
   if (!Buf)
-    return Fail(Buf.getError().message());
+    return Fail(support::readErrorMessage(Buf.getError()));
   auto J = support::parseJSON((*Buf)->getBuffer());
   if (!J)
     return Fail(llvm::toString(J.takeError()));

@@ -110,8 +110,10 @@ public:
         std::optional<int64_t> N = V.getAsInteger();
         if (!N || *N < 1)
           return error("model.hidden", "expected an array of positive integers");
-        Out.Hidden.push_back(unsigned(*N));
+        Out.Hidden.push_back(unsigned(std::min<int64_t>(*N, UINT32_MAX)));
       }
+      if (std::optional<std::string> P = hiddenProblem(Out.Hidden))
+        return error("model.hidden", *P);
     }
     if (llvm::Error E = integer(*M, "epochs", "model", Out.Epochs, 1))
       return E;

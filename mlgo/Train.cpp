@@ -19,6 +19,28 @@ namespace wb::mlgo {
 using runners::ModelFile;
 using runners::Normalization;
 
+std::optional<std::string> hiddenProblem(const std::vector<unsigned> &Hidden) {
+  // Widths are bounded so that a typo cannot ask for gigabytes of weights (an MLP of 100
+  // million units ended the process by bad_alloc); the inliner's models use tens. Widths one
+  // by one are not enough: [65536, 65536] asks for 4.3 billion weights (32 GB, an abort well
+  // into a study), so the weights between hidden layers are bounded too (16.8 million: 128 MiB,
+  // four times that with the optimizer's state).
+  constexpr unsigned MaxWidth = 65536;
+  constexpr uint64_t MaxHiddenWeights = uint64_t(1) << 24;
+  uint64_t Weights = 0;
+  for (size_t I = 0; I < Hidden.size(); ++I) {
+    if (Hidden[I] == 0 || Hidden[I] > MaxWidth)
+      return "layer widths must be 1 to " + std::to_string(MaxWidth);
+    if (I + 1 < Hidden.size())
+      Weights += uint64_t(Hidden[I]) * Hidden[I + 1];
+  }
+  if (Weights > MaxHiddenWeights)
+    return llvm::formatv("{0} weights between the hidden layers, more than this tool trains ({1})",
+                         Weights, MaxHiddenWeights)
+        .str();
+  return std::nullopt;
+}
+
 llvm::Error TrainConfig::validate() const {
   if (Groups.empty() && Inputs.empty())
     return support::usageError("--features: name at least one feature group (or --inputs)");
@@ -26,12 +48,8 @@ llvm::Error TrainConfig::validate() const {
     return support::usageError("--model: expected linear or mlp, found '" + Kind + "'");
   if (Epochs == 0 || BatchSize == 0 || Quantiles == 0)
     return support::usageError("--epochs, --batch-size and the quantiles must be at least 1");
-  // Widths are bounded so that a typo cannot ask for gigabytes of weights (an MLP of 100
-  // million units ended the process by bad_alloc); the inliner's models use tens.
-  constexpr unsigned MaxWidth = 65536;
-  for (unsigned H : Hidden)
-    if (H == 0 || H > MaxWidth)
-      return support::usageError("--hidden: layer widths must be 1 to " + llvm::Twine(MaxWidth));
+  if (std::optional<std::string> P = hiddenProblem(Hidden))
+    return support::usageError("--hidden: " + *P);
   return Optimizer.validate();
 }
 

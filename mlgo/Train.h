@@ -28,6 +28,10 @@ inline constexpr support::Named<IntegerNormalization> IntegerNormalizationNames[
     {IntegerNormalization::ZScore, "zscore"},
     {IntegerNormalization::None, "none"}};
 
+/// What is wrong with MLP hidden layer widths (each 1..65536, and a bounded number of weights
+/// between them), or none: checked before any work, by `mlgo train` and by study specs.
+std::optional<std::string> hiddenProblem(const std::vector<unsigned> &Hidden);
+
 struct TrainConfig {
   std::vector<std::string> Groups = {"cost", "callgraph"};
   /// Further features by name (the union with the groups' is read, in the table's order).

@@ -13,6 +13,7 @@
 #include "ir2vec/FromCounts.h"
 #include "python/Machine.h"
 #include "support/Inputs.h"
+#include "support/Process.h"
 #include "vocab/EntityLayout.h"
 
 #include <pybind11/functional.h>
@@ -208,9 +209,11 @@ struct RunSpec {
 RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::filesystem::path>> &In,
                  const py::object &Vocab, bool Counts, const std::string &Kind,
                  const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
-                 bool InstText, double ModuleSeconds, const MachineArgs &Machine = {}) {
+                 bool InstText, double ModuleSeconds, const std::string &OptLevel,
+                 MachineArgs Machine = {}) {
   RunSpec S;
   const ir2vec::IRMode Mode = valueOrRaise(ir2vec::parseIRMode(Machine.Mode));
+  Machine.Opt = valueOrRaise(corpus::parseOptChoice(OptLevel));
   S.Counts = Counts;
   S.Job.EmbeddingKind = valueOrRaise(ir2vec::parseKind(Kind));
   S.Job.Granularity = valueOrRaise(ir2vec::parseLevel(Level));
@@ -223,6 +226,7 @@ RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::file
   if (Jobs == 0)
     throw py::value_error("jobs must be at least 1");
   S.IO.Run.Jobs = Jobs;
+  raiseIf(support::checkSeconds(ModuleSeconds, "module_time_limit"));
   S.IO.ModuleSeconds = ModuleSeconds;
   if (Mode == ir2vec::IRMode::MIR) {
     if (Counts)
@@ -243,6 +247,7 @@ RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::file
     S.Vocab = vocabularyArg(Vocab);
     S.Job.Vocab = &S.Vocab->Ready.Loaded.Vocab;
   }
+  S.Job.Header.Opt = Machine.Opt;
   S.Job.Inputs = expand(In);
   return S;
 }
@@ -423,9 +428,10 @@ void addCorpus(py::module_ &Mod) {
       [](const Inputs &In, const py::object &Vocab, const std::string &Kind,
          const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
          bool InstText, double ModuleSeconds, const py::object &Progress, const std::string &Mode,
-         const std::string &Stage, const std::optional<std::string> &Triple) {
+         const std::string &Stage, const std::optional<std::string> &Triple,
+         const std::string &OptLevel) {
         return embedAll(makeSpec(In, Vocab, false, Kind, Level, Jobs, Function, InstText,
-                                 ModuleSeconds, MachineArgs{Mode, Stage, Triple}),
+                                 ModuleSeconds, OptLevel, MachineArgs{Mode, Stage, Triple, std::nullopt}),
                         Progress);
       },
       py::arg("inputs"), py::arg("vocab") = py::none(), py::arg("kind") = "symbolic",
@@ -433,7 +439,7 @@ void addCorpus(py::module_ &Mod) {
       py::arg("instruction_text") = false,
       py::arg("module_time_limit") = corpus::DefaultModuleSeconds,
       py::arg("progress") = py::none(), py::arg("mode") = "llvm", py::arg("mir_stage") = "post-ra",
-      py::arg("mtriple") = py::none(),
+      py::arg("mtriple") = py::none(), py::arg("opt_level") = corpus::NoOptLevel,
       "Embeds modules (files, directories, @lists, corpus descriptions) with `jobs` workers, "
       "exactly as `ir2vec embeddings --format hdf5` does, and returns the file's datasets as "
       "numpy arrays: .modules (path, error, embedding: the module level, the sum of the "
@@ -445,23 +451,25 @@ void addCorpus(py::module_ &Mod) {
       "`ir2vec embeddings --mode=mir`): .mir files, or LLVM IR taken through llc-22 -O2's code "
       "generation to mir_stage ('isel', 'pre-ra' or 'post-ra') for mtriple (default: the first "
       "input's target); vocab: None (the default x86-64 MIR vocabulary) or a MIR vocabulary "
-      "JSON path.");
+      "JSON path. opt_level: LLVM's default<O?> pipeline run on each module first, in-process as "
+      "opt-22 -O? runs it ('O0', 'O1', 'O2', 'O3', 'Os', 'Oz'; 'none': the modules as they are).");
   Mod.def(
       "counts",
       [](const Inputs &In, const std::string &Kind, const std::string &Level, unsigned Jobs,
          const std::optional<std::string> &Function, bool InstText, double ModuleSeconds,
-         const py::object &Progress) {
+         const py::object &Progress, const std::string &OptLevel) {
         return embedAll(makeSpec(In, py::none(), true, Kind, Level, Jobs, Function, InstText,
-                                 ModuleSeconds),
+                                 ModuleSeconds, OptLevel),
                         Progress);
       },
       py::arg("inputs"), py::arg("kind") = "symbolic", py::arg("level") = "func",
       py::arg("jobs") = 1, py::arg("function") = py::none(),
       py::arg("instruction_text") = false,
       py::arg("module_time_limit") = corpus::DefaultModuleSeconds,
-      py::arg("progress") = py::none(),
+      py::arg("progress") = py::none(), py::arg("opt_level") = corpus::NoOptLevel,
       "Entity counts (`ir2vec embeddings --counts`): the same layout with `counts` (n x 110) "
-      "in place of `embedding`; counts @ Vocabulary.matrix gives embeddings.");
+      "in place of `embedding`; counts @ Vocabulary.matrix gives embeddings. opt_level as for "
+      "embed.");
   Mod.def(
       "from_counts",
       [](const py::object &Counts, const py::object &Vocab) {
@@ -495,20 +503,22 @@ void addCorpus(py::module_ &Mod) {
       [](const Inputs &In, const py::object &Vocab, const std::string &Kind,
          const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
          bool InstText, double ModuleSeconds, bool Counts, const std::string &Mode,
-         const std::string &Stage, const std::optional<std::string> &Triple) {
+         const std::string &Stage, const std::optional<std::string> &Triple,
+         const std::string &OptLevel) {
         return std::make_unique<ModuleStream>(
             makeSpec(In, Counts ? py::none() : Vocab, Counts, Kind, Level, Jobs, Function,
-                     InstText, ModuleSeconds, MachineArgs{Mode, Stage, Triple}));
+                     InstText, ModuleSeconds, OptLevel, MachineArgs{Mode, Stage, Triple, std::nullopt}));
       },
       py::arg("inputs"), py::arg("vocab") = py::none(), py::arg("kind") = "symbolic",
       py::arg("level") = "func", py::arg("jobs") = 1, py::arg("function") = py::none(),
       py::arg("instruction_text") = false,
       py::arg("module_time_limit") = corpus::DefaultModuleSeconds, py::arg("counts") = false,
       py::arg("mode") = "llvm", py::arg("mir_stage") = "post-ra", py::arg("mtriple") = py::none(),
+      py::arg("opt_level") = corpus::NoOptLevel,
       "Like embed (or counts), one module at a time, in input order, for corpora that do not "
       "fit in memory: each item has the same layout for one module (.modules has one row; "
       ".index is its position among the inputs). Failed modules come with modules.error set. "
-      "mode, mir_stage and mtriple as for embed.");
+      "mode, mir_stage, mtriple and opt_level as for embed.");
 }
 
 } // namespace wb::python

@@ -12,6 +12,7 @@ std::shared_ptr<mir::MirSource> machineSource(const MachineArgs &A, const py::ob
   O.Stop = valueOrRaise(mir::parseMirStage(A.Stage));
   if (A.Triple)
     O.Target.Triple = *A.Triple;
+  O.Opt = A.Opt;
   if (!Vocab.is_none()) {
     O.VocabPath = py::str(py::module_::import("os").attr("fspath")(Vocab));
     if (O.VocabPath.empty())
@@ -85,7 +86,7 @@ py::object initMachineEmbedding(const std::string &Path,
     throw py::value_error("vocabPath is empty: expected a MIR vocabulary JSON, or no vocabPath "
                           "for the default MIR vocabulary");
   const py::object Vocab = VocabPath ? py::object(py::str(VocabPath->string())) : py::none();
-  std::shared_ptr<mir::MirSource> S = machineSource(MachineArgs{"mir", "post-ra", std::nullopt}, Vocab, {Path});
+  std::shared_ptr<mir::MirSource> S = machineSource(MachineArgs{"mir", "post-ra", std::nullopt, std::nullopt}, Vocab, {Path});
   auto T = std::make_unique<MIR2VecTool>();
   T->Source = Path;
   ir2vec::EmbeddedModule M;

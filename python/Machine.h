@@ -19,6 +19,7 @@ struct MachineArgs {
   std::string Mode = "llvm"; // "llvm" or "mir"
   std::string Stage = "post-ra";
   std::optional<std::string> Triple;
+  std::optional<corpus::OptLevel> Opt; // the pipeline run first (opt_level)
 };
 
 /// The source of a mode="mir" run over Inputs: vocab None (the default MIR vocabulary) or a

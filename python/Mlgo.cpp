@@ -13,6 +13,7 @@
 #include "runners/Models.h"
 #include "support/Error.h"
 #include "support/Isolate.h"
+#include "support/Process.h"
 
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -204,6 +205,7 @@ py::object run(const std::vector<std::string> &Command, const py::object &Policy
   runners::SessionConfig C;
   C.T = valueOrRaise(features::parseTask(TaskName));
   C.Command = Command;
+  raiseIf(support::checkSeconds(Timeout, "timeout"));
   C.TimeoutSeconds = Timeout;
   C.Bind.ZeroMissing = ZeroMissing;
   if (Reward) {
@@ -219,7 +221,11 @@ py::object run(const std::vector<std::string> &Command, const py::object &Policy
     C.Policy.LoadModel = runners::cachingModelLoader();
     if (Model)
       C.Policy.ModelPath = *Model;
+    raiseIf(runners::checkPolicyOptions(C.T, C.Policy));
   } else if (PyCallable_Check(Policy.ptr())) {
+    if (Model)
+      throw py::value_error("model is read by a built-in policy (policy='linear', 'mlp' or "
+                            "'size'); a Python policy reads its own");
     const TensorSpec Advice = features::taskInfo(C.T).Advice;
     C.MakePolicy = [&, Advice]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
       return std::make_unique<PythonPolicy>(Policy.ptr(), Advice, Raised);
@@ -407,12 +413,41 @@ void addMlgo(py::module_ &M) {
         for (const std::string &M : D.ModulePaths)
           Paths.append(text(M));
         Out["module_paths"] = Paths;
-        return py::module_::import("types").attr("SimpleNamespace")(**Out);
+        auto Namespace = py::module_::import("types").attr("SimpleNamespace");
+        auto Rows = [](const auto &V) -> py::object {
+          using T = typename std::decay_t<decltype(V)>::value_type;
+          return py::array_t<T>(V.size(), V.data());
+        };
+        Out["reward"] = Rows(D.RowReward);
+        Out["context"] = Rows(D.RowContext);
+        Out["observation"] = Rows(D.RowObservation);
+        Out["contexts"] = texts(D.Contexts);
+        // The per-module and per-context numbers the file holds (DatasetNumberColumns).
+        py::dict Modules, Contexts;
+        Modules["path"] = Paths;
+        Modules["error"] = texts(D.ModuleErrors);
+        for (size_t I = 0; I < D.Numbers.size(); ++I) {
+          const features::DatasetNumbers &N = features::DatasetNumberColumns[I];
+          const auto [Sub, Name] = llvm::StringRef(N.Path).split('/');
+          py::dict &Into = Sub == "context" ? Contexts : Modules;
+          const size_t Want = Sub == "context" ? D.Contexts.size() : D.ModulePaths.size();
+          if (D.Numbers[I].size() != Want || (Want == 0 && N.RegallocOnly && D.T == runners::Task::Inline))
+            continue; // not in the file (an exploration's group, the inliner's costs)
+          py::array A = py::array_t<double>(D.Numbers[I].size(), D.Numbers[I].data());
+          Into[py::str(Name.str())] = N.Integer ? A.attr("astype")("int64") : py::object(A);
+        }
+        Out["modules"] = Namespace(**Modules);
+        Out["context_costs"] = Contexts.empty() ? py::object(py::none()) : Namespace(**Contexts);
+        return Namespace(**Out);
       },
       py::arg("path"), py::arg("group") = "/",
       "Reads a dataset (`ir2vec mlgo collect`, `log export`, or an exploration's group) with "
       "the workbench's checked reader: .features (name -> array [rows, *shape] of the "
-      "feature's type), .decisions, .module (row in .module_paths), .task, .feature_set.");
+      "feature's type), .decisions, .module (row in .module_paths), .reward, .context (row in "
+      ".contexts) and .observation per row, .task, .feature_set; .modules (path, error, "
+      "text_size, baseline_text_size, reward, decisions; cost and baseline_cost for register "
+      "allocation) and .context_costs (cost, baseline_cost, reward per context; None for the "
+      "inliner), as docs/formats/mlgo-dataset.md lays them out.");
 }
 
 } // namespace wb::python

@@ -6,7 +6,12 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/StringSaver.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -68,6 +73,18 @@ size_t compilerStart(const std::vector<std::string> &Cmd) {
     Start = Dash - Cmd.begin() + 1;
   }
   return Start;
+}
+
+/// Whether the compiler's own command sets LLVM's option Name (NAME or NAME=VALUE, one or two
+/// dashes, given to opt or llc directly or to clang through -mllvm): LLVM refuses an option
+/// given twice, and the user's value is the one to keep.
+bool setsOption(const std::vector<std::string> &Cmd, llvm::StringRef Name) {
+  for (size_t I = compilerStart(Cmd); I < Cmd.size(); ++I) {
+    llvm::StringRef A = llvm::StringRef(Cmd[I]).ltrim('-');
+    if (A.consume_front(Name) && (A.empty() || A.starts_with("=")))
+      return true;
+  }
+  return false;
 }
 
 std::string compilerOf(const std::vector<std::string> &Cmd) {
@@ -252,11 +269,12 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
   std::vector<std::string> Flags;
   if (!compilerDecides(C.T, C.Policy.Name) || C.MakePolicy)
     Flags = {TI.EnableFlag, std::string(TI.ChannelFlag) + ChannelBase.str()};
-  if (C.T == Task::Inline)
-    Flags.push_back("-inliner-interactive-include-default"); // the default policy needs it
+  std::vector<std::string> Cmd = C.Command;
+  for (llvm::StringRef F : TI.SessionFlags)
+    if (!setsOption(Cmd, F.split('=').first.ltrim('-')))
+      Flags.push_back(F.str());
   Flags.insert(Flags.end(), AugmentFlags.begin(), AugmentFlags.end());
   Flags.insert(Flags.end(), C.ExtraFlags.begin(), C.ExtraFlags.end());
-  std::vector<std::string> Cmd = C.Command;
   const size_t Start = compilerStart(Cmd);
   bool Clang = C.Clang || (Start < Cmd.size() && isClang(Cmd[Start]));
   for (const std::string &F : Flags) {
@@ -277,6 +295,99 @@ std::vector<std::string> regallocRemarkFlags(const std::vector<std::string> &Cmd
             "yaml"};
   return {"-fsave-optimization-record=yaml", "-foptimization-record-file=" + Path,
           "-foptimization-record-passes=regalloc"};
+}
+
+namespace {
+
+/// The last value Args give LLVM option Name: "-Name=V", "--Name=V", or "-Name V".
+std::optional<std::string> optionValue(llvm::ArrayRef<std::string> Args, llvm::StringRef Name) {
+  std::optional<std::string> V;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    llvm::StringRef A = Args[I];
+    if (!A.starts_with("-"))
+      continue;
+    A = A.ltrim('-');
+    if (!A.consume_front(Name))
+      continue;
+    if (A.consume_front("="))
+      V = A.str();
+    else if (A.empty() && I + 1 < Args.size())
+      V = Args[++I];
+  }
+  return V;
+}
+
+/// The user's own remark file in a compiler's arguments (opt/llc's -pass-remarks-*, clang
+/// -cc1's -opt-record-*), checked to hold the allocator's remarks as YAML; none when there is
+/// no such file.
+llvm::Expected<std::optional<std::string>> remarkFileIn(llvm::ArrayRef<std::string> Args, bool CC1) {
+  const char *File = CC1 ? "opt-record-file" : "pass-remarks-output";
+  const char *Filter = CC1 ? "opt-record-passes" : "pass-remarks-filter";
+  const char *Format = CC1 ? "opt-record-format" : "pass-remarks-format";
+  std::optional<std::string> Path = optionValue(Args, File);
+  if (!Path)
+    return std::nullopt;
+  const std::string Named = CC1 ? "the compiler's remark file (" + *Path + ")" : "-" + std::string(File) + "=" + *Path;
+  if (std::optional<std::string> F = optionValue(Args, Format); F && *F != "yaml")
+    return support::usageError("--reward reads the register allocator's remarks from " + Named +
+                               ", which is written as " + *F + ": ask for YAML");
+  if (std::optional<std::string> F = optionValue(Args, Filter); F && !llvm::Regex(*F).match("regalloc"))
+    return support::usageError("--reward reads the register allocator's remarks from " + Named +
+                               ", and its pass filter '" + *F + "' leaves them out: add '|regalloc' to it");
+  return Path;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<std::string>> userRemarkFiles(const std::vector<std::string> &Cmd, bool Clang,
+                                                          const std::string &Scratch) {
+  const size_t Start = compilerStart(Cmd);
+  const llvm::ArrayRef<std::string> Args = llvm::ArrayRef(Cmd).drop_front(std::min(Start, Cmd.size()));
+  std::vector<std::string> Files;
+  const bool IsClang = Clang || (!Args.empty() && isClang(Args.front()));
+  const bool CC1 = llvm::is_contained(Args, "-cc1");
+  if (!IsClang || CC1) {
+    auto F = remarkFileIn(Args, CC1);
+    if (!F)
+      return F.takeError();
+    if (*F)
+      Files.push_back(**F);
+    return Files;
+  }
+  // The clang driver names the files itself (after -o, per source, per offload target): ask it
+  // which cc1 commands it would run, when the command asks for remarks at all.
+  if (llvm::none_of(Args, [](llvm::StringRef A) {
+        return A.starts_with("-fsave-optimization-record") || A.starts_with("-foptimization-record");
+      }))
+    return Files;
+  std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
+  Argv.push_back("-###");
+  const std::string &Err = Scratch;
+  std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(""), llvm::StringRef(Err)};
+  const std::optional<std::string> Program = llvm::sys::findProgramByName(Argv.front()).get();
+  if (!Program || llvm::sys::ExecuteAndWait(*Program, Argv, std::nullopt, Redirects) != 0)
+    return makeError("'" + Args.front() + " ... -###' did not list its commands (needed to find "
+                     "the remark file the command asks for)");
+  auto Text = llvm::MemoryBuffer::getFile(Err);
+  if (!Text)
+    return makeError("reading the driver's commands: " + Text.getError().message());
+  llvm::SmallVector<llvm::StringRef, 8> Lines;
+  (*Text)->getBuffer().split(Lines, '\n');
+  for (llvm::StringRef Line : Lines) {
+    if (!Line.contains("\"-cc1\""))
+      continue;
+    llvm::BumpPtrAllocator A;
+    llvm::StringSaver Saver(A);
+    llvm::SmallVector<const char *, 64> Tokens;
+    llvm::cl::TokenizeGNUCommandLine(Line, Saver, Tokens);
+    std::vector<std::string> CC1Args(Tokens.begin(), Tokens.end());
+    auto F = remarkFileIn(CC1Args, /*CC1=*/true);
+    if (!F)
+      return F.takeError();
+    if (*F)
+      Files.push_back(**F);
+  }
+  return Files;
 }
 
 namespace {
@@ -338,15 +449,24 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
   const support::Deadline Until(C.TimeoutSeconds);
   std::vector<std::string> Cmd =
       sessionCommand(C, (*Dir)->Base, Extra ? Extra->CompilerFlags : std::vector<std::string>());
-  const std::string Remarks = (*Dir)->Dir.file("regalloc.yaml");
+  // The allocator's remarks: where the user's command writes its own remark file, read from it
+  // (the user keeps the file asked for); else from a file of the session's.
+  std::vector<std::string> RemarkFiles;
   if (C.Costs) {
     if (C.T == Task::Inline)
       return support::usageError("rewards from the register allocator's remarks are for --task "
                                  "evict or priority");
     if (!C.ReadRemarks)
       return support::makeError("this program cannot read the register allocator's remarks");
-    for (std::string &F : regallocRemarkFlags(Cmd, C.Clang, Remarks))
-      Cmd.push_back(std::move(F));
+    auto Own = userRemarkFiles(Cmd, C.Clang, (*Dir)->Dir.file("driver-commands.txt"));
+    if (!Own)
+      return Own.takeError();
+    RemarkFiles = std::move(*Own);
+    if (RemarkFiles.empty()) {
+      RemarkFiles.push_back((*Dir)->Dir.file("regalloc.yaml"));
+      for (std::string &F : regallocRemarkFlags(Cmd, C.Clang, RemarkFiles.front()))
+        Cmd.push_back(std::move(F));
+    }
   }
   llvm::Expected<support::Child> Ch = support::Child::spawn(Cmd, C.StdoutFd, C.StderrFd);
   if (!Ch)
@@ -559,19 +679,23 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
         if (R.Status.shellStatus() == 0) {
           // LLVM's tools create the file even when nothing is reported: none means that this
           // compiler compiled nothing (a link step) or ignored the flags.
-          const bool Wrote = llvm::sys::fs::exists(Remarks);
-          if (!Wrote)
-            R.Warnings.push_back("the compiler wrote no register allocation remarks (it compiled "
-                                 "nothing, or is not LLVM 22's llc, opt or clang): cost 0 "
-                                 "counted");
-          llvm::Expected<std::vector<features::FunctionRegalloc>> Fs =
-              Wrote ? C.ReadRemarks(Remarks) : std::vector<features::FunctionRegalloc>{};
-          if (!Fs) {
-            R.Outcome = SessionResult::HostError, R.Error = llvm::toString(Fs.takeError());
-            return R;
+          std::vector<features::FunctionRegalloc> All;
+          for (const std::string &File : RemarkFiles) {
+            if (!llvm::sys::fs::exists(File)) {
+              R.Warnings.push_back("the compiler wrote no register allocation remarks (" + File +
+                                   ": it compiled nothing, or is not LLVM 22's llc, opt or "
+                                   "clang): cost 0 counted");
+              continue;
+            }
+            llvm::Expected<std::vector<features::FunctionRegalloc>> Fs = C.ReadRemarks(File);
+            if (!Fs) {
+              R.Outcome = SessionResult::HostError, R.Error = llvm::toString(Fs.takeError());
+              return R;
+            }
+            All.insert(All.end(), Fs->begin(), Fs->end());
           }
-          scoreLog(R.SessionLog, *Fs, *C.Costs);
-          R.Regalloc = std::move(*Fs);
+          scoreLog(R.SessionLog, All, *C.Costs);
+          R.Regalloc = std::move(All);
         }
         if (C.LogStream && R.ChannelOpened)
           if (llvm::Error E = features::writeLog(*C.LogStream, R.SessionLog)) {

@@ -107,6 +107,14 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
 std::vector<std::string> regallocRemarkFlags(const std::vector<std::string> &Cmd, bool Clang,
                                              const std::string &Path);
 
+/// The remark files the user's own command writes (opt/llc's -pass-remarks-output; clang's
+/// -fsave-optimization-record/-foptimization-record-file, as the driver names them, which it is
+/// asked with -###, writing to Scratch): --reward reads the allocator's remarks from them
+/// instead of replacing them. A usage error when one would not hold them (a pass filter that
+/// leaves out regalloc, a format other than YAML).
+llvm::Expected<std::vector<std::string>> userRemarkFiles(const std::vector<std::string> &Cmd, bool Clang,
+                                                          const std::string &Scratch);
+
 /// Runs one session. Errors before the compiler starts (bad policy, model, vocabulary,
 /// temporary directory) are returned as errors; everything after is in the result.
 llvm::Expected<SessionResult> runSession(const SessionConfig &C);

@@ -337,6 +337,25 @@ bool compilerDecides(Task T, llvm::StringRef Name) {
   return T != Task::Inline && Name == "default";
 }
 
+llvm::Error checkPolicyOptions(Task T, const PolicyOptions &O) {
+  const PolicyInfo *P = findPolicy(O.Name);
+  std::string Named = "policy '" + O.Name + "'";
+  if (O.Name.empty()) {
+    llvm::Expected<std::string> D = defaultPolicyFor(T);
+    Named = D ? "the task's default policy ('" + *D + "')" : std::string("no policy");
+    llvm::consumeError(D.takeError());
+  }
+  if (!O.ModelPath.empty() && (O.Name.empty() || (P && P->Needs != PolicyNeeds::ModelFile &&
+                                                  P->Needs != PolicyNeeds::ShippedModel)))
+    return support::usageError("--model " + O.ModelPath + ": " + Named +
+                               " reads no model; name the policy that does with --policy "
+                               "(linear or mlp for a model of that kind, size for a rule)");
+  if (!O.ReplayPath.empty() && (O.Name.empty() || (P && P->Needs != PolicyNeeds::SessionLog)))
+    return support::usageError("--replay " + O.ReplayPath + ": " + Named +
+                               " replays no log; --policy replay does");
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &O) {
   if (compilerDecides(T, O.Name))
     return makeError("policy 'default' of --task " + llvm::Twine(features::taskInfo(T).Name) +

@@ -70,6 +70,11 @@ struct PolicyOptions {
 
 llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &O);
 
+/// A usage error when O gives a file its policy does not read (--model to a policy without a
+/// model, or without --policy: a model's kind is not a policy name; --replay to another than
+/// replay), instead of running the task's default as if the file were not there.
+llvm::Error checkPolicyOptions(Task T, const PolicyOptions &O);
+
 /// The model file the policy O names reads (--model, or a shipped policy's installed file);
 /// "" for a policy without one.
 std::string modelFileOf(const PolicyOptions &O);

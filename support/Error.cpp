@@ -59,6 +59,15 @@ llvm::Error reportedFailure() {
   return llvm::make_error<CommandError>(FailureKind::Reported, "");
 }
 
+bool isInterruption(llvm::Error &E) {
+  bool Yes = false;
+  E = llvm::handleErrors(std::move(E), [&](std::unique_ptr<CommandError> C) -> llvm::Error {
+    Yes = C->kind() == FailureKind::Interrupted;
+    return llvm::Error(std::move(C));
+  });
+  return Yes;
+}
+
 std::pair<FailureKind, std::string> describeFailure(llvm::Error E) {
   FailureKind Kind = FailureKind::Failed;
   std::string Message;

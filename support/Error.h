@@ -59,6 +59,9 @@ llvm::Error interruptedError(const llvm::Twine &Message);
 /// A failure whose cause has already been reported to the user.
 llvm::Error reportedFailure();
 
+/// Whether E is an interruption; E stays as it is.
+bool isInterruption(llvm::Error &E);
+
 /// The kind of E (Failed for any error that is not a CommandError) and its message ("" for
 /// Reported). Consumes E.
 std::pair<FailureKind, std::string> describeFailure(llvm::Error E);

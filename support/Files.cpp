@@ -48,6 +48,9 @@ using OutputStep = std::shared_lock<std::shared_mutex>;
 struct Directories {
   std::mutex M;
   std::vector<std::string> Trees, Created;
+  // Temporary trees whose removal failed (descriptors exhausted: listing a directory needs
+  // one), removed again when the run ends.
+  std::vector<std::string> Leftovers;
 };
 
 Directories &directories() {
@@ -1039,18 +1042,32 @@ TempDir::~TempDir() {
   if (Dir.empty())
     return;
   OutputStep L(outputLock());
-  removeTree(Dir);
-  untrack(&Directories::Trees, Dir);
   if (LockFd >= 0)
-    ::close(LockFd);
+    ::close(LockFd); // first: one more descriptor for the removal
+  if (!removeTree(Dir)) {
+    static std::once_flag AtExit;
+    std::call_once(AtExit, [] { std::atexit(removeLeftoverTrees); });
+    track(&Directories::Leftovers, Dir);
+  }
+  untrack(&Directories::Trees, Dir);
 }
 
-void removeTree(llvm::StringRef Path) {
+void removeLeftoverTrees() {
+  std::vector<std::string> Left;
+  {
+    std::lock_guard<std::mutex> G(directories().M);
+    Left.swap(directories().Leftovers);
+  }
+  for (const std::string &T : Left)
+    removeTree(T);
+}
+
+bool removeTree(llvm::StringRef Path) {
   namespace fs = std::filesystem;
   std::error_code EC;
   fs::remove_all(fs::path(Path.str()), EC);
   if (!EC)
-    return;
+    return true;
   // A directory without write or search permission (a child made it so) keeps its entries:
   // open every directory up, then remove again.
   for (auto It = fs::recursive_directory_iterator(Path.str(), fs::directory_options::skip_permission_denied, EC);
@@ -1058,7 +1075,9 @@ void removeTree(llvm::StringRef Path) {
     if (It->is_directory(EC) && !It->is_symlink(EC))
       fs::permissions(It->path(), fs::perms::owner_all, fs::perm_options::add, EC);
   fs::permissions(fs::path(Path.str()), fs::perms::owner_all, fs::perm_options::add, EC);
+  EC.clear();
   fs::remove_all(fs::path(Path.str()), EC);
+  return !EC && !fs::exists(fs::path(Path.str()), EC);
 }
 
 // ---- hashes --------------------------------------------------------------------------------

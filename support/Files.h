@@ -286,8 +286,11 @@ private:
   std::string Dir;
   int LockFd = -1; // a flock on the directory while it is in use (sweepStaleTemporaries)
 };
-/// Removes Path and everything below it, never following symlinks; errors are ignored.
-void removeTree(llvm::StringRef Path);
+/// Removes Path and everything below it, never following symlinks; whether it is gone.
+bool removeTree(llvm::StringRef Path);
+/// Removes the temporary directories whose removal failed when they went (descriptors
+/// exhausted): called where a command ends, and at exit.
+void removeLeftoverTrees();
 
 /// Lower-case hex SHA-256 of bytes, and of a file's bytes (identifies inputs in output files).
 std::string sha256Hex(llvm::StringRef Bytes);

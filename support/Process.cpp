@@ -4,7 +4,10 @@
 
 #include "llvm/Support/Program.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <csignal>
@@ -22,6 +25,13 @@
 extern char **environ;
 
 namespace wb::support {
+
+llvm::Error checkSeconds(double X, const std::string &What) {
+  if (std::isfinite(X) && X >= 0)
+    return llvm::Error::success();
+  return usageError(What + ": '" + llvm::formatv("{0}", X).str() +
+                    "' is not a number of seconds (0 or more)");
+}
 
 Deadline::Deadline(double Seconds) {
   if (Seconds > 0)
@@ -150,7 +160,8 @@ llvm::Expected<Child> Child::spawn(const std::vector<std::string> &Argv, int Std
     int E = errno;
     C.killGroup();
     C.reap();
-    return makeError(llvm::Twine("pidfd_open: ") + strerror(E) + " (Linux 5.3 or later is needed)");
+    return makeError(llvm::Twine("pidfd_open: ") + strerror(E) +
+                     (E == ENOSYS ? " (Linux 5.3 or later is needed)" : ""));
   }
   return C;
 }

@@ -19,6 +19,10 @@
 
 namespace wb::support {
 
+/// Whether X is a time limit in seconds (finite, 0 or more; 0: none): the one rule for every
+/// limit a user gives (the command line's, the Python module's). A usage error names What.
+llvm::Error checkSeconds(double X, const std::string &What);
+
 /// A time to wait until, or none.
 class Deadline {
 public:

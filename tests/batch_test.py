@@ -71,7 +71,8 @@ def test_h5py_equals_llvm(a, res, inputs, d):
             if not res.check(f"h5py {kind} {level}: run", r.returncode == 0, r.stderr[-300:]):
                 continue
             with h5py.File(out, "r") as f:
-                res.check("schema", f.attrs["schema"] == "ir2vec.embeddings/3" and f.attrs["mode"] == "llvm", str(dict(f.attrs)))
+                res.check("schema", f.attrs["schema"] == "ir2vec.embeddings/4" and f.attrs["mode"] == "llvm"
+                          and f.attrs["opt_level"] == "none", str(dict(f.attrs)))
                 res.check("attributes", f.attrs["kind"] == kind and f.attrs["level"] == level
                           and f.attrs["dimension"] == 75 and f.attrs["method"] == "exact"
                           and f.attrs["arg_weight"] == np.float64(np.float32(0.2))
@@ -210,26 +211,11 @@ def test_resume(a, res, d, inputs, name):
     for how in ["SIGKILL", "SIGINT", "damaged checkpoint"]:
         out = os.path.join(d, f"resumed-{how.replace(' ', '_')}.h5")
         state = out + ".resume"
-        # The signal must land between the first checkpoint and the end. On a loaded machine
-        # the test may see the checkpoint only when the run is already done (then it has
-        # nothing to resume): such a try does not count, and is made again (three at most).
-        for attempt in range(3):
-            for f in (out, state, out + ".partial"):
-                if os.path.exists(f):
-                    os.remove(f)
-            p = subprocess.Popen([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5",
-                                  "-o", out, *args, *inputs], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            deadline = time.time() + 120
-            while not os.path.exists(state) and p.poll() is None and time.time() < deadline:
-                time.sleep(0.001)
-            p.send_signal(signal.SIGINT if how == "SIGINT" else signal.SIGKILL)
-            p.wait()
-            if not os.path.exists(out):
-                break
-        interrupted = p.returncode != 0
-        res.check(f"resume ({name}, {how}): run was interrupted mid-way",
-                  interrupted and not os.path.exists(out) and os.path.exists(out + ".partial"),
-                  f"exit {p.returncode}; the run finished before the first checkpoint")
+        code, interrupted = harness.interrupt_after_checkpoint(
+            [a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", out, *args, *inputs],
+            out, signal.SIGINT if how == "SIGINT" else signal.SIGKILL)
+        res.check(f"resume ({name}, {how}): run was interrupted mid-way", interrupted,
+                  f"exit {code}; the run finished before the first checkpoint")
         if not interrupted:
             continue
         if how == "damaged checkpoint":
@@ -257,6 +243,43 @@ def test_resume(a, res, d, inputs, name):
     res.check(f"resume ({name}): reports where it resumed", b"resumed after" in r.stderr, r.stderr[-200:])
 
 
+def test_resume_settings(a, res, d, inputs):
+    """Every setting that changes a vector is recorded in the file and compared on resume (issue
+    37: a resumed run with another setting kept the first part's rows): the state names the
+    setting that differs and the run starts over, giving the rows of the new setting."""
+    args = ["--level", "bb", "-j", "1"]
+    out = os.path.join(d, "settings.h5")
+    code, interrupted = harness.interrupt_after_checkpoint(
+        [a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", out, *args, *inputs], out)
+    if not res.check("resume settings: a run interrupted after a checkpoint", interrupted, f"exit {code}"):
+        return
+    keep = {x: open(out + x, "rb").read() for x in (".partial", ".resume")}
+    other_vocab = os.path.join(d, "other-vocab.json")
+    v = json.load(open(a.vocab))
+    v["Opcodes"] = {k: [x * 3 for x in vec] for k, vec in v["Opcodes"].items()}
+    json.dump(v, open(other_vocab, "w"))
+    changes = [("kind", ["--kind", "flow-aware"], "flow-aware"), ("opt_level", ["--opt-level", "O2"], "O2"),
+               ("opc_weight", ["--ir2vec-opc-weight", "0.5"], 0.5), ("type_weight", ["--ir2vec-type-weight", "1"], 1.0),
+               ("arg_weight", ["--ir2vec-arg-weight", "2"], 2.0), ("vocab_sha256", ["--vocab", other_vocab], None),
+               ("level", ["--level", "func"], "func")]
+    for name, extra, value in changes:
+        for x, b in keep.items():
+            open(out + x, "wb").write(b)
+        base = list(args)
+        if extra[0] in base:  # the option replaces the run's own
+            del base[base.index(extra[0]):base.index(extra[0]) + 2]
+        vocab = [] if extra[0] == "--vocab" else ["--vocab", a.vocab]
+        r = run([a.ir2vec, "embeddings", *vocab, "--format", "hdf5", "-o", out, *base, *extra, "--resume", *inputs])
+        ok = r.returncode == 0 and f"cannot resume ({out}.resume: the interrupted run had {name} ".encode() in r.stderr
+        if ok:
+            ref = os.path.join(d, "settings-ref.h5")
+            run([a.ir2vec, "embeddings", "-q", *vocab, "--format", "hdf5", "-o", ref, *base, *extra, *inputs], check=True)
+            with h5py.File(out) as f, h5py.File(ref) as g:
+                diff = same_content(f, g)
+                ok = diff is None and (value is None or f.attrs[name] == value)
+        res.check(f"--resume with another {name}: refused by name, started over, = a run with it", ok, r.stderr[-400:])
+
+
 def test_counts(a, res, d, inputs):
     exact, counts, fromc = (os.path.join(d, x) for x in ["exact.h5", "counts.h5", "fromc.h5"])
     embed(a, inputs, exact, "--level", "inst")
@@ -265,7 +288,7 @@ def test_counts(a, res, d, inputs):
     r = run([a.ir2vec, "from-counts", "-q", "--vocab", a.vocab, "-o", fromc, counts])
     res.check("from-counts: exit 0", r.returncode == 0, r.stderr[-300:])
     with h5py.File(counts) as c, h5py.File(exact) as e, h5py.File(fromc) as x:
-        res.check("counts: schema and columns", c.attrs["schema"] == "ir2vec.counts/3" and c.attrs["mode"] == "llvm" and
+        res.check("counts: schema and columns", c.attrs["schema"] == "ir2vec.counts/4" and c.attrs["mode"] == "llvm" and
                   c["entities/name"].shape == (110,) and c["functions/counts"].shape[1] == 110)
         fc, mc = c["functions/counts"][()], c["modules/counts"][()]
         sums = np.stack([fc[c["functions/module"][()] == m].sum(axis=0) for m in range(len(mc))])
@@ -354,6 +377,7 @@ def main():
             test_bad_modules(a, res, d, data)
             test_jobs_identical(a, res, d, data * 4)
             test_resume(a, res, d, data * 150, "test data x150")
+            test_resume_settings(a, res, d, data * 150)
             test_counts(a, res, d, data)
             test_progress(a, res, d, data * 40)
             test_usage(a, res, d, data)

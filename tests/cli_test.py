@@ -141,6 +141,20 @@ def compat_extras(a, res, data):
     w = ["--ir2vec-opc-weight=0.3", "--ir2vec-type-weight=1.7", "--ir2vec-arg-weight=0.1"]
     args = ["embeddings", v, *w, "--level=inst", f"{data}/types.ll"]
     res.same_run("weights", run(ours(a, args)), run([a.llvm_ir2vec] + args), expect_vectors=True)
+    # --opt-level X: the vectors of the module opt-22 -O X writes (LLVM's pipeline in-process).
+    with tempfile.TemporaryDirectory() as d:
+        for f in ("calls.ll", "phi_cycles.ll", "eh.ll", "types.ll"):
+            for level in ("O0", "O1", "O2", "O3", "Os", "Oz"):
+                optimised = f"{d}/{level}-{f}"
+                r = run([os.path.join(a.llvm_bindir, "opt"), f"-passes=default<{level}>", "-S", f"{data}/{f}",
+                         "-o", optimised])
+                if not res.check(f"opt-22 -{level} {f}", r.returncode == 0, r.stderr):
+                    continue
+                for kind, lvl in (("symbolic", "func"), ("flow-aware", "inst")):
+                    args = ["embeddings", v, f"--ir2vec-kind={kind}", f"--level={lvl}"]
+                    res.same_run(f"--opt-level {level} {kind} {lvl} {f} = llvm-ir2vec on opt-22's output",
+                                 run(ours(a, args + ["--opt-level", level, f"{data}/{f}"])),
+                                 run([a.llvm_ir2vec] + args + [optimised]), expect_vectors=True)
     with tempfile.TemporaryDirectory() as d:
         for tool, name in [(a.ir2vec, "ours.txt"), (a.llvm_ir2vec, "theirs.txt")]:
             r = run([tool, "embeddings", v, "--level=bb", "-o", f"{d}/{name}", f"{data}/eh.ll"])

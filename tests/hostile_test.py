@@ -14,7 +14,7 @@ note lists the failures of the build before).
 
   hostile_test.py --ir2vec BIN
 """
-import argparse, json, os, shutil, signal, stat, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, signal, stat, subprocess, sys, tempfile, time
 
 import h5py
 import numpy as np
@@ -557,6 +557,84 @@ for i, how in enumerate(("timeout", "SIGKILL")):
     check(f"the host ended by {how} while another process wrote the compiler's -o name: that file is kept",
           os.path.exists(other) and open(other).read() == "written by another build\n" and left == ([], []),
           (os.path.exists(other), left))
+
+# ---- issue 37: unbounded resources, refused before the work -----------------------------------
+import resource
+
+
+def capped(gib):
+    """A child's address space capped at gib GiB: a reader without a bound aborts (or is killed)
+    instead of swapping the machine."""
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (gib << 30, gib << 30))
+
+
+# mlgo regalloc-cost /dev/zero grew to 22.9 GB: non-regular inputs are capped at 1 GiB.
+r = subprocess.run([a.ir2vec, "mlgo", "regalloc-cost", "/dev/zero"], capture_output=True, preexec_fn=capped(3),
+                   timeout=300)
+check("mlgo regalloc-cost /dev/zero: exit 1 naming the device and the 1024 MiB bound, no abort",
+      r.returncode == 1 and b"/dev/zero" in r.stderr and b"1024 MiB" in r.stderr, r.stderr[-300:])
+# A MIR vocabulary of 5 keys x 200,000 dimensions asked 11.3 GB (7,158 entities x D doubles);
+# one of 30,000 dimensions, within the IR readers' bound, still asks 1.6 GiB.
+for dim, needle in ((200000, b"65536"), (30000, b"MiB")):
+    vocab_path = W(f"mir-{dim}.json")
+    row = "[" + ",".join(["0.5"] * dim) + "]"
+    open(vocab_path, "w").write('{"Opcodes": {"ADD": %s}, "CommonOperands": {"Immediate": %s}, "PhysicalRegisters": '
+                                '{"GR32": %s}, "VirtualRegisters": {"GR32": %s, "GR64": %s}}' % ((row,) * 5))
+    r = subprocess.run([a.ir2vec, "embeddings", "--mode=mir", "--mir2vec-vocab-path", vocab_path, module],
+                       capture_output=True, preexec_fn=capped(3), timeout=300)
+    check(f"a MIR vocabulary of dimension {dim}: exit 1 naming the file and the bound ({needle.decode()})",
+          r.returncode == 1 and f"mir-{dim}.json".encode() in r.stderr and needle in r.stderr, r.stderr[-300:])
+
+# An ablation whose MLP asks for 32 GB ([65536, 65536]) is refused before any work; no models/.
+import small_corpus
+sc = small_corpus.build(W("small"))
+open(W("small.list"), "w").write("".join(m + "\n" for m in sc))
+for task in ("inline", "evict"):
+    spec = W(f"huge-{task}.json")
+    json.dump({"corpus": ["@" + W("small.list")], "task": task, "seeds": [1],
+               "model": {"kind": "mlp", "hidden": [65536, 65536]},
+               "arms": [{"name": "a", "features": ["register" if task == "evict" else "cost"]}]}, open(spec, "w"))
+    r = subprocess.run([a.ir2vec, "mlgo", "ablate", spec, "-o", W(f"abl-{task}")], capture_output=True,
+                       preexec_fn=capped(3), timeout=300)
+    check(f"mlgo ablate ({task}) with hidden [65536, 65536]: exit 1 naming model.hidden and the bound, no output "
+          "directory", r.returncode == 1 and b"model.hidden" in r.stderr and b"16777216" in r.stderr
+          and not os.path.exists(W(f"abl-{task}")), r.stderr[-300:])
+r = subprocess.run([a.ir2vec, "mlgo", "train", W("none.h5"), "--model", "mlp", "--hidden", "65536", "65536",
+                    "-o", W("huge.h5")], capture_output=True, timeout=300)
+check("mlgo train --hidden 65536 65536: a usage error naming the bound, nothing written",
+      r.returncode == 1 and b"16777216" in r.stderr and not os.path.exists(W("huge.h5")), r.stderr[-300:])
+
+# train-evict with descriptors exhausted (issue 37: every compile failed, yet a model and a "0
+# modules" report were written, exit 2). With 7 descriptors no compile can start: a failure
+# (exit 1) naming the cause, no model or report, and no private directory left in TMPDIR. With
+# 8 to 13, some compiles fail depending on timing: never a model judged on nothing (exit 1 or 2
+# with the failures reported), and nothing left in TMPDIR (removing a directory needs
+# descriptors too).
+fd_tmp = W("fd-tmp")
+os.makedirs(fd_tmp)
+for n in (7, 9, 11, 13):
+    for f in (W("ev.h5"), W("ev.json")):
+        if os.path.exists(f):
+            os.remove(f)
+    shutil.rmtree(W("ev.h5.parts"), ignore_errors=True)
+    r = subprocess.run([a.ir2vec, "mlgo", "train-evict", "-o", W("ev.h5"), "--report", W("ev.json"), "--steps", "1",
+                        "--pairs", "1", "--modules-per-step", "2", "@" + W("small.list")], capture_output=True,
+                       env=dict(os.environ, TMPDIR=fd_tmp), timeout=300,
+                       preexec_fn=lambda n=n: resource.setrlimit(resource.RLIMIT_NOFILE, (n, n)))
+    if n == 7:
+        check("train-evict with 7 descriptors: exit 1, 'every one of the 4 training modules failed' with the cause, "
+              "no model or report", r.returncode == 1 and b"every one of the 4 training modules failed" in r.stderr
+              and b"Too many open files" in r.stderr and b"Linux 5.3" not in r.stderr
+              and not os.path.exists(W("ev.h5")) and not os.path.exists(W("ev.json")), r.stderr[-600:])
+    else:
+        judged = re.search(rb"held-out \((\d+) modules", r.stderr)
+        check(f"train-evict with {n} descriptors: exit 1 with nothing written, or a report judged on at least one "
+              "module", (r.returncode == 1 and not os.path.exists(W("ev.h5")) and not os.path.exists(W("ev.json")))
+              or (r.returncode in (0, 2) and judged is not None and int(judged.group(1)) > 0), r.stderr[-600:])
+    check(f"train-evict with {n} descriptors: nothing left in TMPDIR", os.listdir(fd_tmp) == [], os.listdir(fd_tmp))
+r = subprocess.run([a.ir2vec, "mlgo", "train-evict", "--help"], capture_output=True, text=True)
+check("train-evict --help lists exit status 2 (some held-out modules failed)",
+      re.search(r"^\s+2\s+some held-out modules failed", r.stdout, re.M) is not None, r.stdout[-800:])
 
 status = res.summary()
 if status == 0:

@@ -225,6 +225,24 @@ for t in TARGETS:
         check(f"{t}{g} entities of an IR module: its target's", ours.stdout == run(
             [a.ir2vec, "entities", "--mode=mir", "--mtriple", TARGETS[t]]).stdout, ours.stderr)
 check(f"in-process machine IR compared with llc-22's in {in_process} cases", in_process >= 3 * 2 * 3 * 4, in_process)
+# llc's -mcpu and -mattr reach a function through its attributes (the CPU where it names none,
+# the features appended): clang's IR names both, and --mattr changed nothing in-process before.
+ll = W("x86_64.ll")
+nocpu = W("x86_64-nocpu.ll")
+open(nocpu, "w").write(re.sub(r'"target-cpu"="[^"]*"', "", open(ll).read()))
+for src, flags in ((ll, ["-mattr=+avx2"]), (ll, ["-mcpu=skylake"]), (nocpu, ["-mcpu=skylake"]),
+                   (nocpu, ["-mcpu=skylake", "-mattr=-sse4.1,+avx512f"])):
+    mir = W("target-flags.mir")
+    r = run([LLC, "-O2", "-stop-after=virtregrewriter", *flags, src, "-o", mir])
+    common = ["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--level", "inst", "--precision", "40"]
+    ours = run([a.ir2vec] + common + [f.replace("-mattr=", "--mattr=").replace("-mcpu=", "--mcpu=") for f in flags] + [src])
+    ref = run([a.ir2vec] + common + [mir])
+    check(f"{' '.join(flags)} on {os.path.basename(src)}: in-process = llc-22's .mir", r.returncode == 0 and
+          ours.returncode == 0 and ours.stdout == ref.stdout, (r.stderr + ours.stderr + ref.stderr)[-400:])
+plain = run([a.ir2vec, "embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--level", "inst", ll]).stdout
+avx2 = run([a.ir2vec, "embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--level", "inst",
+            "--mattr=+avx2", ll]).stdout
+check("--mattr=+avx2 changes this module's machine IR (the check above can fail)", plain != avx2)
 ll = W("x86_64.ll")
 run([LLC, "-O2", "-stop-before=regallocfast", ll, "-o", W("whole.mir")])
 common = ["embeddings", "--mode=mir", "--mir2vec-vocab-path", vocabs["x86_64"], "--precision", "40", "--function", "isum"]
@@ -270,8 +288,10 @@ r = run([a.ir2vec, "embeddings", "--mode=mir", "-q", "-j", "2", "--level", "inst
 if check("HDF5 at level inst of the same inputs: exit 0", r.returncode == 0, r.stderr[-300:]):
     with h5py.File(h5) as f:
         at = dict(f.attrs)
-        check("HDF5 attributes: schema 3, mode mir, the target, the stage, MIR's weight names",
-              at["schema"] == "ir2vec.embeddings/3" and at["mode"] == "mir" and at["target"].startswith("x86_64")
+        check("HDF5 attributes: schema 4, mode mir, the target, CPU, features, the stage, no pipeline, MIR's "
+              "weight names",
+              at["schema"] == "ir2vec.embeddings/4" and at["mode"] == "mir" and at["target"].startswith("x86_64")
+              and at["mcpu"] == "" and at["mattr"] == "" and at["opt_level"] == "none"
               and at["mir_stage"] == "-stop-after=virtregrewriter" and at["dimension"] == 3
               and "reg_operand_weight" in at and "common_operand_weight" in at and "type_weight" not in at, at)
         names = [x.decode() for x in f["entities/name"][()]]
@@ -318,20 +338,11 @@ args = ["embeddings", "--mode=mir", "-q", "-j", "1", "--level", "inst", "--inst-
 r = run([a.ir2vec] + args + ["-o", W("ref.h5"), "@" + lst])
 check(f"{len(x86_set) * 30} modules from an @list: exit 0", r.returncode == 0, r.stderr[-300:])
 out, state = W("killed.h5"), W("killed.h5.resume")
-for attempt in range(3):
-    for fn in (out, state, out + ".partial"):
-        if os.path.exists(fn):
-            os.remove(fn)
-    p = subprocess.Popen([a.ir2vec] + args + ["-o", out, "@" + lst], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while not os.path.exists(state) and p.poll() is None and time.time() < deadline:
-        time.sleep(0.001)
-    p.send_signal(signal.SIGKILL)
-    p.wait()
-    if not os.path.exists(out):
-        break
-if check("a machine-level run killed after its first checkpoint", not os.path.exists(out) and os.path.exists(state)):
+_, killed = harness.interrupt_after_checkpoint([a.ir2vec] + args + ["-o", out, "@" + lst], out)
+if check("a machine-level run killed after its first checkpoint", killed):
+    # Kept to resume again below with other settings.
+    shutil.copy(out + ".partial", W("killed.keep.partial"))
+    shutil.copy(state, W("killed.keep.resume"))
     r = run([a.ir2vec] + args[:1] + args[1:] + ["-o", out, "--resume", "@" + lst])
     same = r.returncode == 0
     if same:
@@ -342,6 +353,46 @@ if check("a machine-level run killed after its first checkpoint", not os.path.ex
                     list(f[name][()]) == list(g[name][()])
     check("--resume: the same rows as an uninterrupted run", same, r.stderr[-300:])
 
+    # Every setting that changes a vector is recorded in the file and compared on resume (issue
+    # 37: a run resumed with --mattr=+avx2 kept the first part's vectors and recorded neither).
+    def rows_of(path):
+        with h5py.File(path) as f:
+            return {k: f[k][()].tobytes() for k in ("functions/embedding", "instructions/embedding",
+                                                     "modules/embedding") if k in f}, dict(f.attrs), len(f["modules/path"])
+    want_avx2 = W("avx2-ref.h5")
+    r = run([a.ir2vec] + args + ["--mattr=+avx2", "-o", want_avx2, "@" + lst])
+    avx2_rows, avx2_attrs, _ = rows_of(want_avx2)
+    check("--mattr=+avx2 changes the vectors of this corpus (else the next check could not fail)",
+          r.returncode == 0 and avx2_rows != rows_of(W("ref.h5"))[0] and avx2_attrs["mattr"] == "+avx2", r.stderr[-300:])
+    other_vocab = W("vocab-other.json")
+    v = json.load(open(vocabs["x86_64"]))
+    v["Opcodes"] = {k: [x * 2 for x in vec] for k, vec in v["Opcodes"].items()}
+    json.dump(v, open(other_vocab, "w"))
+    changes = [("mattr", ["--mattr=+avx2"], "+avx2"), ("mcpu", ["--mcpu", "skylake"], "skylake"),
+               ("mir_stage", ["--mir-stage", "isel"], "-stop-after=finalize-isel"),
+               ("opt_level", ["--opt-level", "O2"], "O2"),
+               ("opc_weight", ["--mir2vec-opc-weight", "2"], 2.0),
+               ("vocab_sha256", [], None),
+               ("level", ["--level", "bb"], "bb")]
+    for name, extra, value in changes:
+        shutil.copy(W("killed.keep.partial"), out + ".partial")
+        shutil.copy(W("killed.keep.resume"), state)
+        cmd = [a.ir2vec] + [x for x in args if x != "-q"] + ["-o", out, "--resume", "@" + lst] + extra
+        if name == "level":
+            cmd.remove("--inst-text")
+            del cmd[cmd.index("--level"):cmd.index("--level") + 2]
+        if name == "vocab_sha256":
+            cmd[cmd.index(vocabs["x86_64"])] = other_vocab
+        r = run(cmd)
+        ok = r.returncode == 0 and b"cannot resume" in r.stderr and f"had {name} ".encode() in r.stderr \
+            and b"starting over" in r.stderr
+        if ok:
+            got, attrs, modules = rows_of(out)
+            ok = modules == len(x86_set) * 30 and (value is None or attrs[name] == value)
+            if name == "mattr":
+                ok = ok and got == avx2_rows
+        check(f"--resume with another {name}: refused by name, started over, the file records it", ok,
+              r.stderr[-400:])
 
 # ---- the shipped default vocabulary (x86-64): ours without a file = libLLVM and llvm-ir2vec-22 with it
 import hashlib

@@ -172,6 +172,21 @@ check("versioning: a 1-feature model under the 42-feature set", r.returncode == 
 model(W("wrongdim.h5"), "inline", [spec("callee_embedding", "float", (8,))], [([[0.0] * 8], [0.0])])
 r = host(["run", "--policy", "linear", "--model", W("wrongdim.h5"), "--embeddings", a.vocab, "--", *OZ, six, "-o", W("x.bc")])
 check("versioning: same name, other shape is an error", r.returncode == 125 and "float[8] in the model but float[75]" in r.stderr_text, r.stderr_text)
+# A file the policy does not read is refused, not ignored (issue 37: --model without --policy
+# ran the default policy, exit 0): run (launcher and full tool), collect, eval.
+for args, what in ((["--model", W("always.h5")], "--model"),
+                   (["--policy", "default", "--model", W("always.h5")], "--model"),
+                   (["--policy", "random", "--model", W("always.h5")], "--model"),
+                   (["--policy", "default", "--replay", W("a.log")], "--replay"),
+                   (["--task", "evict", "--policy", "default", "--model", W("always.h5")], "--model")):
+    r = host(["run", *args, "--", *OZ, six, "-o", W("refused.bc")])
+    check(f"mlgo run {' '.join(a_ for a_ in args if not a_.startswith('/'))}: usage error (64) naming "
+          f"{what}, nothing compiled", r.returncode == 64 and what in r.stderr_text and "--policy" in r.stderr_text
+          and not os.path.exists(W("refused.bc")), r.stderr_text)
+for cmd in (["collect", "-o", W("refused.h5")], ["eval", "-o", W("refused.json")]):
+    r = host([*cmd, "--model", W("always.h5"), six])
+    check(f"mlgo {cmd[0]} --model without --policy: refused (exit 1), nothing written",
+          r.returncode == 1 and "--model" in r.stderr_text and not os.path.exists(cmd[-1]), r.stderr_text)
 clean("models")
 
 # ---- 3. embedding augmentation --------------------------------------------------------------

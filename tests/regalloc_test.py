@@ -161,6 +161,43 @@ check("--reward on a link step (no compilation): a warning that no remarks were 
 r = run([a.ir2vec, "mlgo", "run", "--task", "inline", "--reward", "--", OPT, "-O2", ll, "-o", W("x.bc")])
 check("--reward with --task inline is a usage error (64)", r.returncode == 64 and "--reward" in r.err, r.err)
 
+# --- the user's own remark file (issue 37: --reward replaced it, the file was never written) ---
+user_yaml, plain_all = W("user.yaml"), W("plain-all.yaml")
+run([LLC, "-O2", ll, "-o", W("plain-all.s"), "-pass-remarks-output=" + plain_all])
+all_cost = sum(cost(v) for v in remark_costs(plain_all).values())
+for task, policy in (("evict", "default"), ("evict", "no-evict"), ("priority", "default")):
+    if os.path.exists(user_yaml):
+        os.remove(user_yaml)
+    r = run([a.ir2vec, "mlgo", "run", "--task", task, "--policy", policy, "--reward", "--", LLC, "-O2", ll,
+             "-o", W("user.s"), "-pass-remarks-output=" + user_yaml])
+    got, _ = printed_cost(r.err)
+    mine = sum(cost(v) for v in remark_costs(user_yaml).values()) if os.path.exists(user_yaml) else None
+    check(f"--task {task} --policy {policy} --reward with the user's -pass-remarks-output: the user's file is "
+          "written (all passes' remarks, as asked) and the reward is read from it",
+          r.returncode == 0 and mine is not None and got is not None and abs(got - mine) < 5e-4 * max(1, mine)
+          and "Pass:            asm-printer" in open(user_yaml).read(), r.err)
+    if policy == "default":
+        check(f"--task {task} --policy default: the user's remark file = plain llc-22's, byte for byte",
+              open(user_yaml, "rb").read() == open(plain_all, "rb").read() and abs(got - all_cost) < 5e-4 * max(1, all_cost))
+# clang names the file itself (after -o): the driver is asked.
+c_user = W("c-user.opt.yaml")
+for f in (c_user,):
+    if os.path.exists(f):
+        os.remove(f)
+r = run([a.ir2vec, "mlgo", "run", "--task", "evict", "--policy", "default", "--reward", "--",
+         CLANG, "-O2", "-c", src, "-o", W("c-user.o"), "-fsave-optimization-record"])
+got, _ = printed_cost(r.err)
+mine = sum(cost(v) for v in remark_costs(c_user).values()) if os.path.exists(c_user) else None
+check("clang-22 -fsave-optimization-record under --reward: clang's own file (c-user.opt.yaml) is written and "
+      "the reward read from it", r.returncode == 0 and mine is not None and got is not None
+      and abs(got - mine) < 5e-4 * max(1, mine) and abs(got - c_oracle) < 5e-4 * max(1, c_oracle), r.err)
+# A file that cannot hold the allocator's remarks is refused before the compiler runs.
+for extra, what in ((["-pass-remarks-filter=inline"], "'inline'"), (["-pass-remarks-format=bitstream"], "bitstream")):
+    r = run([a.ir2vec, "mlgo", "run", "--task", "evict", "--policy", "default", "--reward", "--", LLC, "-O2", ll,
+             "-o", W("refused.s"), "-pass-remarks-output=" + W("refused.yaml"), *extra])
+    check(f"--reward with the user's remark file and {extra[0]}: usage error (64) naming it, nothing compiled",
+          r.returncode == 64 and what in r.err and not os.path.exists(W("refused.s")), r.err)
+
 # --- collection: the default advisor as baseline, rewards per function and module ----------
 mods = []
 for c in ["mlgo_pressure.c", "mlgo_six.c"]:

@@ -142,7 +142,7 @@ public:
       }
       if (OnEpoch)
         if (llvm::Error E = OnEpoch(Rep))
-          return std::move(E);
+          return E;
       if (Check && SinceBest >= C.Patience)
         break;
     }

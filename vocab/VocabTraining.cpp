@@ -3,6 +3,7 @@
 #include "support/JSON.h"
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/Inputs.h"
 #include "support/Progress.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -132,7 +133,7 @@ trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransECon
   std::string InputList;
   llvm::sys::path::remove_filename(Path);
   llvm::sys::path::append(Path, "manifest.json");
-  if (auto Buf = llvm::MemoryBuffer::getFile(Path))
+  if (auto Buf = support::readInput(Path, /*IsText=*/true))
     if (auto J = support::parseJSON((*Buf)->getBuffer()))
       if (const llvm::json::Object *O = J->getAsObject())
         if (auto S = O->getString("input_list_sha256"))

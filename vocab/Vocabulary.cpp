@@ -192,6 +192,9 @@ llvm::Expected<std::vector<JSONSection>> parseJSONSections(llvm::StringRef Text,
       Dims += (I ? ", " : "") + Names[I].str() + " " + std::to_string(Out[I].Dim);
     return fileError(Source, "sections have different dimensions: " + Dims + " (expected one dimension)");
   }
+  if (!Out.empty() && Out.front().Dim > MaxDimension)
+    return fileError(Source, llvm::formatv("dimension {0} is more than this tool takes ({1})",
+                                           Out.front().Dim, MaxDimension));
   return Out;
 }
 

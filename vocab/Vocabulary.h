@@ -94,9 +94,17 @@ struct JSONSection {
   std::map<std::string, std::vector<double>> Entries;
   unsigned Dim = 0;
 };
+/// Largest embedding dimension a vocabulary file may claim (LLVM ships 75), in every format:
+/// rows are allocated from it before anything else is read.
+inline constexpr unsigned MaxDimension = 1u << 16;
+/// Largest weighted matrix a vocabulary may make (entities x dimension doubles): MIR2Vec's
+/// layouts have thousands of entities (7,158 on x86-64), so a dimension the cap above allows can
+/// still ask for gigabytes.
+inline constexpr uint64_t MaxMatrixBytes = uint64_t(1) << 30;
+
 /// Parses Text (Source names it in errors) as an object holding the named sections, in order,
 /// each checked as LLVM's parseVocabSection checks it (present, an object, not empty, arrays of
-/// finite numbers of the first key's dimension), and all of one dimension. Shared by IR2Vec's
+/// finite numbers of the first key's dimension, at most MaxDimension), and all of one dimension. Shared by IR2Vec's
 /// and MIR2Vec's vocabulary files.
 llvm::Expected<std::vector<JSONSection>> parseJSONSections(llvm::StringRef Text, llvm::StringRef Source,
                                                           llvm::ArrayRef<llvm::StringRef> Names);

@@ -19,10 +19,6 @@ using support::fileError;
 namespace {
 
 constexpr llvm::StringLiteral HDF5Signature("\x89HDF\r\n\x1a\n");
-// Largest embedding dimension a vocabulary file may claim (LLVM ships 75; the JSON reader has
-// its own limit by the size of the text). Every row is allocated from it.
-constexpr hsize_t MaxDimension = 1u << 16;
-
 bool isHDF5(llvm::StringRef Path) {
   auto Buf = llvm::MemoryBuffer::getFileSlice(Path, 8, 0);
   return Buf && (*Buf)->getBuffer() == HDF5Signature;

@@ -89,6 +89,28 @@ def test_counts_equal_the_counts_file(opts, tmp_path, level):
     assert_same_as_file(got, f, "counts")
 
 
+@pytest.mark.parametrize("opt", ["O0", "O2", "Oz"])
+def test_opt_level_equals_the_cli(opts, tmp_path, opt):
+    """opt_level runs the pipeline `embeddings --opt-level` runs (which tests/cli_test.py compares
+    with llvm-ir2vec on opt-22's output); the level is recorded."""
+    inputs = modules(opts)
+    f = cli_h5(opts, tmp_path, inputs, "--vocab", opts["vocab"], "--level", "bb", "--opt-level", opt)
+    got = ir2vec.embed(inputs, vocab=opts["vocab"], level="bb", opt_level=opt)
+    assert_same_as_file(got, f, "embedding")
+    assert got.attrs["opt_level"] == opt
+    plain = ir2vec.embed(inputs, vocab=opts["vocab"], level="bb")
+    assert plain.attrs["opt_level"] == "none"
+    if opt == "O2":
+        assert plain.blocks.embedding.shape != got.blocks.embedding.shape  # the pipeline ran
+        f = cli_h5(opts, tmp_path, inputs, "--counts", "--opt-level", opt)
+        assert_same_as_file(ir2vec.counts(inputs, opt_level=opt), f, "counts")
+        streamed = [m.functions.embedding for m in ir2vec.embed_iter(inputs, vocab=opts["vocab"], opt_level=opt)]
+        whole = ir2vec.embed(inputs, vocab=opts["vocab"], opt_level=opt)
+        assert np.array_equal(np.concatenate(streamed), whole.functions.embedding)
+    with pytest.raises(ValueError, match="O4"):
+        ir2vec.embed(inputs, opt_level="O4")
+
+
 def test_embed_iter_yields_embed_module_by_module(opts):
     inputs = modules(opts)
     whole = ir2vec.embed(inputs, vocab=opts["vocab"], level="bb", jobs=2)
@@ -138,6 +160,12 @@ def test_failed_modules_are_recorded_and_all_failed_raises(opts, tmp_path):
         ir2vec.embed(good, kind="sym")
     with pytest.raises(ValueError):
         ir2vec.embed(good, jobs=0)
+    # Time limits as the command line takes them: finite, 0 or more (issue 37: -1 and nan ran).
+    for bad_limit in (-1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="module_time_limit"):
+            ir2vec.embed(good, module_time_limit=bad_limit)
+        with pytest.raises(ValueError, match="module_time_limit"):
+            ir2vec.counts(good, module_time_limit=bad_limit)
     # function=: that function's rows only, as `--function`; a name no module defines is an error.
     name = ir2vec.initEmbedding(filename=good[0]).getFuncNames()[0]
     one = ir2vec.embed(good, vocab=opts["vocab"], function=name)

@@ -86,3 +86,41 @@ def test_mir_refusals(inputs, tmp_path):
         ir2vec.embed(inputs, mode="machine")
     with pytest.raises(ValueError):
         ir2vec.initEmbedding(str(tmp_path / "missing.ll"), mode="mir")
+
+
+def test_threads_at_different_stages(inputs):
+    """LLVM's stop option is process-wide: threads embedding at different stages must each get
+    their own stage's vectors (issue 37: a thread got the other's stage in 5 of 10 calls)."""
+    import threading
+    stages = ("isel", "post-ra", "pre-ra")
+    alone = {s: ir2vec.embed(inputs, mode="mir", mir_stage=s, level="bb").blocks.embedding for s in stages}
+    assert not np.array_equal(alone["isel"], alone["post-ra"])  # else the test could not fail
+    got, errors = {s: [] for s in stages}, []
+
+    def work(stage):
+        try:
+            for i in range(8):
+                if i % 2:
+                    got[stage].append(ir2vec.embed(inputs, mode="mir", mir_stage=stage, level="bb", jobs=2)
+                                      .blocks.embedding)
+                else:  # a generator held open across modules must not hold the stage either
+                    got[stage].append(np.concatenate([m.blocks.embedding for m in ir2vec.embed_iter(
+                        inputs, mode="mir", mir_stage=stage, level="bb")]))
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in stages for _ in range(2)]
+    for t in threads:
+        t.start()
+    # A generator paused in this thread at one stage while the others run at theirs.
+    paused = ir2vec.embed_iter(inputs, mode="mir", mir_stage="isel", level="bb")
+    first = next(paused)
+    for t in threads:
+        t.join()
+    rest = [m.blocks.embedding for m in paused]
+    assert np.array_equal(np.concatenate([first.blocks.embedding, *rest]), alone["isel"])
+    assert not errors, errors
+    for s in stages:
+        assert len(got[s]) == 16
+        wrong = sum(not np.array_equal(g, alone[s]) for g in got[s])
+        assert wrong == 0, f"{wrong} of 16 calls at {s} got other vectors"

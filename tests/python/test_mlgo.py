@@ -163,6 +163,30 @@ def test_read_dataset_equals_h5py(opts, tmp_path):
     assert d.decisions.tolist() == f["decision"][()][:, 0].tolist()
     assert d.module.tolist() == f["row/module"][()].tolist()
     assert [os.fsencode(p) for p in d.module_paths] == list(f["modules/path"][()])
+    # Everything else the file holds (issue 37: rewards and sizes were not returned).
+    for mine, theirs in ((d.reward, "row/reward"), (d.context, "row/context"), (d.observation, "row/observation")):
+        assert mine.dtype == f[theirs].dtype and mine.tobytes() == f[theirs][()].tobytes(), theirs
+    assert [os.fsencode(c) for c in d.contexts] == list(f["contexts"][()])
+    assert sorted(vars(d.modules)) == sorted(f["modules"].keys())
+    for name in f["modules"].keys():
+        mine, theirs = getattr(d.modules, name), f[f"modules/{name}"][()]
+        if theirs.dtype.kind == "O":
+            assert [os.fsencode(x) for x in mine] == list(theirs), name
+        else:
+            assert mine.dtype == theirs.dtype and mine.tobytes() == theirs.tobytes(), name
+    assert d.context_costs is None and (d.modules.reward != 0).any() or (d.modules.text_size ==
+                                                                           d.modules.baseline_text_size).all()
+    # A register-allocation dataset: the costs per module and per context too.
+    ev = tmp_path / "evict.h5"
+    subprocess.run([opts["ir2vec"], "mlgo", "collect", "-q", "--task", "evict", "--policy", "no-evict", "-o", str(ev),
+                    str(bitcode(opts, tmp_path, "mlgo_pressure.c"))], check=True, env=dict(os.environ, PATH=f"{LLVM}:" + os.environ["PATH"]))
+    e, g = ir2vec.mlgo.read_dataset(ev), h5py.File(ev, "r")
+    assert sorted(vars(e.context_costs)) == sorted(g["context"].keys()) == ["baseline_cost", "cost", "reward"]
+    for name in g["context"].keys():
+        assert getattr(e.context_costs, name).tobytes() == g[f"context/{name}"][()].tobytes(), name
+    for name in ("cost", "baseline_cost", "reward"):
+        assert getattr(e.modules, name).tobytes() == g[f"modules/{name}"][()].tobytes(), name
+    assert len(e.reward) > 0 and e.reward.tobytes() == g["row/reward"][()].tobytes() and np.isfinite(e.reward).all()
     with pytest.raises(ValueError, match="garbage.h5"):
         (tmp_path / "garbage.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\x00" * 64)
         ir2vec.mlgo.read_dataset(tmp_path / "garbage.h5")
@@ -276,6 +300,20 @@ def _remark_cost(path):
         total += (0.2 * g("TotalCopiesCost") + 4 * (g("TotalReloadsCost") + g("TotalFoldedReloadsCost"))
                   + g("TotalSpillsCost") + g("TotalFoldedSpillsCost"))
     return total
+
+
+def test_files_a_policy_does_not_read_are_refused(opts, tmp_path):
+    """model= with a policy that reads none, or with a Python policy, is an error (issue 37:
+    the CLI's --model without --policy ran the default); timeouts as the CLI takes them."""
+    bc = bitcode(opts, tmp_path, "mlgo_six.c")
+    shipped = os.path.join(opts["build"], "share", "ir2vec", "policies", "inline-size.h5")
+    for policy in ("default", "random", lambda o: 0):
+        with pytest.raises(ValueError, match="model"):
+            ir2vec.mlgo.run(opt(bc, tmp_path / "o.bc"), policy, model=shipped)
+    for bad in (-1, float("nan")):
+        with pytest.raises(ValueError, match="timeout"):
+            ir2vec.mlgo.run(opt(bc, tmp_path / "o.bc"), "default", timeout=bad)
+    assert not (tmp_path / "o.bc").exists()
 
 
 def test_regalloc_reward(opts, tmp_path):

@@ -4,6 +4,7 @@
 
 #include "support/Files.h"
 #include "support/Inputs.h"
+#include "support/Process.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -51,6 +52,7 @@ ExitTable simpleExits() {
 
 int finish(const support::Reporter &R, const ExitTable &Table,
            llvm::Expected<support::Outcome> Result) {
+  support::removeLeftoverTrees(); // the run's workers are done: descriptors are free again
   if (Result) {
     switch (Result->K) {
     case support::Outcome::Complete:
@@ -178,8 +180,12 @@ CLI::Validator seconds() {
   return CLI::Validator(
       [](std::string &V) -> std::string {
         double X = 0;
-        if (!CLI::detail::lexical_cast(V, X) || !std::isfinite(X) || X < 0)
+        if (!CLI::detail::lexical_cast(V, X))
           return "'" + V + "' is not a number of seconds (0 or more)";
+        if (llvm::Error E = support::checkSeconds(X, "'" + V + "'")) {
+          llvm::consumeError(std::move(E));
+          return "'" + V + "' is not a number of seconds (0 or more)";
+        }
         return "";
       },
       "SECONDS");

@@ -5,6 +5,7 @@
 #include "ir2vec/EmbeddingBatch.h"
 #include "ir2vec/FromCounts.h"
 #include "mir/MirCorpus.h"
+#include "corpus/OptPipeline.h"
 #include "support/Inputs.h"
 #include "vocab/VocabularyFile.h"
 
@@ -16,6 +17,7 @@ namespace {
 
 struct EmbeddingsOptions {
   std::string Output = "-", Mode = "llvm", Kind = "symbolic", Level = "func", Format = "text";
+  std::string OptLevel = corpus::NoOptLevel;
   std::string Function;
   std::vector<std::string> Inputs;
   VocabularyOptions Vocab;
@@ -61,6 +63,9 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
   auto F = ir2vec::parseOutputFormat(O.Format);
   if (!F)
     return F.takeError();
+  auto Opt = corpus::parseOptChoice(O.OptLevel);
+  if (!Opt)
+    return support::usageError("--opt-level: " + llvm::toString(Opt.takeError()));
   const bool Mir = *Mode == ir2vec::IRMode::MIR;
   if (Mir)
     if (llvm::Error E = refuseForMir({{O.Counts, "--counts"},
@@ -79,6 +84,7 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
   J.Resume = O.Resume;
   J.Header.Counts = O.Counts;
   J.Header.InstructionText = O.InstText;
+  J.Header.Opt = *Opt;
   if (llvm::Error E = J.validate()) // before any file is read
     return E;
   std::optional<mir::MirRunOptions> MirRun;
@@ -87,6 +93,7 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
     if (!M)
       return M.takeError();
     MirRun = std::move(*M);
+    MirRun->Opt = *Opt;
   }
   auto Inputs = commandInputs(O.Inputs, Ctx, R, Mir);
   if (!Inputs)
@@ -170,6 +177,11 @@ void addEmbeddingCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
                    "text (llvm-ir2vec's) or hdf5 (lossless float64, needs -o; schema in "
                    "docs/formats/embeddings-hdf5.md)")
       ->check(CLI::IsMember(support::names<ir2vec::OutputFormat>(ir2vec::OutputFormatNames)));
+  Embeddings
+      ->add_option("--opt-level", E->OptLevel,
+                   "Run LLVM's default<O?> pipeline on each module first, in-process as opt-22 "
+                   "-O? runs it (O0, O1, O2, O3, Os, Oz; none: the modules as they are)")
+      ->capture_default_str();
   Embeddings->add_flag("--counts", E->Counts,
                        "With --format hdf5: write vocabulary-independent entity counts instead "
                        "of embeddings (turn them into embeddings with from-counts)");

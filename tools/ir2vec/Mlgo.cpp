@@ -122,6 +122,8 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
   auto Inputs = support::expandInputs(O.Inputs, R.handler());
   if (!Inputs)
     return Inputs.takeError();
+  if (llvm::Error E = runners::checkPolicyOptions(*Task, O.Session.Policy))
+    return E;
   if (llvm::Error E = checkOutputs({O.Output}, *Inputs, listFiles(O.Inputs, {O.Session.Policy.ModelPath})))
     return E;
   mlgo::CollectConfig C;
@@ -282,6 +284,8 @@ llvm::Expected<support::Outcome> runEvictTrainCommand(EvictTrainOptions &O,
 
 llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter &R,
                                          const RunContext &Ctx) {
+  if (llvm::Error E = runners::checkPolicyOptions(runners::Task::Inline, O.Session.Policy))
+    return E;
   auto Inputs = support::expandInputs(O.Inputs, R.handler(), &O.Split.Names);
   if (!Inputs)
     return Inputs.takeError();
@@ -733,6 +737,10 @@ void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Com
   EV->Job.Tune.Sigma = 0.1;
   EV->Job.Tune.Optimizer.LearningRate = 0.05;
   ExitTable EvictTrainExits = simpleExits();
+  EvictTrainExits.Rows[1].Meaning += "; also when every module of the training or the held-out "
+                                     "side failed to compile (the first cause is named)";
+  EvictTrainExits.Rows.push_back({"2", "some held-out modules failed (each is reported); the "
+                                       "model and the report judge the others"});
   EvictTrainExits.Rows.push_back({"130", "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers "
                                          "were killed, no model written; finished steps are kept "
                                          "in OUTPUT.parts/ for --resume"});

@@ -39,6 +39,8 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
   if (llvm::Error E = checkOutputs({O.LogPath, O.TranscriptPath}, Read,
                                    {P.Policy.ModelPath, P.Policy.ReplayPath, O.ModulePath}))
     return E;
+  if (llvm::Error E = runners::checkPolicyOptions(*Task, P.Policy))
+    return E;
   runners::SessionConfig C;
   C.T = *Task;
   C.Command = O.Command;
