@@ -104,6 +104,10 @@ llvm::Error expandDatabase(llvm::StringRef Path, const std::string &Base,
   if (!Entries)
     return support::fileError(Path, "expected a JSON array of compile commands");
   size_t Passed = 0;
+  struct Entry {
+    std::string Object, Directory, Source;
+  };
+  std::vector<Entry> Found;
   for (size_t I = 0; I < Entries->size(); ++I) {
     const std::string Where = "entry " + std::to_string(I);
     const llvm::json::Object *E = (*Entries)[I].getAsObject();
@@ -140,14 +144,41 @@ llvm::Error expandDatabase(llvm::StringRef Path, const std::string &Base,
       ++Passed;
       continue;
     }
-    llvm::SmallString<256> Full(*Dir);
-    llvm::sys::path::append(Full, Obj);
-    if (llvm::sys::path::is_absolute(Obj))
-      Full = Obj;
-    auto Name = nameOf(Full, Base.empty() ? *Dir : llvm::StringRef(Base), Path);
+    auto Resolved = [&](llvm::StringRef P) {
+      llvm::SmallString<256> Full(*Dir);
+      llvm::sys::path::append(Full, P);
+      if (llvm::sys::path::is_absolute(P))
+        Full = P;
+      llvm::sys::path::remove_dots(Full, /*remove_dot_dot=*/true);
+      return std::string(Full);
+    };
+    Found.push_back({Resolved(Obj), Dir->str(), Resolved(E->getString("file").value_or(""))});
+  }
+  // Without --obj-base-dir a module is named below its build directory, as extract_ir names it,
+  // under the project's name: the deepest directory holding the sources and the build
+  // directories (an out-of-tree build: the sources'). Names below the build directory alone
+  // all began with CMakeFiles/ for a CMake build, which became every module's package.
+  std::string Project;
+  if (Base.empty() && !Found.empty()) {
+    std::vector<std::string> Sources, All;
+    for (const Entry &F : Found) {
+      if (!llvm::StringRef(F.Source).ends_with("/") && !F.Source.empty())
+        Sources.push_back(std::string(llvm::sys::path::parent_path(F.Source)));
+      All.push_back(F.Directory);
+    }
+    All.insert(All.end(), Sources.begin(), Sources.end());
+    std::string Root = support::commonDirectory(All);
+    if (Root.empty() || Root == "/")
+      Root = support::commonDirectory(Sources);
+    if (Root.empty() || Root == "/")
+      Root = std::string(llvm::sys::path::parent_path(Found.front().Directory));
+    Project = std::string(llvm::sys::path::filename(Root));
+  }
+  for (const Entry &F : Found) {
+    auto Name = nameOf(F.Object, Base.empty() ? llvm::StringRef(F.Directory) : llvm::StringRef(Base), Path);
     if (!Name)
       return Name.takeError();
-    Out.push_back({std::string(Full), *Name});
+    Out.push_back({F.Object, Project.empty() ? *Name : Project + "/" + *Name});
   }
   if (Passed)
     C.Run.Report({Diagnostic::Note, Path.str() + ": " + std::to_string(Passed) +
@@ -169,6 +200,7 @@ struct Extracted {
   std::string Bitcode, Command, Error;
   bool FilteredOut = false;
   bool NoBitcode = false; // failed for want of the embedded sections, not for another reason
+  bool PassesOff = false; // the recorded command turns LLVM's passes off
 };
 
 Extracted extractOne(const ObjectInput &In, const std::optional<llvm::Regex> &Filter,
@@ -226,6 +258,7 @@ Extracted extractOne(const ObjectInput &In, const std::optional<llvm::Regex> &Fi
   auto Args = parseCommand(*Cmd, In.Path + " (section .llvmcmd)");
   if (!Args)
     return Fail(Args.takeError());
+  X.PassesOff = llvm::is_contained(*Args, "-disable-llvm-passes");
   if (Filter && std::none_of(Args->begin(), Args->end(),
                              [&](const std::string &A) { return Filter->match(A); })) {
     X.FilteredOut = true;
@@ -282,11 +315,21 @@ llvm::Expected<std::vector<ObjectInput>> expandObjectInputs(const std::vector<st
     if (E)
       return E;
   }
-  std::set<std::string> Seen;
-  for (const ObjectInput &O : Out)
+  std::set<std::string> Seen, Packages;
+  for (const ObjectInput &O : Out) {
     if (!Seen.insert(O.Name).second)
       return support::fileError(O.Path, "a second object named " + O.Name +
                                             " (module names must be unique in a corpus)");
+    Packages.insert(llvm::StringRef(O.Name).split('/').first.str());
+  }
+  // The split by package (explore, eval, ablate, benchmark) takes a module's package from the
+  // first part of its name.
+  if (Out.size() > 1 && Packages.size() == 1)
+    C.Run.Report({Diagnostic::Note,
+                  "all " + std::to_string(Out.size()) + " modules are in one package ('" +
+                      *Packages.begin() + "', the first part of their names): a split by package "
+                      "needs two or more; extract several projects into one corpus, or name the "
+                      "modules from a directory above them with --obj-base-dir"});
   return Out;
 }
 
@@ -329,6 +372,7 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
   support::Progress Bar("objects", Objects->size(), C.Run.ShowProgress);
   llvm::json::Array Modules;
   size_t Done = 0, Failed = 0, Filtered = 0, NoBitcode = 0;
+  bool Warned = false;
   OrderedPipeline<Extracted> Pipe(C.Run.Jobs, 4 * C.Run.Jobs);
   llvm::Error E = Pipe.run(
       0, Objects->size(), [] { return NoState(); },
@@ -346,6 +390,17 @@ llvm::Expected<support::Outcome> runExtraction(const std::vector<std::string> &A
           ++Filtered;
         } else {
           Modules.push_back((*Objects)[I].Name);
+          // Said at the first such module, not after a collection that asked nothing.
+          if (X.PassesOff && !Warned) {
+            Warned = true;
+            Bar.clear();
+            C.Run.Report({Diagnostic::Warning,
+                          (*Objects)[I].Path + ": its recorded command turns LLVM's passes off "
+                          "(-disable-llvm-passes: the object was built with the driver's "
+                          "-fembed-bitcode, which embeds the bitcode in a second step): replayed, "
+                          "such modules run no inliner and MLGO asks nothing; build with -Xclang "
+                          "-fembed-bitcode=all instead"});
+          }
         }
         Bar.update(Done, std::to_string(Modules.size()) + " modules");
         return llvm::Error::success();

@@ -339,7 +339,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
     uint64_t Bytes = 0;
     (void)llvm::sys::fs::file_size(Out.path(), Bytes);
     llvm::Expected<EmbeddingFileWriter> R =
-        C ? EmbeddingFileWriter::resume(Out.path(), J.Header, J.Compress, C->Rows, C->Sums,
+        C ? EmbeddingFileWriter::resume(Out.path(), J.Header, J.Compress, J.Inputs.size(), C->Rows, C->Sums,
                                         support::isolatedSecondsFor(Bytes))
           : llvm::Expected<EmbeddingFileWriter>(C.takeError());
     if (R) {
@@ -361,7 +361,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
     Done = Checkpoint{};
     llvm::sys::fs::remove(StatePath); // a stale state must not describe the new partial file
     if (llvm::Error E = Out.startUntilCheckpoint([&]() -> llvm::Error {
-          auto C = EmbeddingFileWriter::create(Out.path(), J.Header, J.Compress);
+          auto C = EmbeddingFileWriter::create(Out.path(), J.Header, J.Compress, J.Inputs.size());
           if (!C)
             return C.takeError();
           W.emplace(std::move(*C));

@@ -95,15 +95,16 @@ using DatasetChecksums = std::array<uint64_t, 14>;
 class EmbeddingFileWriter {
 public:
   /// Creates (truncates) Path. Compress > 0 deflates the float64 data at that level (smaller,
-  /// much slower); integer columns are always compressed (cheap and very effective).
+  /// much slower); integer columns are always compressed (cheap and very effective). Modules:
+  /// how many modules the file will hold (0: not known), which sizes its chunks.
   static llvm::Expected<EmbeddingFileWriter> create(const std::string &Path, const FileHeader &H,
-                                                    unsigned Compress);
+                                                    unsigned Compress, uint64_t Modules = 0);
   /// Continues a partial file written with the same header (and Compress) from its
   /// checkpoint: the first Keep rows of every table are copied into a fresh file, which must
   /// have the checksums Expected (else an error: start over), and replaces Path.
   static llvm::Expected<EmbeddingFileWriter>
-  resume(const std::string &Path, const FileHeader &H, unsigned Compress, const RowCounts &Keep,
-         const DatasetChecksums &Expected,
+  resume(const std::string &Path, const FileHeader &H, unsigned Compress, uint64_t Modules,
+         const RowCounts &Keep, const DatasetChecksums &Expected,
          double IsolatedSeconds = support::DefaultIsolatedSeconds);
   EmbeddingFileWriter(EmbeddingFileWriter &&) noexcept;
   EmbeddingFileWriter &operator=(EmbeddingFileWriter &&) noexcept;

@@ -52,7 +52,7 @@ llvm::Expected<corpus::BatchSummary> embeddingsFromCounts(const std::string &Cou
     return File.takeError();
   corpus::BatchSummary S;
   {
-    auto W = EmbeddingFileWriter::create(File->path(), H, Compress);
+    auto W = EmbeddingFileWriter::create(File->path(), H, Compress, R->numModules());
     if (!W)
       return W.takeError();
     for (uint64_t M = 0; M < R->numModules(); ++M) {

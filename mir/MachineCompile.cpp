@@ -138,9 +138,10 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetFor(llvm::Module &M, 
   // llc-22 before its pipeline: the CPU where a function names none, the features appended to
   // a function's own). Without this, -mattr=+avx2 changed nothing on clang's IR, whose
   // functions all name their features.
+  const std::string CPU = T.llcCPU();
   for (llvm::Function &F : M) {
-    if (!T.CPU.empty() && !F.hasFnAttribute("target-cpu"))
-      F.addFnAttr("target-cpu", T.CPU);
+    if (!CPU.empty() && !F.hasFnAttribute("target-cpu"))
+      F.addFnAttr("target-cpu", CPU);
     if (!T.Features.empty()) {
       const llvm::StringRef Old = F.getFnAttribute("target-features").getValueAsString();
       F.addFnAttr("target-features", Old.empty() ? T.Features : (Old + "," + T.Features).str());

@@ -12,6 +12,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/InitializePasses.h"
 #include "llvm/PassRegistry.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -81,6 +82,10 @@ void initializeTargets() {
   });
 }
 
+std::string TargetChoice::llcCPU() const {
+  return CPU == "native" ? llvm::sys::getHostCPUName().str() : CPU;
+}
+
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> makeTargetMachine(const TargetChoice &T) {
   initializeTargets();
   llvm::Triple TT(T.Triple.empty() ? llvm::sys::getDefaultTargetTriple() : T.Triple);
@@ -88,8 +93,27 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> makeTargetMachine(const Tar
   const llvm::Target *Target = llvm::TargetRegistry::lookupTarget(TT, Error);
   if (!Target)
     return support::makeError("target '" + TT.str() + "': " + Error);
+  TargetChoice C = T;
+  C.CPU = C.llcCPU();
+  // An unknown CPU or feature is refused here, once: LLVM warns and ignores it every time it
+  // makes a subtarget (six warnings for one run), and llc-22 goes on the same way.
+  if (!C.CPU.empty() || !C.Features.empty()) {
+    std::unique_ptr<llvm::MCSubtargetInfo> STI(Target->createMCSubtargetInfo(TT, "", ""));
+    if (STI && !C.CPU.empty() && !STI->isCPUStringValid(C.CPU))
+      return support::usageError("target '" + TT.str() + "' has no CPU '" + C.CPU +
+                                 "' (llc-22 -mtriple=" + TT.str() + " -mcpu=help lists them)");
+    llvm::SmallVector<llvm::StringRef, 8> Features;
+    llvm::StringRef(C.Features).split(Features, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef F : Features) {
+      const llvm::StringRef Name = F.trim().drop_while([](char C) { return C == '+' || C == '-'; });
+      if (STI && !llvm::any_of(STI->getAllProcessorFeatures(),
+                               [&](const llvm::SubtargetFeatureKV &K) { return Name == K.Key; }))
+        return support::usageError("target '" + TT.str() + "' has no feature '" + Name +
+                                   "' (llc-22 -mtriple=" + TT.str() + " -mattr=help lists them)");
+    }
+  }
   std::unique_ptr<llvm::TargetMachine> TM(Target->createTargetMachine(
-      TT, T.CPU, T.Features, llvm::TargetOptions(), std::nullopt));
+      TT, C.CPU, C.Features, llvm::TargetOptions(), std::nullopt));
   if (!TM)
     return support::makeError("target '" + TT.str() + "': no target machine for it");
   return TM;

@@ -30,6 +30,8 @@ namespace wb::mir {
 /// else the host's default, as llvm-ir2vec does.
 struct TargetChoice {
   std::string Triple, CPU, Features;
+  /// The CPU as llc-22 reads -mcpu (codegen::getCPUStr): "native" is the host's.
+  std::string llcCPU() const;
 };
 
 /// Keeps LLVM's error diagnostics as one line each, "; "-separated, instead of printing them and

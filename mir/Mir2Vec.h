@@ -123,6 +123,11 @@ bool hasDefaultMirVocabulary(const llvm::TargetMachine &TM);
 /// (upstream's later fix for the registers) and are counted.
 struct MirOddities {
   uint64_t ClasslessRegisters = 0, UnknownOperandKinds = 0;
+  MirOddities &operator+=(const MirOddities &O) {
+    ClasslessRegisters += O.ClasslessRegisters;
+    UnknownOperandKinds += O.UnknownOperandKinds;
+    return *this;
+  }
 };
 
 /// Symbolic vectors of one machine function (LLVM's SymbolicMIREmbedder).
@@ -136,6 +141,8 @@ public:
   std::vector<double> block(const llvm::MachineBasicBlock &MBB, MirOddities &Odd) const;
   /// The sum over the blocks reachable from the entry, in depth-first order.
   std::vector<double> function(MirOddities &Odd) const;
+  /// The oddities of every operand of every instruction but debug ones, each counted once.
+  MirOddities oddities() const;
 
 private:
   void addOperand(std::vector<double> &Acc, const llvm::MachineOperand &MO, MirOddities &Odd) const;

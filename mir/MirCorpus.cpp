@@ -76,19 +76,23 @@ void appendMachineFunction(ir2vec::ModuleEmbedding &E, const llvm::MachineFuncti
                            const MirVocabulary &V, const ir2vec::LevelSet &Levels, bool Text,
                            MirOddities &Odd) {
   const MirEmbedder Embedder(MF, V);
+  // Each operand counted once, whatever the levels (every level met it again: an HDF5 file at
+  // instruction level said three times as many).
+  Odd += Embedder.oddities();
+  MirOddities Again;
   const int64_t F = static_cast<int64_t>(E.FunctionNames.size());
   E.FunctionNames.push_back(MF.getName().str());
   auto Append = [](std::vector<double> &Rows, const std::vector<double> &Row) {
     Rows.insert(Rows.end(), Row.begin(), Row.end());
   };
   if (Levels.Functions)
-    Append(E.FunctionVectors, Embedder.function(Odd));
+    Append(E.FunctionVectors, Embedder.function(Again));
   for (const llvm::MachineBasicBlock &MBB : MF) {
     const int64_t Block = Levels.Blocks ? static_cast<int64_t>(E.BlockNames.size()) : -1;
     if (Levels.Blocks) {
       E.BlockNames.push_back(MBB.getName().str());
       E.BlockFunction.push_back(F);
-      Append(E.BlockVectors, Embedder.block(MBB, Odd));
+      Append(E.BlockVectors, Embedder.block(MBB, Again));
     }
     if (!Levels.Instructions)
       continue;
@@ -103,7 +107,7 @@ void appendMachineFunction(ir2vec::ModuleEmbedding &E, const llvm::MachineFuncti
       E.InstOpcode.push_back(V.Layout.opcodeEntity(MI.getOpcode()));
       E.InstFunction.push_back(F);
       E.InstBlock.push_back(Block);
-      Append(E.InstVectors, Embedder.instruction(MI, Odd));
+      Append(E.InstVectors, Embedder.instruction(MI, Again));
     }
   }
 }
@@ -127,7 +131,7 @@ runTarget(const MirRunOptions &O, const std::vector<std::string> &Inputs,
     return makeTargetMachine(O.Target);
   // The first input that names a target: a broken one before it is the run's to report (it
   // fails when embedded, and the run goes on), not a reason to embed nothing.
-  std::string FirstWhy;
+  std::optional<std::string> FirstWhy;
   for (const std::string &Input : Inputs) {
     std::unique_ptr<llvm::TargetMachine> TM;
     llvm::Error Found = llvm::Error::success();
@@ -153,11 +157,15 @@ runTarget(const MirRunOptions &O, const std::vector<std::string> &Inputs,
       return TM;
     std::string Why = Crash ? llvm::toString(support::fileError(Input, *Crash))
                             : llvm::toString(std::move(Found));
-    if (FirstWhy.empty())
+    if (!FirstWhy)
       FirstWhy = Why;
   }
-  return support::makeError("cannot tell the target of the run from its inputs (" + FirstWhy +
-                            "): name it with --mtriple");
+  // One input: its own error is the run's. Several: none could be read as far as its target.
+  if (Inputs.size() == 1)
+    return support::makeError(FirstWhy.value_or("no input"));
+  return support::makeError("cannot tell the target of the run: none of its " +
+                            std::to_string(Inputs.size()) + " inputs could be read (the first: " +
+                            FirstWhy.value_or("none") + ")");
 }
 
 llvm::Error checkRunTarget(const llvm::TargetMachine &TM, const llvm::Target *RunTarget,
@@ -234,7 +242,7 @@ llvm::Expected<std::unique_ptr<MirSource>> MirSource::create(const MirRunOptions
     return TM.takeError();
   S->Triple = (*TM)->getTargetTriple().str();
   S->RunTarget = &(*TM)->getTarget();
-  auto V = runVocabulary(**TM, O.VocabPath, O.Weights, "--mir2vec-vocab-path");
+  auto V = runVocabulary(**TM, O.VocabPath, O.Weights, O.VocabOption);
   if (!V)
     return V.takeError();
   S->Vocab = std::move(*V);
@@ -286,6 +294,10 @@ ir2vec::EmbeddedModule MirSource::embed(const std::string &Path, llvm::LLVMConte
   if (Levels.Functions)
     E.ModuleVector = ir2vec::moduleVector(E.FunctionVectors, E.Dim);
   E.SelectedNotFound = Function && !Seen;
+  // Registers without a class are in every x86 call and floating-point function: counting them
+  // as zero vectors is LLVM's own later behaviour (docs/mir2vec.md), not worth a warning per
+  // module. Operands past LLVM's table are rare and still said.
+  Odd.ClasslessRegisters = 0;
   for (std::string &W : oddityWarnings(Odd, Path))
     O.Warnings.push_back(std::move(W));
   return O;

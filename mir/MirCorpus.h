@@ -57,6 +57,8 @@ void appendMachineFunction(ir2vec::ModuleEmbedding &E, const llvm::MachineFuncti
 /// What a machine-level run is asked for: how its IR inputs are lowered, and the vocabulary.
 struct MirRunOptions : Lowering {
   std::string VocabPath;
+  /// How the caller spells the vocabulary's option, for messages (Python: its argument).
+  std::string VocabOption = "--mir2vec-vocab-path";
   MirWeights Weights;
 };
 

@@ -1,6 +1,7 @@
 #include "mir/MirVocab.h"
 
 #include "support/Files.h"
+#include "support/Inputs.h"
 #include "support/JSON.h"
 #include "support/Progress.h"
 #include "support/Wire.h"
@@ -229,12 +230,13 @@ llvm::Expected<support::Outcome> runMirTripletCorpus(const std::vector<std::stri
 llvm::Expected<MirTrainedVocabulary> trainMirVocabulary(const std::string &Dir,
                                                         const vocab::SplitOptions &Split,
                                                         const vocab::TransEConfig &C, unsigned Digits,
-                                                        const vocab::EpochCallback &OnEpoch) {
+                                                        const vocab::EpochCallback &OnEpoch,
+                                                        const std::string &InitPath) {
   // The target from the manifest: the vocabulary's keys are its layout's.
   const std::string ManifestPath = support::pathIn(Dir, "manifest.json");
-  auto Buf = llvm::MemoryBuffer::getFile(ManifestPath);
+  auto Buf = support::readInput(ManifestPath, /*IsText=*/true);
   if (!Buf)
-    return support::fileError(ManifestPath, "cannot read: " + Buf.getError().message() +
+    return support::fileError(ManifestPath, "cannot read: " + support::readErrorMessage(Buf.getError()) +
                                                 " (a directory of `ir2vec triplets --mode=mir --format openke`)");
   auto M = support::parseJSON((*Buf)->getBuffer());
   if (!M)
@@ -260,7 +262,24 @@ llvm::Expected<MirTrainedVocabulary> trainMirVocabulary(const std::string &Dir,
       return support::fileError(support::pathIn(Dir, "entity2id.txt"),
                                 "entity " + std::to_string(Id) + " is '" + G->EntityNames[Id] +
                                     "'; the target's layout has '" + Layout.entityName(Id) + "'");
-  auto R = vocab::trainTransE(*G, C, OnEpoch);
+  std::optional<vocab::InitialEntities> Init;
+  if (!InitPath.empty()) {
+    auto IV = MirVocabulary::read(InitPath, Layout, MirWeights{1.0f, 1.0f, 1.0f});
+    if (!IV)
+      return IV.takeError();
+    if (IV->Dim != C.Dim)
+      return support::usageError(llvm::formatv("--init {0}: dimension {1}, but --dim is {2}", InitPath,
+                                               IV->Dim, C.Dim));
+    Init.emplace();
+    Init->Vectors.set_size(C.Dim, Layout.size());
+    Init->Present.assign(Layout.size(), false);
+    for (unsigned Id = 0; Id < Layout.size(); ++Id) {
+      const double *Row = IV->row(Id);
+      std::copy(Row, Row + C.Dim, Init->Vectors.colptr(Id));
+      Init->Present[Id] = std::any_of(Row, Row + C.Dim, [](double X) { return X != 0.0; });
+    }
+  }
+  auto R = vocab::trainTransE(*G, C, OnEpoch, Init ? &*Init : nullptr);
   if (!R)
     return R.takeError();
   MirTrainedVocabulary V;
@@ -269,11 +288,11 @@ llvm::Expected<MirTrainedVocabulary> trainMirVocabulary(const std::string &Dir,
                                 vocab::tripletSet(G->Train, G->Valid, G->Test));
   V.TestTriplets = G->Test.size();
   V.Entities = Layout.size();
-  std::vector<bool> Seen(Layout.size(), false);
-  for (const auto *Set : {&G->Train, &G->Valid, &G->Test})
-    for (const vocab::Triplet &T : *Set)
-      Seen[T.Head] = Seen[T.Tail] = true;
+  std::vector<bool> Seen = vocab::entitiesMentioned(*G);
   V.Trained = llvm::count(Seen, true);
+  if (Init) // what --init gave is kept too (its vectors, where the graph never moved them)
+    for (unsigned Id = 0; Id < Layout.size(); ++Id)
+      Seen[Id] = Seen[Id] || Init->Present[Id];
   // LLVM's MIR vocabulary JSON: four sections, keys without the entities' prefixes, one key a
   // line. Entities the corpus never showed are left out: LLVM and we read a missing key as a
   // zero vector (tested), and 7,000 rows of zeros would make the file six times larger.
@@ -303,7 +322,8 @@ llvm::Expected<MirTrainedVocabulary> trainMirVocabulary(const std::string &Dir,
 
 llvm::Expected<support::Outcome> runMirVocabTraining(const std::string &Dir, const vocab::SplitOptions &Split,
                                                      const vocab::TransEConfig &C, const std::string &Output,
-                                                     bool ShowProgress, const support::DiagnosticHandler &Report) {
+                                                     const std::string &InitPath, bool ShowProgress,
+                                                     const support::DiagnosticHandler &Report) {
   if (Output.empty())
     return support::usageError("vocab train --mode=mir needs an output: -o OUT.json");
   if (llvm::Error E = C.validate())
@@ -311,7 +331,7 @@ llvm::Expected<support::Outcome> runMirVocabTraining(const std::string &Dir, con
   if (llvm::Error E = support::checkOutputsAgainstInputs({Output}, support::filesIn(Dir)))
     return E;
   support::Progress P("epochs", C.Epochs, ShowProgress);
-  auto V = trainMirVocabulary(Dir, Split, C, 8, vocab::epochProgress(P));
+  auto V = trainMirVocabulary(Dir, Split, C, 8, vocab::epochProgress(P), InitPath);
   P.clear();
   if (!V)
     return V.takeError();

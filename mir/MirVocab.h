@@ -58,18 +58,21 @@ struct MirTrainedVocabulary {
   size_t TestTriplets = 0, Entities = 0, Trained = 0; // entities of the layout, with a vector
 };
 
-/// Trains TransE on Dir (an OpenKE directory of MIR triplets: its manifest names the target)
-/// and renders the entity vectors as LLVM's MIR vocabulary JSON: the entities that occur in the
-/// graph, with Digits significant digits (the others are missing keys: zero vectors).
+/// Trains TransE on Dir (an OpenKE directory of MIR triplets: its manifest names the target),
+/// from InitPath's vectors where it has them (a MIR vocabulary JSON; "": random), and renders
+/// the entity vectors as LLVM's MIR vocabulary JSON: the entities that occur in the graph or in
+/// InitPath, with Digits significant digits (the others are missing keys: zero vectors).
 llvm::Expected<MirTrainedVocabulary> trainMirVocabulary(const std::string &Dir,
                                                         const vocab::SplitOptions &Split,
                                                         const vocab::TransEConfig &C, unsigned Digits,
-                                                        const vocab::EpochCallback &OnEpoch = {});
+                                                        const vocab::EpochCallback &OnEpoch = {},
+                                                        const std::string &InitPath = "");
 
 /// `ir2vec vocab train --mode=mir DIR -o OUT.json`: the vocabulary written atomically, the
 /// training and the test metrics reported.
 llvm::Expected<support::Outcome> runMirVocabTraining(const std::string &Dir, const vocab::SplitOptions &Split,
                                                      const vocab::TransEConfig &C, const std::string &Output,
-                                                     bool ShowProgress, const support::DiagnosticHandler &Report);
+                                                     const std::string &InitPath, bool ShowProgress,
+                                                     const support::DiagnosticHandler &Report);
 
 } // namespace wb::mir

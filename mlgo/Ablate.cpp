@@ -347,12 +347,39 @@ const AblationArm *armWith(const std::vector<AblationArm> &Arms, std::set<std::s
   return nullptr;
 }
 
+/// The fewest packages any model of the study was trained on: the split's training side, or
+/// under the transfer protocol the packages outside the smallest complement of a fold.
+size_t trainingPackages(const AblationResult &Res) {
+  if (!Res.Folds) {
+    std::set<std::string> Keys;
+    for (const std::string &K : Res.Split.keysOf(false))
+      Keys.insert(K);
+    return Keys.size();
+  }
+  const size_t All = Res.Folds->FoldOfKey.size();
+  size_t Fewest = All;
+  for (unsigned F = 0; F < Res.Folds->Count; ++F)
+    Fewest = std::min(Fewest, All - Res.Folds->keys(F).size());
+  return Fewest;
+}
+
 /// The questions the arms can answer: do embeddings help, can they stand in for the cost
 /// features (pairs of arms that differ only there), with paired resamples.
 std::vector<std::string> answers(const AblationSpec &Spec,
-                                 const std::vector<AblationArmResult> &Results) {
+                                 const std::vector<AblationArmResult> &Results,
+                                 size_t TrainingPackages) {
   std::vector<std::string> Out;
-  auto Verdict = [](const PooledReduction &P) {
+  auto Verdict = [&](const PooledReduction &P) -> std::string {
+    // A model trained on one or two packages learns them, not a rule, and an interval ten
+    // points wide says nothing: neither is an answer (a one-package study said "-97 %, worse").
+    if (TrainingPackages < MinTrainingPackages)
+      return "not meaningful: models trained on " + std::to_string(TrainingPackages) +
+             " package" + (TrainingPackages == 1 ? "" : "s") + " (at least " +
+             std::to_string(MinTrainingPackages) + " are needed for an answer)";
+    if (P.DiffHigh - P.DiffLow > MaxMeaningfulInterval)
+      return "not meaningful: the 95% interval of the difference spans " +
+             percent(P.DiffHigh - P.DiffLow) + " (more than " + percent(MaxMeaningfulInterval) +
+             "): more modules, packages or seeds are needed";
     if (P.DiffLow > 0)
       return "better (the 95% interval of the difference is above zero)";
     if (P.DiffHigh < 0)
@@ -445,7 +472,7 @@ void conclude(AblationResult &Res, std::chrono::steady_clock::time_point T1,
     packageMeans(R);
   }
   Res.EvalSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
-  Res.Answers = answers(Res.Spec, Res.Arms);
+  Res.Answers = answers(Res.Spec, Res.Arms, trainingPackages(Res));
   Res.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
 }
 

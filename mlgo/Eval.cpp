@@ -473,6 +473,18 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
                             : support::makeError("none of the " + llvm::Twine(Sum.Modules) +
                                                  " modules could be evaluated");
   llvm::json::Object Report = evaluationJSON(J, *S, C, Modules, Sum, Excluded);
+  // Too few packages or too wide an interval: the numbers stand, the answer is not one.
+  std::string NotMeaningful;
+  if (Sum.Packages.size() < MinTrainingPackages)
+    NotMeaningful = "judged on " + std::to_string(Sum.Packages.size()) + " package" +
+                    (Sum.Packages.size() == 1 ? "" : "s") + " (at least " +
+                    std::to_string(MinTrainingPackages) + " are needed)";
+  else if (Sum.High - Sum.Low > MaxMeaningfulInterval)
+    NotMeaningful = llvm::formatv("the 95% interval spans {0:P2} (more than {1:P0})", Sum.High - Sum.Low,
+                                  MaxMeaningfulInterval)
+                        .str();
+  if (!NotMeaningful.empty())
+    Report["not_meaningful"] = NotMeaningful;
   // The JSON and HDF5 reports appear together or not at all.
   support::OutputGroup Group;
   if (!J.HDF5Output.empty()) {
@@ -545,6 +557,8 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const EvalRunCo
                           Sum.Grown, Sum.Shrunk, Sum.Packages.size(), Sum.PackageLow,
                           Sum.PackageHigh, Worst)
                 .str()});
+  if (!NotMeaningful.empty())
+    C.Run.Report({Diagnostic::Warning, "this evaluation is not meaningful: " + NotMeaningful});
   if (Sum.Failed)
     return support::Outcome::partial(std::to_string(Sum.Failed) + " of " +
                                      std::to_string(Sum.Modules) +

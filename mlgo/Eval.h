@@ -34,6 +34,11 @@ enum class Protocol {
 inline constexpr support::Named<Protocol> ProtocolNames[] = {{Protocol::Transfer, "transfer"},
                                                              {Protocol::Split, "split"}};
 
+/// Below this many packages (a study's training side, an evaluation's judged side), or above
+/// this width of a 95% interval, an answer says it is not meaningful instead of giving one.
+inline constexpr size_t MinTrainingPackages = 3;
+inline constexpr double MaxMeaningfulInterval = 0.10;
+
 struct EvalModule {
   std::string Path, Error;
   /// The measure: .text bytes (the inliner), or the register allocation cost (eviction,

@@ -6,6 +6,7 @@
 #include "mlgo/Explore.h"
 #include "mlgo/Train.h"
 #include "support/Error.h"
+#include "vocab/VocabularyFile.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -172,8 +173,14 @@ public:
     if (!Defs)
       return error(Where + ".features", llvm::toString(Defs.takeError()));
     Vocabulary = A.getString("vocabulary").value_or("none").str();
-    if (Vocabulary != "none" && Vocabulary != "default")
+    if (Vocabulary != "none" && Vocabulary != "default") {
       Vocabulary = resolve(Vocabulary);
+      // Read now: a file that is missing or not a vocabulary failed every session of the arm,
+      // and the study then said the compiler sent no features.
+      auto V = vocab::loadEmbeddingVocabulary(Vocabulary, vocab::Weights{});
+      if (!V)
+        return error(Where + ".vocabulary", llvm::toString(V.takeError()));
+    }
     const bool Embeds = std::any_of(Defs->begin(), Defs->end(),
                                     [](const features::FeatureDef *F) { return features::isEmbedding(*F); });
     if (Embeds && Vocabulary == "none")

@@ -18,13 +18,11 @@ namespace {
 
 /// The deepest directory that holds every module.
 std::string corpusRoot(const std::vector<std::string> &Modules) {
-  if (Modules.empty())
-    return "";
-  std::string Root = llvm::sys::path::parent_path(Modules.front()).str();
+  std::vector<std::string> Dirs;
   for (const std::string &M : Modules)
-    while (!Root.empty() && !llvm::StringRef(M).starts_with(Root + "/"))
-      Root = llvm::sys::path::parent_path(Root).str();
-  return Root;
+    Dirs.push_back(llvm::sys::path::parent_path(M).str());
+  const std::string Root = support::commonDirectory(Dirs);
+  return Root == "/" ? "" : Root; // names then keep their first directory below "/"
 }
 
 llvm::Expected<std::map<std::string, std::string>> readKeys(const std::string &Path) {

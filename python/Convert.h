@@ -20,18 +20,6 @@ namespace wb::python {
 
 namespace py = pybind11;
 
-/// The value of E, or a ValueError with its message (LLVM's module raises ValueError for every
-/// bad input, naming the cause; our messages name the file and the place).
-template <typename T> T valueOrRaise(llvm::Expected<T> E) {
-  if (!E)
-    throw py::value_error(llvm::toString(E.takeError()));
-  return std::move(*E);
-}
-inline void raiseIf(llvm::Error E) {
-  if (E)
-    throw py::value_error(llvm::toString(std::move(E)));
-}
-
 /// IR names are bytes; Python gets str, with bytes that are not UTF-8 kept as surrogates
 /// (os.fsdecode's rule), so that no name is refused or altered.
 inline py::str text(const std::string &S) {
@@ -40,6 +28,32 @@ inline py::str text(const std::string &S) {
   if (!O)
     throw py::error_already_set();
   return py::reinterpret_steal<py::str>(O);
+}
+
+/// Raises ValueError with Message as text() decodes it: a message naming a file whose name is
+/// not UTF-8 became an empty ValueError through pybind11's strict decoding.
+[[noreturn]] inline void raiseValueError(const std::string &Message) {
+  py::str M = text(Message);
+  PyErr_SetObject(PyExc_ValueError, M.ptr());
+  throw py::error_already_set();
+}
+
+/// The value of E, or a ValueError with its message (LLVM's module raises ValueError for every
+/// bad input, naming the cause; our messages name the file and the place).
+template <typename T> T valueOrRaise(llvm::Expected<T> E) {
+  if (!E)
+    raiseValueError(llvm::toString(E.takeError()));
+  return std::move(*E);
+}
+inline void raiseIf(llvm::Error E) {
+  if (E)
+    raiseValueError(llvm::toString(std::move(E)));
+}
+
+/// A path argument (str, bytes or os.PathLike) as the bytes the file system takes (os.fsencode:
+/// a str with surrogates from a name that is not UTF-8 gives that name back).
+inline std::string pathBytes(const py::object &P) {
+  return py::bytes(py::module_::import("os").attr("fsencode")(P)).cast<std::string>();
 }
 
 /// The bytes of a name given as str: the inverse of text().
@@ -55,9 +69,13 @@ inline std::string bytesOf(const py::str &S) {
 /// Remarks that do not stop the work (keys a vocabulary lacks, debug info dropped) become
 /// Python warnings, which the user can filter or turn into errors.
 inline void warnAll(const std::vector<std::string> &Warnings) {
+  if (Warnings.empty())
+    return;
+  // warnings.warn with the message as text() decodes it (PyErr_WarnEx decodes strictly, and a
+  // path that is not UTF-8 failed there); stacklevel 1: the caller's line, as PyErr_WarnEx's.
+  py::object Warn = py::module_::import("warnings").attr("warn");
   for (const std::string &W : Warnings)
-    if (PyErr_WarnEx(PyExc_UserWarning, W.c_str(), 1) < 0)
-      throw py::error_already_set();
+    Warn(text(W), py::handle(PyExc_UserWarning), 1);
 }
 
 /// str for each name (text()).

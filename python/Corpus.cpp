@@ -234,7 +234,8 @@ RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::file
     if (Kind != "symbolic")
       throw py::value_error("mode='mir' embeddings are symbolic (MIR2Vec's only kind)");
     S.Job.Inputs = expand(In, /*Machine=*/true);
-    S.Mir = machineSource(Machine, Vocab, S.Job.Inputs);
+    S.Mir = machineSource(Machine, Vocab.is_none() ? std::nullopt : std::optional<std::string>(pathBytes(Vocab)),
+                          S.Job.Inputs);
     S.Job.Source = &S.Mir->source();
     S.Job.Header = S.Mir->header(S.Job.Granularity);
     return S;
@@ -301,12 +302,12 @@ py::object embedAll(RunSpec S, const py::object &Progress) {
     T.append(S.Job.Inputs[I], M.Error, M.Error.empty() ? &M.E : nullptr);
   });
   if (Failed == S.Job.Inputs.size())
-    throw py::value_error(S.Job.Inputs.size() == 1
+    raiseValueError(S.Job.Inputs.size() == 1
                               ? T.ModuleError[0]
                               : "every one of the " + std::to_string(Failed) +
                                     " modules failed; the first: " + T.ModuleError[0]);
   if (S.Job.FunctionName && !Found)
-    throw py::value_error("function '" + *S.Job.FunctionName + "' not found in " +
+    raiseValueError("function '" + *S.Job.FunctionName + "' not found in " +
                           (S.Job.Inputs.size() == 1 ? "'" + S.Job.Inputs[0] + "'"
                                                     : "any of the " +
                                                           std::to_string(S.Job.Inputs.size()) +
@@ -357,7 +358,7 @@ public:
       if (End) {
         stop();
         if (Error)
-          throw py::value_error(*Error);
+          raiseValueError(*Error);
         throw py::stop_iteration();
       }
       if (PyErr_CheckSignals() != 0) {

@@ -6,18 +6,19 @@
 
 namespace wb::python {
 
-std::shared_ptr<mir::MirSource> machineSource(const MachineArgs &A, const py::object &Vocab,
+std::shared_ptr<mir::MirSource> machineSource(const MachineArgs &A, const std::optional<std::string> &Vocab,
                                               const std::vector<std::string> &Inputs) {
   mir::MirRunOptions O;
   O.Stop = valueOrRaise(mir::parseMirStage(A.Stage));
   if (A.Triple)
     O.Target.Triple = *A.Triple;
   O.Opt = A.Opt;
-  if (!Vocab.is_none()) {
-    O.VocabPath = py::str(py::module_::import("os").attr("fspath")(Vocab));
+  O.VocabOption = A.VocabArg;
+  if (Vocab) {
+    O.VocabPath = *Vocab;
     if (O.VocabPath.empty())
-      throw py::value_error("vocab is empty: expected a MIR vocabulary JSON path, or None for the "
-                            "default MIR vocabulary");
+      throw py::value_error(A.VocabArg + " is empty: expected a MIR vocabulary JSON path, or " +
+                            "none for the default MIR vocabulary");
   }
   std::vector<std::string> Warnings;
   std::optional<llvm::Expected<std::unique_ptr<mir::MirSource>>> S;
@@ -82,11 +83,11 @@ private:
 
 py::object initMachineEmbedding(const std::string &Path,
                                 const std::optional<std::filesystem::path> &VocabPath) {
-  if (VocabPath && VocabPath->empty())
-    throw py::value_error("vocabPath is empty: expected a MIR vocabulary JSON, or no vocabPath "
-                          "for the default MIR vocabulary");
-  const py::object Vocab = VocabPath ? py::object(py::str(VocabPath->string())) : py::none();
-  std::shared_ptr<mir::MirSource> S = machineSource(MachineArgs{"mir", "post-ra", std::nullopt, std::nullopt}, Vocab, {Path});
+  MachineArgs A;
+  A.Mode = "mir";
+  A.VocabArg = "vocabPath";
+  std::shared_ptr<mir::MirSource> S =
+      machineSource(A, VocabPath ? std::optional<std::string>(VocabPath->string()) : std::nullopt, {Path});
   auto T = std::make_unique<MIR2VecTool>();
   T->Source = Path;
   ir2vec::EmbeddedModule M;
@@ -96,7 +97,7 @@ py::object initMachineEmbedding(const std::string &Path,
     M = S->source().Embed(Path, Ctx, ir2vec::LevelSet{true, true, true}, /*Text=*/true, std::nullopt);
   }
   if (!M.Error.empty())
-    throw py::value_error(M.Error);
+    raiseValueError(M.Error);
   warnAll(M.Warnings);
   T->E = std::move(M.E);
   return py::cast(std::move(T));

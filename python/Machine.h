@@ -20,11 +20,12 @@ struct MachineArgs {
   std::string Stage = "post-ra";
   std::optional<std::string> Triple;
   std::optional<corpus::OptLevel> Opt; // the pipeline run first (opt_level)
+  std::string VocabArg = "vocab";      // the vocabulary's argument, for messages
 };
 
-/// The source of a mode="mir" run over Inputs: vocab None (the default MIR vocabulary) or a
-/// path. ValueError for a bad stage, vocabulary or target (the message names the cause).
-std::shared_ptr<mir::MirSource> machineSource(const MachineArgs &A, const py::object &Vocab,
+/// The source of a mode="mir" run over Inputs: Vocab none (the default MIR vocabulary) or a
+/// path's bytes. ValueError for a bad stage, vocabulary or target (the message names the cause).
+std::shared_ptr<mir::MirSource> machineSource(const MachineArgs &A, const std::optional<std::string> &Vocab,
                                               const std::vector<std::string> &Inputs);
 
 /// initEmbedding(filename, mode="mir", vocabPath): a MIR2VecTool for one .mir file or IR

@@ -136,7 +136,7 @@ void addVocab(py::module_ &Mod) {
               corpus::readModuleRecoverable(File.string(), Ctx);
           if (!In) {
             py::gil_scoped_acquire Locked;
-            throw py::value_error(llvm::toString(In.takeError()));
+            raiseValueError(llvm::toString(In.takeError()));
           }
           vocab::TripletList T = vocab::collectTriplets(*In->M, vocab::TripletOptions{Extended});
           MaxRelation = T.MaxRelation;
@@ -154,7 +154,8 @@ void addVocab(py::module_ &Mod) {
       [](const std::filesystem::path &Dir, unsigned Dim, unsigned Epochs, unsigned BatchSize,
          unsigned Negatives, double Margin, double LearningRate, const std::string &Dist,
          unsigned Threads, uint64_t Seed, unsigned EvalEvery, unsigned Patience, double Valid,
-         double Test, uint64_t SplitSeed, const py::object &Progress) {
+         double Test, uint64_t SplitSeed, const py::object &Progress,
+         const std::optional<std::filesystem::path> &InitPath) {
         vocab::TransEConfig C;
         C.Dim = Dim;
         C.Epochs = Epochs;
@@ -169,6 +170,9 @@ void addVocab(py::module_ &Mod) {
         C.EvalEvery = EvalEvery;
         C.Patience = Patience;
         raiseIf(C.validate());
+        std::optional<vocab::InitialEntities> Init;
+        if (InitPath)
+          Init = valueOrRaise(vocab::initialEntitiesFrom(InitPath->string(), C.Dim));
         const vocab::SplitOptions Split{Valid, Test, SplitSeed};
         std::optional<py::error_already_set> Raised;
         std::optional<llvm::Expected<vocab::TrainedVocabulary>> T;
@@ -194,7 +198,7 @@ void addVocab(py::module_ &Mod) {
                     return llvm::createStringError("stopped by Python");
                   }
                   return llvm::Error::success();
-                }));
+                }, Init ? &*Init : nullptr));
           }
         }
         if (Raised) {
@@ -206,16 +210,25 @@ void addVocab(py::module_ &Mod) {
             llvm::json::Value(vocab::evaluationJSON("<trained in memory>", R.Eval)));
         return py::make_tuple(fromEntityVectors(std::move(R.Vocab)), Report);
       },
-      py::arg("openke_dir"), py::arg("dim") = 75u, py::arg("epochs") = 1000u,
-      py::arg("batch_size") = 256u, py::arg("negatives") = 1u, py::arg("margin") = 1.0,
-      py::arg("learning_rate") = 0.01, py::arg("distance") = "l1", py::arg("threads") = 1u,
-      py::arg("seed") = uint64_t(1), py::arg("eval_every") = 0u, py::arg("patience") = 5u,
-      py::arg("valid") = 0.1, py::arg("test") = 0.1, py::arg("split_seed") = uint64_t(1),
-      py::arg("progress") = py::none(),
+      // The command line's defaults (the documented recipe), from the one config.
+      py::arg("openke_dir"), py::arg("dim") = vocab::TransEConfig().Dim,
+      py::arg("epochs") = vocab::TransEConfig().Epochs,
+      py::arg("batch_size") = vocab::TransEConfig().BatchSize,
+      py::arg("negatives") = vocab::TransEConfig().Negatives,
+      py::arg("margin") = vocab::TransEConfig().Margin,
+      py::arg("learning_rate") = vocab::TransEConfig().Optimizer.LearningRate,
+      py::arg("distance") = "l1", py::arg("threads") = 1u,
+      py::arg("seed") = vocab::TransEConfig().Seed,
+      py::arg("eval_every") = vocab::TransEConfig().EvalEvery,
+      py::arg("patience") = vocab::TransEConfig().Patience,
+      py::arg("valid") = vocab::SplitOptions().Valid, py::arg("test") = vocab::SplitOptions().Test,
+      py::arg("split_seed") = vocab::SplitOptions().Seed,
+      py::arg("progress") = py::none(), py::arg("init") = py::none(),
       "Trains a TransE vocabulary on an OpenKE directory (`ir2vec triplets --format openke`) "
       "as `ir2vec vocab train` does, and returns (Vocabulary, evaluation on the test split: "
       "the `vocab eval --json` entry). progress(epoch, loss, valid_mrr or None) is called "
-      "after every epoch; Ctrl-C or an exception of progress stops the training.");
+      "after every epoch; Ctrl-C or an exception of progress stops the training. init: a "
+      "vocabulary file to start from (`vocab train --init`).");
   Mod.def(
       "evaluate_vocabulary",
       [](const std::filesystem::path &Dir, const py::object &Vocab, const std::string &Dist,

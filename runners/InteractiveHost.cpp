@@ -339,6 +339,15 @@ llvm::Expected<std::optional<std::string>> remarkFileIn(llvm::ArrayRef<std::stri
 
 } // namespace
 
+std::string sessionSubject(const std::vector<std::string> &Cmd) {
+  if (std::string Out = compilerOutputPath(Cmd); !Out.empty())
+    return Out;
+  for (size_t I = Cmd.size(); I-- > compilerStart(Cmd) + 1;)
+    if (!llvm::StringRef(Cmd[I]).starts_with("-") && llvm::sys::fs::is_regular_file(Cmd[I]))
+      return Cmd[I];
+  return compilerOf(Cmd);
+}
+
 llvm::Expected<std::vector<std::string>> userRemarkFiles(const std::vector<std::string> &Cmd, bool Clang,
                                                           const std::string &Scratch) {
   const size_t Start = compilerStart(Cmd);

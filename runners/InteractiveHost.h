@@ -107,6 +107,10 @@ std::vector<std::string> sessionCommand(const SessionConfig &C, llvm::StringRef 
 std::vector<std::string> regallocRemarkFlags(const std::vector<std::string> &Cmd, bool Clang,
                                              const std::string &Path);
 
+/// What a session's messages name: the compiler's -o output, else its last argument that is a
+/// file, else the compiler (in a parallel build's log, the warning of which compile).
+std::string sessionSubject(const std::vector<std::string> &Cmd);
+
 /// The remark files the user's own command writes (opt/llc's -pass-remarks-output; clang's
 /// -fsave-optimization-record/-foptimization-record-file, as the driver names them, which it is
 /// asked with -###, writing to Scratch): --reward reads the allocator's remarks from them

@@ -18,8 +18,10 @@ llvm::Error makeError(const llvm::Twine &Message) {
 
 std::string printableText(llvm::StringRef Text, bool FirstLine) {
   std::string M = (FirstLine ? Text.split('\n').first : Text).str();
+  // Line breaks and tabs keep a parser's layout (the quoted line and its caret under it).
   for (char &C : M)
-    if (static_cast<unsigned char>(C) < 0x20 || static_cast<unsigned char>(C) >= 0x7f)
+    if ((static_cast<unsigned char>(C) < 0x20 && C != '\n' && C != '\t') ||
+        static_cast<unsigned char>(C) >= 0x7f)
       C = '?';
   return M;
 }

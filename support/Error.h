@@ -26,7 +26,8 @@ llvm::Error byteError(llvm::StringRef Name, uint64_t Offset, const llvm::Twine &
 /// "Path: Message", unless Message already names Path first (an error made by fileError).
 std::string aboutFile(llvm::StringRef Path, llvm::StringRef Message);
 /// Text a parser's message quotes from its input (which may be anything: bitcode given by
-/// mistake), safe to print: control and non-ASCII bytes replaced by '?'. FirstLine: only the
+/// mistake), safe to print: control bytes but line breaks and tabs, and non-ASCII bytes, replaced
+/// by '?'. FirstLine: only the
 /// first line (later lines of LLVM's messages quote the input).
 std::string printableText(llvm::StringRef Text, bool FirstLine = false);
 /// "Path: What: <E's message>", keeping E's kind.

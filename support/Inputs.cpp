@@ -103,7 +103,17 @@ llvm::Error expandDirectory(llvm::StringRef Dir, Expansion &Out, const Diagnosti
     std::string Names;
     for (size_t I = 0; I < Extensions.size(); ++I)
       Names += (I == 0 ? "" : I + 1 == Extensions.size() ? " or " : ", ") + Extensions[I].str();
-    return fileError(Dir, "directory holds no " + Names + " files");
+    // A build directory: its objects hold the modules when built with embedded bitcode.
+    auto Objects = findFiles(Dir, {".o"}, nullptr);
+    const bool HasObjects = Objects && !Objects->empty();
+    if (!Objects)
+      llvm::consumeError(Objects.takeError());
+    return fileError(Dir, "directory holds no " + Names + " files" +
+                              (HasObjects ? std::string(" but objects (.o): if they were built with "
+                                                        "-Xclang -fembed-bitcode=all, `ir2vec corpus "
+                                                        "extract -o DIR " + Dir.str() +
+                                                        "` makes a corpus of their modules")
+                                          : std::string()));
   }
   for (std::string &F : *Found) {
     llvm::StringRef Rel(F);
@@ -267,6 +277,21 @@ llvm::Expected<std::vector<std::string>> findFiles(llvm::StringRef Dir,
                          : " files reached through a second path (a symlink) were taken once"));
   std::sort(W.Found.begin(), W.Found.end());
   return std::move(W.Found);
+}
+
+std::string commonDirectory(const std::vector<std::string> &Dirs) {
+  if (Dirs.empty())
+    return "";
+  std::string Root = Dirs.front();
+  while (Root.size() > 1 && Root.back() == '/')
+    Root.pop_back();
+  auto Holds = [&](llvm::StringRef D) {
+    return D == Root || D.starts_with(Root == "/" ? Root : Root + "/");
+  };
+  for (const std::string &D : Dirs)
+    while (!Root.empty() && !Holds(D))
+      Root = llvm::sys::path::parent_path(Root).str();
+  return Root;
 }
 
 namespace {

@@ -48,6 +48,10 @@ llvm::Expected<CorpusDescription> readCorpusDescription(llvm::StringRef Path);
 /// Whether an input argument names a corpus description (by name or by content).
 bool isCorpusDescription(llvm::StringRef Path);
 
+/// The deepest directory that holds every one of Dirs (each a directory path, all absolute or
+/// all relative): "/" or "" when they share none.
+std::string commonDirectory(const std::vector<std::string> &Dirs);
+
 /// The corpus description an input argument stands for: the argument itself when it is one,
 /// or DIR/corpus_description.json for a directory holding one.
 std::optional<std::string> corpusDescriptionOf(llvm::StringRef Arg);

@@ -339,6 +339,16 @@ def test_progress(a, res, d, inputs):
               r.stdout[-200:])
     r = run(["script", "-qec", " ".join(f"'{c}'" for c in cmd + ["--quiet"]), "/dev/null"])
     res.check("--quiet silences the progress line", b"ETA" not in r.stdout, r.stdout[-200:])
+    # A log (standard error not a terminal) gets a plain line now and then: every 30 s, here
+    # every 10 ms (IR2VEC_PROGRESS_SECONDS) so that a short run shows some (issue 37).
+    env = dict(os.environ, IR2VEC_PROGRESS_SECONDS="0.01")
+    r = run(cmd, env=env)
+    lines = [l for l in r.stderr.decode().splitlines() if l.startswith("progress: ")]
+    res.check("a log gets plain progress lines (count, percentage, rate, ETA), no carriage returns",
+              r.returncode == 0 and lines and all(re.match(r"progress: modules \d+/\d+ \(\d+%\)  [0-9.]+/s  ETA ", l)
+                                                  for l in lines) and b"\r" not in r.stderr, r.stderr[-300:])
+    r = run(cmd + ["-q"], env=env)
+    res.check("-q silences the log's progress lines", b"progress:" not in r.stderr, r.stderr[-200:])
 
 
 def test_usage(a, res, d, inputs):

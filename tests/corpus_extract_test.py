@@ -89,10 +89,47 @@ for label, inputs, extra in (("a compilation database (arguments)", [os.path.joi
     o2 = W("corpus-" + str(abs(hash(label))))
     r = harness.run([a.ir2vec, "corpus", "extract", "-q", "-j", "2", "-o", o2, *extra, *inputs])
     d2 = json.load(open(os.path.join(o2, "corpus_description.json"))) if r.returncode == 0 else None
-    want = names if extra else ["obj/" + n for n in names]
+    # A database names modules below the project (the deepest directory of the sources and the
+    # build directory: here build/), not below the build directory alone (issue 37: every
+    # module of a CMake build was in package CMakeFiles).
+    want = names if extra else ["build/obj/" + n for n in names]
     check(f"extract from {label}: the same modules and bytes", r.returncode == 0 and d2["modules"] == want and all(
         open(os.path.join(o2, m + ".bc"), "rb").read() == open(os.path.join(out, n + ".bc"), "rb").read()
         for m, n in zip(want, names)), r.stderr)
+
+# A CMake build (objects under build/CMakeFiles/<target>.dir/): modules are named under the
+# project, so their package is the project's name; all in one package, a note says how to split.
+proj = W("tinyproj")
+cdb = []
+for n in ("a", "b"):
+    os.makedirs(os.path.join(proj, "src"), exist_ok=True)
+    open(os.path.join(proj, "src", n + ".c"), "w").write(SOURCES["alpha/a.c"].replace("api_", "api_" + n))
+    obj = os.path.join("CMakeFiles", "tiny.dir", "src", n + ".c.o")
+    os.makedirs(os.path.join(proj, "build", os.path.dirname(obj)), exist_ok=True)
+    args = ["clang-22", "-Oz", "-Xclang", "-fembed-bitcode=all", "-c", os.path.join(proj, "src", n + ".c"), "-o", obj]
+    harness.run(args, check=True, cwd=os.path.join(proj, "build"))
+    cdb.append({"directory": os.path.join(proj, "build"), "file": os.path.join(proj, "src", n + ".c"),
+                "arguments": args, "output": obj})
+json.dump(cdb, open(os.path.join(proj, "build", "compile_commands.json"), "w"))
+r = harness.run([a.ir2vec, "corpus", "extract", "-o", W("cmake-corpus"), os.path.join(proj, "build", "compile_commands.json")])
+d4 = json.load(open(W("cmake-corpus", "corpus_description.json"))) if r.returncode == 0 else {}
+check("extract of a CMake build's database: modules named under the project (tinyproj/CMakeFiles/...), a note that "
+      "they are all in one package and how to name more", d4.get("modules") ==
+      ["tinyproj/CMakeFiles/tiny.dir/src/a.c.o", "tinyproj/CMakeFiles/tiny.dir/src/b.c.o"]
+      and b"one package ('tinyproj'" in r.stderr and b"--obj-base-dir" in r.stderr, (r.stderr, d4))
+
+# A directory of objects given to embeddings points to corpus extract (files already did).
+r = harness.run([a.ir2vec, "embeddings", objdir])
+check("embeddings of a directory of objects: exit 1, the way named (corpus extract)",
+      r.returncode == 1 and b"corpus extract -o DIR " + objdir.encode() in r.stderr, r.stderr)
+# The driver's -fembed-bitcode records -disable-llvm-passes: said at extraction, naming the object.
+drv = W("driver-embed.o")
+harness.run(["clang-22", "-Oz", "-fembed-bitcode", "-c", os.path.join(build, "src/alpha/a.c"), "-o", drv], check=True)
+r = harness.run([a.ir2vec, "corpus", "extract", "-o", W("driver-corpus"), "--obj-base-dir", W(), drv,
+                 os.path.join(objdir, "beta/c.o")])
+check("extract of an object built with the driver's -fembed-bitcode: a warning naming it and -disable-llvm-passes, "
+      "once", r.returncode == 0 and r.stderr.count(b"warning") == 1 and b"driver-embed.o: its recorded command turns "
+      b"LLVM's passes off (-disable-llvm-passes" in r.stderr, r.stderr)
 
 # --cmd-filter: one more object built at -O2 is left out
 harness.run(["clang-22", "-O2", "-Xclang", "-fembed-bitcode=all", "-c", os.path.join(build, "src/beta/c.c"), "-o",

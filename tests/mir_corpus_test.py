@@ -14,8 +14,13 @@ of our code:
   * the whole corpus embedded in-process from bitcode (--mir-stage isel, one run, -j2) = the
     same run over llc-22's .mir files.
 
+The oracle comparisons run a child per function and took 19 minutes over the whole corpus: by
+default they take a sample of --sample modules spread evenly over the corpus sorted by size
+(the smallest and the largest included); --sample 0 compares every module. The in-process run
+covers every module.
+
     mir_corpus_test.py --ir2vec BIN --mir-oracle BIN --llvm-bindir DIR --corpus-list LIST
-                       --default-vocab JSON
+                       --default-vocab JSON [--sample N]
 """
 import argparse, concurrent.futures, json, os, re, shutil, subprocess, sys, tempfile
 
@@ -27,6 +32,7 @@ p.add_argument("--mir-oracle", required=True)
 p.add_argument("--llvm-bindir", required=True)
 p.add_argument("--corpus-list", required=True)
 p.add_argument("--default-vocab", required=True)
+p.add_argument("--sample", type=int, default=40, help="modules for the oracle comparisons (0: all)")
 a = p.parse_args()
 res = harness.Results()
 check = res.check
@@ -47,6 +53,13 @@ made = list(pool.map(lambda im: run([LLC, "-O2", "-stop-after=finalize-isel", im
                      zip(modules, mirs)))
 check(f"llc-22 -stop-after=finalize-isel on the {len(modules)} modules of the corpus",
       all(r.returncode == 0 for r in made), [r.stderr[-300:] for r in made if r.returncode][:2])
+by_size = sorted(mirs, key=lambda m: (os.path.getsize(m), m))
+if 0 < a.sample < len(by_size):
+    sample = [by_size[round(i * (len(by_size) - 1) / (a.sample - 1))] for i in range(a.sample)]
+else:
+    sample = by_size
+sample = sorted(set(sample), key=mirs.index)
+print(f"oracle comparisons on {len(sample)} of {len(mirs)} modules")
 
 # ---- entities ---------------------------------------------------------------------------------
 ours = run([a.ir2vec, "entities", "--mode=mir", mirs[0]])
@@ -96,14 +109,15 @@ for vname, vocab in VOCABS.items():
     ours = {}
     for level in LEVELS:
         r = run([a.ir2vec, "embeddings", "--mode=mir", "-j", "2", "--level", level, "--precision", "40"]
-                + extra + mirs)
-        check(f"{vname} vocabulary, {level}: the corpus's .mir files in one run", r.returncode == 0, r.stderr[-300:])
-        warned &= b"no register class" in r.stderr
+                + extra + sample)
+        check(f"{vname} vocabulary, {level}: the sample's .mir files in one run", r.returncode == 0, r.stderr[-300:])
+        # Registers without a class are in every call: no warning per module (issue 37).
+        warned &= b"no register class" not in r.stderr
         ours[level] = {m: sections(t) for m, t in per_module(r.stdout.decode()).items()}
     # libLLVM: each module once, every level of each function in turn, a child per function.
-    oracle = pool.map(lambda m: run([a.mir_oracle, vocab, m, "*", ",".join(LEVELS), "40"]), mirs)
+    oracle = pool.map(lambda m: run([a.mir_oracle, vocab, m, "*", ",".join(LEVELS), "40"]), sample)
     bad = []
-    for m, o in zip(mirs, oracle):
+    for m, o in zip(sample, oracle):
         text = o.stdout.decode()
         crashed = re.findall(r"^LLVM CRASHED ON (\S+)$", text, re.M)
         crashes.update((m, f) for f in crashed)
@@ -120,7 +134,8 @@ for vname, vocab in VOCABS.items():
           not bad, bad[:5])
 check(f"libLLVM compared on {compared} function x level x vocabulary cases; it crashed on "
       f"{len(crashes)} functions of {len({m for m, f in crashes})} modules (registers without a class), "
-      f"which ours embeds and warns about", compared >= 3000 and warned, compared)
+      f"which ours embeds without a warning per module", compared >= 10 * len(sample) and warned and crashes,
+      compared)
 print(f"libLLVM: {compared} cases equal; crashes on {len(crashes)} functions")
 
 # ---- llvm-ir2vec-22 byte for byte on each module's first function ------------------------------
@@ -129,7 +144,7 @@ def first_function(m):
     return found.group(1) if found else None
 
 
-cases = [(m, f, level, vname) for m in mirs for f in [first_function(m)] if f
+cases = [(m, f, level, vname) for m in sample for f in [first_function(m)] if f
          for vname, level in [("written", "func"), ("written", "bb"), ("written", "inst"), ("default", "inst")]]
 
 
@@ -149,7 +164,7 @@ same = sum(1 for k, ok in outcomes if k == "compared" and ok)
 differ = [c for c, (k, ok) in zip(cases, outcomes) if k == "compared" and not ok]
 failed = sum(1 for k, _ in outcomes if k == "llvm-failed")
 check(f"llvm-ir2vec-22 byte-identical on {same} first-function cases ({failed} where it crashed, ours worked there)",
-      not differ and same >= 100 and all(ok for k, ok in outcomes if k == "llvm-failed"),
+      not differ and same >= len(sample) and all(ok for k, ok in outcomes if k == "llvm-failed"),
       [(os.path.basename(m), f, l, v) for m, f, l, v in differ[:5]])
 print(f"llvm-ir2vec-22: {same} byte-identical, {failed} crashed")
 

@@ -139,10 +139,11 @@ for name, mir, t in inputs:
                             "--mir2vec-reg-operand-weight", weights[2]]
                 ours = run(cmd)
                 # LLVM crashed (a signal; under AddressSanitizer its SEGV report and exit 1): we
-                # give a result and say why it differs.
+                # give a result, as LLVM's later fix does (docs/mir2vec.md), without a warning per
+                # module (issue 37: one fired on every normal module).
                 if o.returncode < 0 or (o.returncode != 0 and (b"SEGV" in o.stderr or b"Stack dump" in o.stderr)):
                     crashed.append(f"{name}:{fn}")
-                    classless_warned &= ours.returncode == 0 and b"no register class" in ours.stderr
+                    classless_warned &= ours.returncode == 0 and b"no register class" not in ours.stderr
                     continue
                 compared += 1
                 if not check(f"{name} {fn} {level}{' weighted' if weights else ''}: = libLLVM's MIR2Vec",
@@ -151,7 +152,8 @@ for name, mir, t in inputs:
                     break
 check(f"libLLVM compared on {compared} function/level/vocabulary cases, crashed on "
       f"{len(set(crashed))} functions", compared >= 100 and len(set(crashed)) >= 1, (compared, sorted(set(crashed))))
-check("where libLLVM crashes, ours embeds and warns about registers without a class", classless_warned)
+check("where libLLVM crashes, ours embeds (registers without a class as zero vectors), no warning per module",
+      classless_warned)
 
 # ---- llvm-ir2vec-22 byte for byte where it runs and reads the right registers -----------------
 same_text, skipped = 0, 0
@@ -471,6 +473,21 @@ if check("triplets --mode=mir --format openke --mir-stage isel,post-ra: exit 0",
     check("the trained vocabulary: libLLVM's vectors = ours (40 decimals), llvm-ir2vec-22's text = ours",
           o.returncode == 0 and o.stdout == ours.stdout and llvm.returncode == 0 and llvm.stdout == ours2.stdout,
           (o.stderr + llvm.stderr)[-300:])
+    # Used, it says nothing of the thousands of entities it leaves out (issue 37: "7020 of 7158
+    # entities have no key" on every use).
+    r = run([a.ir2vec, "embeddings", "--mode=mir", "--mir2vec-vocab-path", W("trained.json"), mir])
+    check("embeddings with a vocabulary of vocab train --mode=mir: no warning", r.returncode == 0 and not r.stderr,
+          r.stderr[-300:])
+    # A warm start from it: --lr 0 --no-normalize gives its vectors back, and keeps the entities
+    # it has (written even where the graph never moved them).
+    r = run([a.ir2vec, "vocab", "train", "--mode=mir", W("mirke"), "-o", W("warm.json"), "--dim", "8",
+             "--epochs", "1", "--lr", "1e-300", "--no-normalize", "--init", W("trained.json")])
+    warm = json.load(open(W("warm.json"))) if r.returncode == 0 else {}
+    check("vocab train --mode=mir --init V --lr 1e-300 --no-normalize: V's entities and vectors",
+          r.returncode == 0 and sorted(warm) == sorted(trained) and all(
+              warm[sec].keys() == trained[sec].keys() and all(
+                  abs(x - y) <= 1e-7 * max(1, abs(y)) for k in trained[sec] for x, y in zip(warm[sec][k], trained[sec][k]))
+              for sec in trained), r.stderr[-300:])
 
 # ---- bad inputs --------------------------------------------------------------------------------
 x86 = next(pth for n, pth, t in inputs if t == "x86_64" and "virtregrewriter" in n)
@@ -549,15 +566,36 @@ check("--mode=mir with bitcode on standard input: refused with the hint to name 
       r.returncode != 0 and b"name the IR module" in r.stderr
       and all(32 <= c < 127 for c in r.stderr.replace(b"\n", b"")), r.stderr[:400])
 
+# A parser's message keeps its layout: the quoted line, and the caret under the place (issue 37:
+# "expected type?    ret i32 0?    ^?").
+open(W("badir.mir"), "w").write("--- |\n  define i32 @f( {\n    ret i32 0\n  }\n...\n---\nname: f\n...\n")
+r = run([a.ir2vec, "embeddings", "--mode=mir", W("badir.mir")])
+check("a .mir file whose IR does not parse: the parser's message with its quoted line and caret on lines of their own",
+      r.returncode == 1 and b"badir.mir:3:5: expected type\n    ret i32 0\n    ^" in r.stderr, r.stderr)
+
+# One input that cannot be read: its own error, not "cannot tell the target ... --mtriple".
+r = run([a.ir2vec, "embeddings", "--mode=mir", W("missing.ll")])
+check("--mode=mir with one missing input: its own error (the file named, no word about --mtriple)",
+      r.returncode == 1 and b"missing.ll: cannot read input" in r.stderr and b"mtriple" not in r.stderr, r.stderr)
+# A CPU or feature the target does not have: refused once (LLVM warned six times and went on).
+for opt, bad in (("--mcpu", "notacpu"), ("--mattr", "+notafeature")):
+    r = run([a.ir2vec, "embeddings", "--mode=mir", opt, bad, W("x86_64.ll")])
+    check(f"--mode=mir {opt} {bad}: one error naming it and where the list is, no LLVM warning",
+          r.returncode == 1 and bad.lstrip("+").encode() in r.stderr and b"=help lists them" in r.stderr
+          and r.stderr.count(b"\n") == 1 and b"is not a recognized" not in r.stderr, r.stderr)
+r = run([a.ir2vec, "embeddings", "--mode=mir", "--mcpu", "native", W("x86_64.ll")])
+check("--mcpu native: the host's CPU, as llc-22 reads it", r.returncode == 0 and b"not a recognized" not in r.stderr,
+      r.stderr)
+
 # A vocabulary lacking thousands of keys: one warning line of bounded length.
 sparse = {"Opcodes": {"ADD": [1.0, 2.0]}, "CommonOperands": {"Immediate": [0.5, 0.5]},
           "PhysicalRegisters": {"GR32": [1.0, 0.0]}, "VirtualRegisters": {"GR32": [0.0, 1.0]}}
 json.dump(sparse, open(W("sparse.json"), "w"))
 r = run([a.ir2vec, "embeddings", "--mode=mir", "--mir2vec-vocab-path", W("sparse.json"), x86])
 warn = [l for l in r.stderr.split(b"\n") if b"have no key" in l]
-check("a MIR vocabulary missing thousands of keys: one warning, the count and at most 120 keys named",
-      r.returncode == 0 and len(warn) == 1 and b"7154 of 7158" in warn[0] and b"more; `entities` lists every entity" in warn[0]
-      and len(warn[0]) < 8000, (r.returncode, [l[:200] for l in warn]))
+check("a MIR vocabulary missing thousands of keys: one short warning line, the count and three keys named",
+      r.returncode == 0 and len(warn) == 1 and b"7154 of 7158" in warn[0] and b"and 7151 more" in warn[0]
+      and b"`ir2vec entities` lists every entity" in warn[0] and len(warn[0]) < 400, (r.returncode, [l[:200] for l in warn]))
 
 # vocab export --mode=mir: the shipped JSON, byte for byte.
 r = run([a.ir2vec, "vocab", "export", "--mode=mir", "-o", W("exported.json")])

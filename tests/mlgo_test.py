@@ -183,6 +183,12 @@ for args, what in ((["--model", W("always.h5")], "--model"),
     check(f"mlgo run {' '.join(a_ for a_ in args if not a_.startswith('/'))}: usage error (64) naming "
           f"{what}, nothing compiled", r.returncode == 64 and what in r.stderr_text and "--policy" in r.stderr_text
           and not os.path.exists(W("refused.bc")), r.stderr_text)
+# A session's warnings name the compile they are about (issue 37: in a parallel build's log
+# "the compiler asked no inlining question" named nothing).
+open(W("nocall.ll"), "w").write("define i32 @f(i32 %x) {\n  ret i32 %x\n}\n")
+r = host(["run", "--", CLANG, "-Oz", "-c", "-x", "ir", W("nocall.ll"), "-o", W("nocall.o")])
+check("mlgo run: the session's warning starts with the compile's output",
+      r.returncode == 0 and f"{W('nocall.o')}: the compiler asked no inlining question".encode() in r.stderr, r.stderr_text)
 for cmd in (["collect", "-o", W("refused.h5")], ["eval", "-o", W("refused.json")]):
     r = host([*cmd, "--model", W("always.h5"), six])
     check(f"mlgo {cmd[0]} --model without --policy: refused (exit 1), nothing written",

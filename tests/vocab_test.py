@@ -174,6 +174,48 @@ check("vocab eval --json", ev["schema"] == "ir2vec.vocab-eval/1" and len(ev["res
       and "own_relations" in ev["results"][0]
       and abs(ev["results"][0]["own_relations"]["filtered"]["hits10"] - met["test_filtered"]["hits10"]) < 1e-12)
 
+# Defaults are the documented recipe (docs/vocabulary-training.md: margin 4, validation every
+# 10 epochs, patience 10), recorded as such (issue 37: margin 1 and no evaluation).
+with h5py.File(h5) as h:
+    hp = json.loads(h.attrs["hyperparameters"])
+    check("vocab train defaults: margin 4, eval every 10 epochs, patience 10 (the documented recipe)",
+          hp["margin"] == 4 and hp["eval_every"] == 10 and hp["patience"] == 10, hp)
+    check("provenance: a random start is said", h.attrs["initialised_from"] == "random (the seed)",
+          dict(h.attrs))
+# A warm start: with a learning rate of 0 and no normalisation, the output is --init's vectors
+# (printed to 17 digits); the provenance names the file.
+init_json = os.path.join(tmp, "init.json")
+r = run([ir2vec, "vocab", "train", kg, "--dim", "8", "--epochs", "1", "--lr", "1e-300", "--no-normalize", "-q",
+         "--init", out1, "-o", init_json, "--hdf5", os.path.join(tmp, "init.h5")], ok=False)
+same = r.returncode == 0
+if same:
+    mine, theirs = json.load(open(init_json)), json.load(open(out1))
+    same = all(abs(x - y) <= 1e-15 * max(1, abs(y)) for sec in theirs for k in theirs[sec]
+               for x, y in zip(mine[sec][k], theirs[sec][k]))
+    with h5py.File(os.path.join(tmp, "init.h5")) as h:
+        same &= h.attrs["initialised_from"].startswith(out1 + " (sha256 ")
+check("vocab train --init V --lr 1e-300 --no-normalize: the output is V's vectors (each moved by less than its last bit); the provenance names V", same,
+      r.stderr.decode())
+r = run([ir2vec, "vocab", "train", kg, "--dim", "16", "--epochs", "1", "--init", out1, "-o",
+         os.path.join(tmp, "x.json")], ok=False)
+check("vocab train --init of another dimension: refused naming both", r.returncode == 1 and b"dimension 8" in r.stderr
+      and b"--dim is 16" in r.stderr, r.stderr.decode())
+# Entities no triplet mentions keep their initial vectors: said, with the count.
+few = os.path.join(tmp, "few")
+shutil.copytree(kg, few)
+lines = open(os.path.join(few, "train2id.txt")).read().split("\n")[1:]
+kept = [l for l in lines if l.strip()][:20]
+open(os.path.join(few, "train2id.txt"), "w").write(f"{len(kept)}\n" + "\n".join(kept) + "\n")
+for name in ("valid2id.txt", "test2id.txt"):
+    if os.path.exists(os.path.join(few, name)):
+        os.remove(os.path.join(few, name))
+mentioned = {int(x) for l in kept for x in l.split()[:2]}
+r = run([ir2vec, "vocab", "train", few, "--dim", "8", "--epochs", "2", "--eval-every", "0", "--valid-fraction", "0",
+         "--test-fraction", "0", "-o", os.path.join(tmp, "few.json")], ok=False)
+check(f"entities in no triplet: one warning with their count ({110 - len(mentioned)} of 110) saying they keep "
+      "their initial vectors", r.returncode == 0 and f"{110 - len(mentioned)} of 110 entities are in no triplet".encode()
+      in r.stderr and b"random initial vectors" in r.stderr, r.stderr.decode())
+
 bad = os.path.join(tmp, "bad")
 shutil.copytree(kg, bad)
 with open(os.path.join(bad, "train2id.txt"), "a") as f:

@@ -4,6 +4,7 @@
 #include "support/Error.h"
 #include "vocab/LinkEval.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 
@@ -57,7 +58,7 @@ struct Workspace {
 
 class Trainer {
 public:
-  Trainer(const KnowledgeGraph &G, const TransEConfig &C)
+  Trainer(const KnowledgeGraph &G, const TransEConfig &C, const InitialEntities *Init)
       : G(G), C(C),
         Opt(C.Optimizer, {arma::size(C.Dim, G.numEntities()), arma::size(C.Dim, G.numRelations())}) {
     const uint32_t NE = G.numEntities(), NR = G.numRelations();
@@ -68,6 +69,10 @@ public:
     for (arma::mat *X : {&M.Relations, &M.Entities})
       for (double &V : *X)
         V = (2 * unit(Gen) - 1) * Bound;
+    if (Init)
+      for (arma::uword E = 0; E < NE; ++E)
+        if (E < Init->Present.size() && Init->Present[E])
+          M.Entities.col(E) = Init->Vectors.col(E);
     for (arma::uword R = 0; R < NR; ++R)
       normalizeColumn(M.Relations, R);
     if (C.NormalizeEntities)
@@ -369,13 +374,26 @@ double transEDistance(const double *H, const double *R, const double *T, unsigne
 
 llvm::Expected<TrainingResult>
 trainTransE(const KnowledgeGraph &G, const TransEConfig &C,
-            const EpochCallback &OnEpoch) {
+            const EpochCallback &OnEpoch, const InitialEntities *Init) {
   if (llvm::Error E = C.validate())
     return E;
   if (G.Train.empty())
     return support::makeError("no training triplets");
-  Trainer T(G, C);
+  if (Init && (Init->Vectors.n_rows != C.Dim || Init->Vectors.n_cols != G.numEntities()))
+    return support::makeError(llvm::formatv("the initial vectors are {0} x {1}; training needs "
+                                            "{2} x {3} (dimension x entities)",
+                                            Init->Vectors.n_rows, Init->Vectors.n_cols, C.Dim,
+                                            G.numEntities()));
+  Trainer T(G, C, Init);
   return T.run(OnEpoch);
+}
+
+std::vector<bool> entitiesMentioned(const KnowledgeGraph &G) {
+  std::vector<bool> Seen(G.numEntities(), false);
+  for (const auto *Set : {&G.Train, &G.Valid, &G.Test})
+    for (const Triplet &T : *Set)
+      Seen[T.Head] = Seen[T.Tail] = true;
+  return Seen;
 }
 
 } // namespace wb::vocab

@@ -41,7 +41,7 @@ struct TransEConfig {
   unsigned Epochs = 1000;
   unsigned BatchSize = 256;
   unsigned Negatives = 1; // corrupted triplets per true one
-  double Margin = 1.0;
+  double Margin = 4.0; // the documented recipe (docs/vocabulary-training.md)
   learn::OptimizerConfig Optimizer; // Adam, learning rate 0.01; sparse (touched columns)
   Distance Dist = Distance::L1;
   Corruption Corrupt = Corruption::Bernoulli;
@@ -50,8 +50,8 @@ struct TransEConfig {
   TripletWeights Weights = TripletWeights::Unique;
   unsigned Threads = 1; // >1: Hogwild (lock-free, not bit-reproducible)
   uint64_t Seed = 1;
-  unsigned EvalEvery = 0; // >0: filtered validation MRR every so many epochs ...
-  unsigned Patience = 5;  // ... stop after this many checks without improvement
+  unsigned EvalEvery = 10; // >0: filtered validation MRR every so many epochs ...
+  unsigned Patience = 10;  // ... stop after this many checks without improvement
 
   /// Fails with a message naming the bad setting.
   llvm::Error validate() const;
@@ -82,10 +82,22 @@ struct TrainingResult {
   double SecondsPerEpoch = 0;
 };
 
-/// Trains on G.Train. With Threads == 1 the result is a function of (G, Config) only.
+/// Entity vectors to start from (a warm start: `vocab train --init`): column E of Vectors
+/// (Dim x NumEntities) where Present[E], the usual random start elsewhere.
+struct InitialEntities {
+  arma::mat Vectors;
+  std::vector<bool> Present;
+  std::string Source; // what they are, for provenance (a file and its SHA-256)
+};
+
+/// Trains on G.Train. With Threads == 1 the result is a function of (G, Config, Init) only.
 llvm::Expected<TrainingResult>
 trainTransE(const KnowledgeGraph &G, const TransEConfig &C,
-            const EpochCallback &OnEpoch = {});
+            const EpochCallback &OnEpoch = {}, const InitialEntities *Init = nullptr);
+
+/// Which entities some triplet of G names (train, validation or test): training never moves
+/// the others.
+std::vector<bool> entitiesMentioned(const KnowledgeGraph &G);
 
 /// The loss weight of each training triplet from its occurrence count: 1 (Unique), the count
 /// (Frequency) or log(1 + count) (Log), normalised to mean 1.

@@ -104,12 +104,12 @@ llvm::Expected<VocabEvaluation> evaluateVocabulary(const KnowledgeGraph &G,
 llvm::Expected<TrainedVocabulary>
 trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransEConfig &C,
                 const SplitOptions &Split,
-                const EpochCallback &OnEpoch) {
+                const EpochCallback &OnEpoch, const InitialEntities *Init) {
   if (G.numEntities() != NumEntities)
     return support::fileError(Dir, "entity2id.txt has " + llvm::Twine(G.numEntities()) +
                                        " entities; a vocabulary needs the " +
                                        llvm::Twine(NumEntities) + " of LLVM 22");
-  auto R = trainTransE(G, C, OnEpoch);
+  auto R = trainTransE(G, C, OnEpoch, Init);
   if (!R)
     return R.takeError();
   TrainedVocabulary T;
@@ -179,9 +179,51 @@ trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransECon
                   {"train2id_sha256", *TrainSHA},
                   {"input_list_sha256", InputList},
                   {"seed", std::to_string(C.Seed)},
+                  {"initialised_from", Init ? Init->Source : std::string("random (the seed)")},
                   {"hyperparameters", jsonText(std::move(Hyper))},
                   {"metrics", jsonText(std::move(Metrics))}};
   return T;
+}
+
+llvm::Expected<InitialEntities> initialEntitiesFrom(const std::string &Path, unsigned Dim) {
+  auto V = loadEmbeddingVocabulary(Path, Weights{1.0f, 1.0f, 1.0f});
+  if (!V)
+    return V.takeError();
+  const Vocabulary &Rows = V->Loaded.Vocab;
+  if (Rows.dimension() != Dim)
+    return support::usageError(llvm::formatv("--init {0}: dimension {1}, but --dim is {2}", Path,
+                                             Rows.dimension(), Dim));
+  InitialEntities I;
+  I.Source = Path + " (sha256 " + V->SHA256 + ")";
+  I.Vectors.set_size(Dim, NumEntities);
+  I.Present.assign(NumEntities, false);
+  for (EntityId E = 0; E < NumEntities; ++E) {
+    const double *R = Rows.row(E);
+    std::copy(R, R + Dim, I.Vectors.colptr(E));
+    I.Present[E] = std::any_of(R, R + Dim, [](double X) { return X != 0.0; });
+  }
+  return I;
+}
+
+std::optional<std::string> unmentionedWarning(const std::string &Dir,
+                                              const std::vector<std::string> &EntityNames,
+                                              const std::vector<bool> &Mentioned, bool Init) {
+  std::vector<std::string> Names;
+  for (size_t E = 0; E < Mentioned.size(); ++E)
+    if (!Mentioned[E])
+      Names.push_back(E < EntityNames.size() ? EntityNames[E] : std::to_string(E));
+  if (Names.empty())
+    return std::nullopt;
+  std::string Some;
+  for (size_t I = 0; I < Names.size() && I < 3; ++I)
+    Some += (I ? ", " : "") + Names[I];
+  if (Names.size() > 3)
+    Some += " and " + std::to_string(Names.size() - 3) + " more";
+  return llvm::formatv("{0}: {1} of {2} entities are in no triplet ({3}): training leaves them at "
+                       "their {4}",
+                       Dir, Names.size(), Mentioned.size(), Some,
+                       Init ? "--init vectors (random where --init has none)" : "random initial vectors")
+      .str();
 }
 
 namespace {
@@ -223,8 +265,17 @@ llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, boo
                         "{4} relations",
                         G->Train.size(), G->Valid.size(), G->Test.size(), G->numEntities(),
                         G->numRelations())});
+  std::optional<InitialEntities> Init;
+  if (!J.Init.empty()) {
+    auto I = initialEntitiesFrom(J.Init, C.Dim);
+    if (!I)
+      return I.takeError();
+    Init = std::move(*I);
+  }
+  if (std::optional<std::string> W = unmentionedWarning(J.Dir, G->EntityNames, entitiesMentioned(*G), Init.has_value()))
+    Report({Diagnostic::Warning, *W});
   support::Progress P("epochs", C.Epochs, ShowProgress);
-  auto T = trainVocabulary(J.Dir, *G, C, J.Split, epochProgress(P));
+  auto T = trainVocabulary(J.Dir, *G, C, J.Split, epochProgress(P), Init ? &*Init : nullptr);
   P.clear();
   if (!T)
     return T.takeError();

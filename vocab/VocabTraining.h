@@ -44,7 +44,17 @@ struct TrainedVocabulary {
 llvm::Expected<TrainedVocabulary>
 trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransEConfig &C,
                 const SplitOptions &Split,
-                const EpochCallback &OnEpoch = {});
+                const EpochCallback &OnEpoch = {}, const InitialEntities *Init = nullptr);
+
+/// A vocabulary file's vectors (unweighted) as a warm start for a graph of LLVM IR's 110
+/// entities: every key the file has (a missing key's zero row is left to the random start).
+/// A usage error when its dimension is not Dim.
+llvm::Expected<InitialEntities> initialEntitiesFrom(const std::string &Path, unsigned Dim);
+
+/// The warning for entities no triplet names (they keep their initial vectors), or none.
+std::optional<std::string> unmentionedWarning(const std::string &Dir,
+                                              const std::vector<std::string> &EntityNames,
+                                              const std::vector<bool> &Mentioned, bool Init);
 
 /// One entry of the `vocab eval --json` report (schema ir2vec.vocab-eval/1).
 llvm::json::Object evaluationJSON(std::string Vocabulary, const VocabEvaluation &E);
@@ -63,6 +73,7 @@ struct VocabTrainingJob {
   SplitOptions Split;
   TransEConfig Config;
   std::vector<std::pair<std::string, VocabularyFormat>> Outputs;
+  std::string Init; // --init: a vocabulary to start from ("" = random)
 };
 llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, bool ShowProgress,
                                                   const support::DiagnosticHandler &Report);

@@ -103,18 +103,17 @@ llvm::Expected<JSONSection> parseSection(llvm::StringRef Source, const llvm::jso
   return Out;
 }
 
-/// Keys named in one warning line: all of LLVM IR's 110; a target's thousands of MIR entities
-/// would make one line of a hundred kilobytes.
-constexpr size_t MaxKeysNamed = 120;
+/// Keys a warning names before it says how many more there are: a warning printed on every run
+/// of a vocabulary is one short line (LLVM's seed vocabulary lacks 48 keys).
+constexpr size_t MaxKeysNamed = 3;
 
-void joinInto(std::string &Out, const std::vector<std::string> &Keys) {
-  for (size_t I = 0; I < Keys.size() && I < MaxKeysNamed; ++I) {
-    if (I)
-      Out += ", ";
-    Out += Keys[I];
-  }
+std::string someOf(const std::vector<std::string> &Keys) {
+  std::string Out;
+  for (size_t I = 0; I < Keys.size() && I < MaxKeysNamed; ++I)
+    Out += (I ? ", " : "") + Keys[I];
   if (Keys.size() > MaxKeysNamed)
-    Out += ", ... (" + std::to_string(Keys.size() - MaxKeysNamed) + " more; `entities` lists every entity)";
+    Out += " and " + std::to_string(Keys.size() - MaxKeysNamed) + " more";
+  return Out;
 }
 
 } // namespace
@@ -202,20 +201,18 @@ std::vector<std::string> keyWarnings(llvm::StringRef Source,
                                      const std::vector<std::string> &MissingKeys,
                                      const std::vector<std::string> &UnknownKeys, size_t Entities,
                                      llvm::StringRef Kind) {
-  std::vector<std::string> Out;
-  auto Line = [&](const std::vector<std::string> &Keys, std::string Head) {
-    if (Keys.empty())
-      return;
-    joinInto(Head, Keys);
-    Out.push_back(std::move(Head));
-  };
-  Line(MissingKeys, llvm::formatv("{0}: {1} of {2} entities have no key and are zero vectors (as "
-                                  "in LLVM): ",
-                                  Source, MissingKeys.size(), Entities));
-  Line(UnknownKeys, llvm::formatv("{0}: {1} keys are not LLVM {2} {3} entities and are "
-                                  "ignored: ",
-                                  Source, UnknownKeys.size(), WB_LLVM_VERSION, Kind));
-  return Out;
+  if (MissingKeys.empty() && UnknownKeys.empty())
+    return {};
+  std::string Line = Source.str() + ":";
+  if (!MissingKeys.empty())
+    Line += llvm::formatv(" {0} of {1} entities have no key and are zero vectors, as in LLVM ({2})",
+                          MissingKeys.size(), Entities, someOf(MissingKeys));
+  if (!UnknownKeys.empty())
+    Line += llvm::formatv("{0} {1} {2} LLVM {3} {4} {5} and ignored ({6})",
+                          MissingKeys.empty() ? "" : ";", UnknownKeys.size(),
+                          UnknownKeys.size() == 1 ? "key is not an" : "keys are not", WB_LLVM_VERSION,
+                          Kind, UnknownKeys.size() == 1 ? "entity" : "entities", someOf(UnknownKeys));
+  return {Line + "; `ir2vec entities` lists every entity"};
 }
 
 llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source,

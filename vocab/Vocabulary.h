@@ -68,9 +68,10 @@ private:
   Weights W;
 };
 
-/// One warning line per non-empty list of "Section.Key" names (missing: rows left zero as in
-/// LLVM; unknown: keys LLVM 22 never looks up), naming the source and every key. Entities and
-/// Kind say what the keys are of (LLVM IR's 110 by default; a target's MIR entities).
+/// One short warning line for the "Section.Key" names a file lacks (rows left zero as in LLVM)
+/// and has in excess (keys LLVM 22 never looks up): the counts, the source and a few names.
+/// Entities and Kind say what the keys are of (LLVM IR's 110 by default; a target's MIR
+/// entities).
 std::vector<std::string> keyWarnings(llvm::StringRef Source,
                                      const std::vector<std::string> &MissingKeys,
                                      const std::vector<std::string> &UnknownKeys,

@@ -88,6 +88,34 @@ def test_mir_refusals(inputs, tmp_path):
         ir2vec.initEmbedding(str(tmp_path / "missing.ll"), mode="mir")
 
 
+def test_python_names_and_paths(inputs, tmp_path):
+    """Messages name the Python arguments, not the command line's options; file names that are
+    not UTF-8 work as in IR mode (issue 37: UnicodeDecodeError, and ValueError('') when missing)."""
+    with pytest.raises(ValueError, match="name one with vocab$") as e:
+        ir2vec.embed(inputs, mode="mir", mtriple="aarch64-linux-gnu")
+    assert "--" not in str(e.value)
+    with pytest.raises(ValueError, match="vocabPath is empty") as e:
+        ir2vec.initEmbedding(inputs[0], mode="mir", vocabPath="")
+    odd = os.path.join(str(tmp_path), os.fsdecode(b"caf\xe9.ll"))
+    import shutil
+    shutil.copy(inputs[0], odd)
+    got = ir2vec.embed([odd], mode="mir", level="func")
+    assert got.modules.path == [odd] and got.functions.embedding.shape[0] > 0
+    tool = ir2vec.initEmbedding(odd, mode="mir")
+    assert tool.getFuncNames() == list(got.functions.name)
+    missing = os.path.join(str(tmp_path), os.fsdecode(b"miss\xe9.ll"))
+    for call in (lambda: ir2vec.embed([missing], mode="mir"), lambda: ir2vec.initEmbedding(missing, mode="mir"),
+                 lambda: ir2vec.embed([odd], mode="mir", vocab=missing)):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert os.fsdecode(b"miss\xe9.ll") in str(e.value)
+    # No warning per module for registers without a class (LLVM's later behaviour).
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ir2vec.embed(inputs, mode="mir", level="inst")
+
+
 def test_threads_at_different_stages(inputs):
     """LLVM's stop option is process-wide: threads embedding at different stages must each get
     their own stage's vectors (issue 37: a thread got the other's stage in 5 of 10 calls)."""

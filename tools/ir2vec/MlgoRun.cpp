@@ -69,7 +69,9 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
   });
   if (!S)
     return S.takeError();
-  R.warnings(S->Warnings);
+  const std::string Subject = runners::sessionSubject(O.Command);
+  for (const std::string &W : S->Warnings)
+    R.warning(Subject + ": " + W);
   if (O.Stats) // asked for: printed even with --quiet
     llvm::errs() << MlgoToolName << ": " << S->summary() << "\n";
   if (O.Reward && S->Regalloc) { // asked for: printed even with --quiet

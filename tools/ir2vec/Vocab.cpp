@@ -18,7 +18,7 @@ struct GraphOptions {
 
 struct TrainOptions {
   GraphOptions Graph;
-  std::string Output, HDF5Output, Mode = "llvm";
+  std::string Output, HDF5Output, Mode = "llvm", Init;
   std::string Distance = "l1", Optimizer = "adam", Corruption = "bernoulli",
               Weighting = "unique";
   bool NoFilter = false, NoNormalize = false, Quiet = false;
@@ -97,9 +97,10 @@ llvm::Expected<support::Outcome> runTrain(TrainOptions O, const support::Reporte
   if (O.Mode == "mir") {
     if (!O.HDF5Output.empty())
       return support::usageError("--hdf5: a MIR vocabulary is LLVM's MIR vocabulary JSON only");
-    return mir::runMirVocabTraining(O.Graph.Dir, O.Graph.Split, C, O.Output, !O.Quiet, R.handler());
+    return mir::runMirVocabTraining(O.Graph.Dir, O.Graph.Split, C, O.Output, O.Init, !O.Quiet,
+                                    R.handler());
   }
-  vocab::VocabTrainingJob J{O.Graph.Dir, O.Graph.Split, C, {}};
+  vocab::VocabTrainingJob J{O.Graph.Dir, O.Graph.Split, C, {}, O.Init};
   if (!O.Output.empty())
     J.Outputs.push_back({O.Output, vocab::vocabularyFormatFor(O.Output)});
   if (!O.HDF5Output.empty())
@@ -141,6 +142,10 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
       ->description("llvm (an LLVM IR vocabulary) or mir (a MIR vocabulary from `triplets --mode=mir "
                     "--format openke`, written as LLVM's MIR vocabulary JSON)");
   Train->add_option("--dim", T->Config.Dim, "Vector dimension")->check(CLI::Range(1u, 4096u));
+  Train->add_option("--init", T->Init,
+                    "Start from this vocabulary's entity vectors (a warm start; its dimension is "
+                    "--dim's; --mode=mir: a MIR vocabulary JSON), random where it has no key")
+      ->type_name("VOCAB");
   Train->add_option("--epochs", T->Config.Epochs, "Training epochs (at most)");
   Train->add_option("--seed", T->Config.Seed, "Seed (initialisation, shuffling, negatives)");
   Train->add_option("--batch-size", T->Config.BatchSize, "Triplets per minibatch");
