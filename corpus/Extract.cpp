@@ -21,6 +21,7 @@
 #include "llvm/Support/StringSaver.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace wb::corpus {
@@ -45,6 +46,17 @@ std::optional<std::string> relativeTo(llvm::StringRef Path, llvm::StringRef Base
   if (Rest.empty())
     return std::nullopt;
   return Rest.str();
+}
+
+/// Dir, or the first directory above it whose name is not a generic one (src, lib, ...): what
+/// names a project.
+std::string projectDirectory(std::string Dir) {
+  static constexpr llvm::StringLiteral Generic[] = {"src", "source", "sources", "lib", "libs",
+                                                    "include", "code"};
+  while (llvm::is_contained(Generic, llvm::sys::path::filename(Dir)) &&
+         !llvm::sys::path::parent_path(Dir).empty())
+    Dir = std::string(llvm::sys::path::parent_path(Dir));
+  return Dir;
 }
 
 /// The module name of an object: relative to Base, or as written when it is relative and
@@ -79,12 +91,31 @@ llvm::Error expandDirectory(llvm::StringRef Dir, const std::string &Base,
     return Found.takeError();
   if (Found->empty())
     return support::fileError(Dir, "directory holds no .o files");
+  std::vector<ObjectInput> Named;
   for (const std::string &F : *Found) {
     auto Name = nameOf(F, Base.empty() ? Dir : llvm::StringRef(Base), Dir);
     if (!Name)
       return Name.takeError();
-    Out.push_back({F, *Name});
+    Named.push_back({F, *Name});
   }
+  // A build directory given as it is: names below it all begin with the build system's own
+  // directory (CMakeFiles/), which would be every module's package; they go under the
+  // project's name (the build directory's, or its parent's for a build/ in the source tree).
+  if (Base.empty() && llvm::all_of(Named, [](const ObjectInput &O) {
+        return llvm::StringRef(O.Name).starts_with("CMakeFiles/");
+      })) {
+    llvm::SmallString<256> Abs(Dir);
+    llvm::sys::fs::make_absolute(Abs);
+    llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    llvm::StringRef Build = Abs.str().rtrim('/');
+    const llvm::StringRef Leaf = llvm::sys::path::filename(Build);
+    if (Leaf.starts_with("build") || Leaf.starts_with("_build") || Leaf.starts_with("obj"))
+      Build = llvm::sys::path::parent_path(Build); // a build directory in the source tree
+    const std::string Project = std::string(llvm::sys::path::filename(projectDirectory(Build.str())));
+    for (ObjectInput &O : Named)
+      O.Name = Project + "/" + O.Name;
+  }
+  Out.insert(Out.end(), Named.begin(), Named.end());
   return llvm::Error::success();
 }
 
@@ -154,30 +185,45 @@ llvm::Error expandDatabase(llvm::StringRef Path, const std::string &Base,
     };
     Found.push_back({Resolved(Obj), Dir->str(), Resolved(E->getString("file").value_or(""))});
   }
-  // Without --obj-base-dir a module is named below its build directory, as extract_ir names it,
-  // under the project's name: the deepest directory holding the sources and the build
-  // directories (an out-of-tree build: the sources'). Names below the build directory alone
-  // all began with CMakeFiles/ for a CMake build, which became every module's package.
-  std::string Project;
-  if (Base.empty() && !Found.empty()) {
-    std::vector<std::string> Sources, All;
-    for (const Entry &F : Found) {
-      if (!llvm::StringRef(F.Source).ends_with("/") && !F.Source.empty())
-        Sources.push_back(std::string(llvm::sys::path::parent_path(F.Source)));
-      All.push_back(F.Directory);
-    }
-    All.insert(All.end(), Sources.begin(), Sources.end());
-    std::string Root = support::commonDirectory(All);
+  // Without --obj-base-dir a module is named below its build tree, under its project's name:
+  // the deepest directory holding the sources compiled in that tree, above any generic name
+  // (src/, lib/...). A build tree is an entry's directory with the entries' directories below it
+  // (a CMake build gives each subdirectory's targets their own directory). extract_ir names a
+  // module below its entry's directory alone: for a CMake build every name began with
+  // CMakeFiles/, which became every module's package. A database merging several builds names
+  // each build's modules by its own project.
+  std::vector<std::string> Trees; // the outermost entry directories
+  for (const Entry &F : Found)
+    Trees.push_back(F.Directory);
+  llvm::sort(Trees);
+  Trees.erase(std::unique(Trees.begin(), Trees.end()), Trees.end());
+  auto Under = [](llvm::StringRef Dir, llvm::StringRef Tree) {
+    return Dir == Tree || Dir.starts_with(Tree.ends_with("/") ? Tree.str() : Tree.str() + "/");
+  };
+  for (size_t I = 0; I < Trees.size();) // sorted: an outer tree comes before what is below it
+    if (I > 0 && Under(Trees[I], Trees[I - 1]))
+      Trees.erase(Trees.begin() + I);
+    else
+      ++I;
+  auto TreeOf = [&](const std::string &Dir) {
+    return *llvm::find_if(Trees, [&](const std::string &T) { return Under(Dir, T); });
+  };
+  std::map<std::string, std::vector<std::string>> SourcesOf; // build tree -> sources' directories
+  for (const Entry &F : Found)
+    if (!F.Source.empty())
+      SourcesOf[TreeOf(F.Directory)].push_back(std::string(llvm::sys::path::parent_path(F.Source)));
+  auto ProjectOf = [&](const std::string &Tree) {
+    std::string Root = support::commonDirectory(SourcesOf[Tree]);
     if (Root.empty() || Root == "/")
-      Root = support::commonDirectory(Sources);
-    if (Root.empty() || Root == "/")
-      Root = std::string(llvm::sys::path::parent_path(Found.front().Directory));
-    Project = std::string(llvm::sys::path::filename(Root));
-  }
+      Root = std::string(llvm::sys::path::parent_path(Tree));
+    return std::string(llvm::sys::path::filename(projectDirectory(Root)));
+  };
   for (const Entry &F : Found) {
-    auto Name = nameOf(F.Object, Base.empty() ? llvm::StringRef(F.Directory) : llvm::StringRef(Base), Path);
+    const std::string Tree = TreeOf(F.Directory);
+    auto Name = nameOf(F.Object, Base.empty() ? llvm::StringRef(Tree) : llvm::StringRef(Base), Path);
     if (!Name)
       return Name.takeError();
+    const std::string Project = Base.empty() ? ProjectOf(Tree) : std::string();
     Out.push_back({F.Object, Project.empty() ? *Name : Project + "/" + *Name});
   }
   if (Passed)

@@ -162,9 +162,8 @@ std::string fingerprint(const EmbeddingJob &J) {
   return llvm::toHex(H.final(), /*LowerCase=*/true);
 }
 
-/// Why a state written with Recorded settings cannot continue a run with Now's: the first
-/// setting that differs, else the inputs or the options that are not settings.
-std::string resumeMismatch(const llvm::json::Object *Recorded, const Settings &Now) {
+/// The first setting in which a state written with Recorded settings differs from Now's, said.
+std::optional<std::string> settingChanged(const llvm::json::Object *Recorded, const Settings &Now) {
   for (const auto &[Name, Value] : Now) {
     std::optional<llvm::StringRef> Was = Recorded ? Recorded->getString(Name) : std::nullopt;
     if (!Was)
@@ -173,7 +172,7 @@ std::string resumeMismatch(const llvm::json::Object *Recorded, const Settings &N
       return llvm::formatv("the interrupted run had {0} '{1}', this one has '{2}'", Name, *Was, Value)
           .str();
   }
-  return "the interrupted run used different inputs, --function or --compress";
+  return std::nullopt;
 }
 
 llvm::Error writeState(const std::string &Path, const std::string &Fingerprint,
@@ -214,8 +213,16 @@ llvm::Expected<Checkpoint> readState(const std::string &Path, const std::string 
   const llvm::json::Object *O = J->getAsObject();
   if (!O || O->getString("schema") != llvm::StringRef(ResumeSchema))
     return Bad(llvm::Twine("not an ") + ResumeSchema + " state file");
-  if (O->getString("fingerprint") != llvm::StringRef(Fingerprint))
-    return Bad(resumeMismatch(O->getObject("settings"), Now));
+  if (O->getString("fingerprint") != llvm::StringRef(Fingerprint)) {
+    // Another setting is most likely a slip of the command line: refused, and the partial file
+    // kept, instead of thrown away for a run the user did not mean. Changed inputs make the
+    // kept rows stale: that run starts over.
+    if (std::optional<std::string> Why = settingChanged(O->getObject("settings"), Now))
+      return support::usageError(Path + ": cannot resume: " + *Why + "; give the interrupted run's "
+                                 "options, or leave --resume out to start over (which discards "
+                                 "the partial file)");
+    return Bad("the interrupted run used different inputs, --function or --compress");
+  }
   Checkpoint C;
   const llvm::json::Array *Rows = O->getArray("rows");
   const llvm::json::Array *Sums = O->getArray("checksums");
@@ -350,8 +357,11 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
       IO.Run.Report({support::Diagnostic::Note,
                  "resumed after " + std::to_string(Done.Modules) + " modules"});
     } else {
+      llvm::Error E = R.takeError();
+      if (support::failureKind(E) == support::FailureKind::Usage)
+        return E; // refused: the partial file and its state stay as they were
       IO.Run.Report({support::Diagnostic::Warning,
-                 "cannot resume (" + llvm::toString(R.takeError()) + "); starting over"});
+                 "cannot resume (" + llvm::toString(std::move(E)) + "); starting over"});
     }
   } else if (!J.Resume && llvm::sys::fs::exists(StatePath)) {
     IO.Run.Report({support::Diagnostic::Warning,
@@ -374,6 +384,7 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
   P.update(Done.Modules);
   Checkpoint Now = Done;
   uint64_t SinceCheckpoint = 0, BytesSinceCheckpoint = 0;
+  support::InterruptNote Note; // a signal after a checkpoint: where the work is, and how to go on
   auto SaveCheckpoint = [&]() -> llvm::Error {
     if (llvm::Error E = W->flush())
       return E;
@@ -383,6 +394,8 @@ llvm::Expected<EmbeddingRun> runEmbeddingsHDF5(const EmbeddingJob &J, const corp
     if (llvm::Error E = writeState(StatePath, Print, Recorded, Now))
       return E;
     Out.checkpointed();
+    Note.set("interrupted: " + Out.path() + " keeps the first " + std::to_string(Now.Modules) +
+             " modules; the same command with --resume continues from there");
     return llvm::Error::success();
   };
 

@@ -2,6 +2,7 @@
 
 #include "features/RegallocScore.h"
 #include "support/Error.h"
+#include "support/Inputs.h"
 #include "support/Process.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -173,6 +174,14 @@ std::string Toolchain::fingerprint() const {
                        support::nameOf<CompileMode>(CompileModeNames, Mode),
                        Recorded ? Recorded->digest() : std::string("none"))
       .str();
+}
+
+std::vector<std::string> corpusDescriptions(const std::vector<std::string> &InputArgs) {
+  std::vector<std::string> Out;
+  for (const std::string &A : InputArgs)
+    if (std::optional<std::string> D = support::corpusDescriptionOf(A))
+      Out.push_back(*D);
+  return Out;
 }
 
 llvm::Error loadRecordedCommands(Toolchain &T, const std::vector<std::string> &InputArgs) {

@@ -51,6 +51,11 @@ struct Toolchain {
 };
 
 /// Reads the recorded command lines of the inputs (corpus descriptions among them) into T.
+/// The corpus descriptions among input arguments (files, directories holding one), as given
+/// (the modules' paths are relative to the same directory): where a later run finds the
+/// modules' recorded command lines.
+std::vector<std::string> corpusDescriptions(const std::vector<std::string> &InputArgs);
+
 llvm::Error loadRecordedCommands(Toolchain &T, const std::vector<std::string> &InputArgs);
 
 /// The warning when no module gave a decision: why that happens and what to do.

@@ -132,6 +132,7 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
   h5::writeAttr(F, "tool_version", H.ToolVersion);
   h5::writeAttr(F, "vocabularies", jsonStrings(H.Vocabularies));
   h5::writeAttr(F, "rules", jsonStrings(H.Rules));
+  h5::writeAttr(F, "corpus", jsonStrings(H.Corpus));
 
   std::vector<std::string> Paths, Commands, Keys, Errors;
   std::vector<int64_t> Base, Best, BestRollout, FirstRollout;
@@ -242,6 +243,12 @@ llvm::Expected<ExplorationFile> readHeader(const std::string &Path, H5::H5File &
     if (!Rules)
       return Rules.takeError();
     H.Rules = std::move(*Rules);
+  }
+  if (F.attrExists("corpus")) { // older files do not record it
+    llvm::Expected<std::vector<std::string>> Corpus = readJSONStrings(Path, F, "corpus");
+    if (!Corpus)
+      return Corpus.takeError();
+    H.Corpus = std::move(*Corpus);
   }
   H5::Group O = F.openGroup("observations");
   for (hsize_t I = 0; I < O.getNumObjs(); ++I) {

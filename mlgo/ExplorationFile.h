@@ -53,6 +53,9 @@ struct ExplorationHeader {
   std::vector<std::string> Vocabularies; // of observation sets 1, 2, ... ("" = default)
   /// The margin rules rolled out before the flips (runners::marginRules names), in order.
   std::vector<std::string> Rules;
+  /// The corpus descriptions the modules came from (as given, like the modules' paths): where
+  /// the modules' recorded command lines are, for the runs that compile them again (finetune).
+  std::vector<std::string> Corpus;
 
   /// Everything that decides the explored values, as one comparable string.
   std::string settings() const;

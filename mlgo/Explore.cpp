@@ -377,6 +377,7 @@ ExplorationHeader explorationHeader(const ExploreConfig &C, const std::string &S
   H.Vocabularies = C.Vocabularies;
   for (const runners::InlineRule *R : C.Search.Rules)
     H.Rules.push_back(R->name());
+  H.Corpus = C.Corpus;
   return H;
 }
 

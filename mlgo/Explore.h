@@ -77,6 +77,8 @@ struct ExploreConfig {
   ExploredSide Side = ExploredSide::Train;
   /// Rank 0 of an MPI run writes the parts and the file.
   support::RunSettings Run;
+  /// The corpus descriptions among the inputs (absolute), recorded in the file.
+  std::vector<std::string> Corpus;
 
   llvm::Error validate() const;
 };

@@ -585,7 +585,22 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
     return support::usageError("finetune needs an output file: -o MODEL.h5");
   if (llvm::Error E = support::checkOutputPath(Output))
     return E;
-  if (llvm::Error E = loadRecordedCommands(C.Tools, CorpusArgs))
+  // The corpus the exploration was made from, when no other is named: its modules' recorded
+  // command lines are how they are compiled again.
+  std::vector<std::string> Corpus = CorpusArgs;
+  if (Corpus.empty()) {
+    llvm::Expected<ExplorationFile> H = readExplorationHeader(Exploration);
+    if (!H)
+      return H.takeError();
+    for (const std::string &D : H->Header.Corpus) {
+      if (!llvm::sys::fs::exists(D))
+        return support::fileError(Exploration, "it was made from the corpus " + D +
+                                                   ", which is not there: name the corpus (its "
+                                                   "corpus_description.json) after the file");
+      Corpus.push_back(D);
+    }
+  }
+  if (llvm::Error E = loadRecordedCommands(C.Tools, Corpus))
     return E;
   std::vector<TuneModule> Modules;
   std::string Split;
@@ -605,8 +620,9 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
   if (!X->Header.Toolchain.empty() && X->Header.Toolchain != C.Tools.fingerprint())
     return support::fileError(
         Exploration, "its modules were compiled with another toolchain or other command lines (" +
-                         X->Header.Toolchain + "); give the corpus inputs and the toolchain "
-                         "options of the exploration");
+                         X->Header.Toolchain + "); give this run the exploration's toolchain "
+                         "options, and the corpus it was made from (its corpus_description.json) "
+                         "after the file");
   Split = X->Header.trainedSplit();
   for (const ModuleExploration &E : X->Modules) {
     if (!E.Error.empty())

@@ -430,9 +430,10 @@ void addCorpus(py::module_ &Mod) {
          const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
          bool InstText, double ModuleSeconds, const py::object &Progress, const std::string &Mode,
          const std::string &Stage, const std::optional<std::string> &Triple,
-         const std::string &OptLevel) {
+         const std::string &OptLevel, const std::string &CPU, const std::string &Features) {
         return embedAll(makeSpec(In, Vocab, false, Kind, Level, Jobs, Function, InstText,
-                                 ModuleSeconds, OptLevel, MachineArgs{Mode, Stage, Triple, std::nullopt}),
+                                 ModuleSeconds, OptLevel,
+                                 MachineArgs{Mode, Stage, Triple, CPU, Features, std::nullopt, "vocab"}),
                         Progress);
       },
       py::arg("inputs"), py::arg("vocab") = py::none(), py::arg("kind") = "symbolic",
@@ -441,6 +442,7 @@ void addCorpus(py::module_ &Mod) {
       py::arg("module_time_limit") = corpus::DefaultModuleSeconds,
       py::arg("progress") = py::none(), py::arg("mode") = "llvm", py::arg("mir_stage") = "post-ra",
       py::arg("mtriple") = py::none(), py::arg("opt_level") = corpus::NoOptLevel,
+      py::arg("mcpu") = "", py::arg("mattr") = "",
       "Embeds modules (files, directories, @lists, corpus descriptions) with `jobs` workers, "
       "exactly as `ir2vec embeddings --format hdf5` does, and returns the file's datasets as "
       "numpy arrays: .modules (path, error, embedding: the module level, the sum of the "
@@ -451,8 +453,8 @@ void addCorpus(py::module_ &Mod) {
       "many); ValueError when every module failed. mode='mir': machine IR (MIR2Vec, as "
       "`ir2vec embeddings --mode=mir`): .mir files, or LLVM IR taken through llc-22 -O2's code "
       "generation to mir_stage ('isel', 'pre-ra' or 'post-ra') for mtriple (default: the first "
-      "input's target); vocab: None (the default x86-64 MIR vocabulary) or a MIR vocabulary "
-      "JSON path. opt_level: LLVM's default<O?> pipeline run on each module first, in-process as "
+      "input's target), mcpu and mattr (llc's -mcpu and -mattr); vocab: None (the default x86-64 "
+      "MIR vocabulary) or a MIR vocabulary JSON path. opt_level: LLVM's default<O?> pipeline run on each module first, in-process as "
       "opt-22 -O? runs it ('O0', 'O1', 'O2', 'O3', 'Os', 'Oz'; 'none': the modules as they are).");
   Mod.def(
       "counts",
@@ -505,21 +507,22 @@ void addCorpus(py::module_ &Mod) {
          const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
          bool InstText, double ModuleSeconds, bool Counts, const std::string &Mode,
          const std::string &Stage, const std::optional<std::string> &Triple,
-         const std::string &OptLevel) {
+         const std::string &OptLevel, const std::string &CPU, const std::string &Features) {
         return std::make_unique<ModuleStream>(
             makeSpec(In, Counts ? py::none() : Vocab, Counts, Kind, Level, Jobs, Function,
-                     InstText, ModuleSeconds, OptLevel, MachineArgs{Mode, Stage, Triple, std::nullopt}));
+                     InstText, ModuleSeconds, OptLevel,
+                     MachineArgs{Mode, Stage, Triple, CPU, Features, std::nullopt, "vocab"}));
       },
       py::arg("inputs"), py::arg("vocab") = py::none(), py::arg("kind") = "symbolic",
       py::arg("level") = "func", py::arg("jobs") = 1, py::arg("function") = py::none(),
       py::arg("instruction_text") = false,
       py::arg("module_time_limit") = corpus::DefaultModuleSeconds, py::arg("counts") = false,
       py::arg("mode") = "llvm", py::arg("mir_stage") = "post-ra", py::arg("mtriple") = py::none(),
-      py::arg("opt_level") = corpus::NoOptLevel,
+      py::arg("opt_level") = corpus::NoOptLevel, py::arg("mcpu") = "", py::arg("mattr") = "",
       "Like embed (or counts), one module at a time, in input order, for corpora that do not "
       "fit in memory: each item has the same layout for one module (.modules has one row; "
       ".index is its position among the inputs). Failed modules come with modules.error set. "
-      "mode, mir_stage, mtriple and opt_level as for embed.");
+      "mode, mir_stage, mtriple, mcpu, mattr and opt_level as for embed.");
 }
 
 } // namespace wb::python

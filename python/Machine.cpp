@@ -12,6 +12,8 @@ std::shared_ptr<mir::MirSource> machineSource(const MachineArgs &A, const std::o
   O.Stop = valueOrRaise(mir::parseMirStage(A.Stage));
   if (A.Triple)
     O.Target.Triple = *A.Triple;
+  O.Target.CPU = A.CPU;
+  O.Target.Features = A.Features;
   O.Opt = A.Opt;
   O.VocabOption = A.VocabArg;
   if (Vocab) {

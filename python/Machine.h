@@ -19,6 +19,7 @@ struct MachineArgs {
   std::string Mode = "llvm"; // "llvm" or "mir"
   std::string Stage = "post-ra";
   std::optional<std::string> Triple;
+  std::string CPU, Features;           // llc's -mcpu, -mattr ("": the target's default)
   std::optional<corpus::OptLevel> Opt; // the pipeline run first (opt_level)
   std::string VocabArg = "vocab";      // the vocabulary's argument, for messages
 };

@@ -87,6 +87,24 @@ bool setsOption(const std::vector<std::string> &Cmd, llvm::StringRef Name) {
   return false;
 }
 
+/// The optimisation level the compiler's own command asks for ("O2", "Oz", ...; clang's -O is
+/// O1, opt's -passes=default<Ox> is Ox), the last one given; none when it names none.
+std::optional<std::string> optimisationLevel(const std::vector<std::string> &Cmd) {
+  std::optional<std::string> Level;
+  for (size_t I = compilerStart(Cmd); I < Cmd.size(); ++I) {
+    llvm::StringRef A = Cmd[I];
+    if (A == "-O")
+      Level = "O1";
+    else if (A.starts_with("-O") && A.size() <= 6 && !A.starts_with("-Ofast"))
+      Level = A.drop_front().str();
+    else if (A.starts_with("-Ofast"))
+      Level = "O3";
+    else if (size_t At = A.find("default<O"); At != llvm::StringRef::npos)
+      Level = A.substr(At + 8, 2).str();
+  }
+  return Level;
+}
+
 std::string compilerOf(const std::vector<std::string> &Cmd) {
   const size_t Start = compilerStart(Cmd);
   return Start < Cmd.size() ? Cmd[Start] : std::string();
@@ -234,6 +252,14 @@ llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::stri
             // From source the -O0 IR cause cannot apply: the flags in the command decide.
             : "the compiler asked no inlining question: the code calls no function defined in "
               "it (or none the inliner considers)");
+  // A policy chosen at some levels, used at another: said, since its numbers do not hold there.
+  if (const PolicyInfo *P = findPolicy(C.Policy.Name); P && P->ChosenFor && R->ChannelOpened)
+    if (std::optional<std::string> Level = optimisationLevel(C.Command);
+        Level && !llvm::is_contained(llvm::split(P->ChosenFor, ' '), llvm::StringRef(*Level)))
+      R->Warnings.push_back("policy '" + C.Policy.Name + "' was chosen and measured at -" +
+                            llvm::join(llvm::split(P->ChosenFor, ' '), " and -") +
+                            " (docs/size-policy.md); this command compiles at -" + *Level +
+                            ", where it never was");
   // -flto: the compile step's (pre-link) inliner asks the policy, but the link step inlines
   // again inside the linker, out of the host's reach; a user comparing objects should know.
   if (C.T == Task::Inline && R->clean() && R->ChannelOpened && isClang(Compiler) &&
@@ -254,7 +280,12 @@ std::string SessionResult::summary() const {
                        Observations, SessionLog.Contexts.size(),
                        FeatureSetVersion.empty() ? "-" : FeatureSetVersion,
                        Outcome == Exited ? Status.describe() : Error,
-                       Ignored.empty() ? "none" : llvm::join(Ignored, ","),
+                       Ignored.empty() ? "none"
+                       : Ignored.size() <= 5
+                           ? llvm::join(Ignored, ",")
+                           : llvm::formatv("{0} features ({1},{2},{3} and {4} more)", Ignored.size(),
+                                           Ignored[0], Ignored[1], Ignored[2], Ignored.size() - 3)
+                                 .str(),
                        Changed < 0 ? std::string()
                                    : llvm::formatv(" ({0} answered otherwise than the compiler's "
                                                    "own decision)",
@@ -373,7 +404,7 @@ llvm::Expected<std::vector<std::string>> userRemarkFiles(const std::vector<std::
   Argv.push_back("-###");
   const std::string &Err = Scratch;
   std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(""), llvm::StringRef(Err)};
-  const std::optional<std::string> Program = llvm::sys::findProgramByName(Argv.front()).get();
+  const llvm::ErrorOr<std::string> Program = llvm::sys::findProgramByName(Argv.front());
   if (!Program || llvm::sys::ExecuteAndWait(*Program, Argv, std::nullopt, Redirects) != 0)
     return makeError("'" + Args.front() + " ... -###' did not list its commands (needed to find "
                      "the remark file the command asks for)");

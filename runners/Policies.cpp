@@ -50,7 +50,7 @@ constexpr PolicyInfo Policies[] = {
      "policies/inline-size.h5`): a `rule` chosen by a search scored on folds of packages of "
      "the benchmark corpus (`scripts/train-default-policy.sh`; docs/size-policy.md); reads only "
      "features the compiler always sends",
-     "inline-size.h5"},
+     "inline-size.h5", "Os Oz"},
 };
 
 } // namespace
@@ -349,7 +349,8 @@ llvm::Error checkPolicyOptions(Task T, const PolicyOptions &O) {
                                                   P->Needs != PolicyNeeds::ShippedModel)))
     return support::usageError("--model " + O.ModelPath + ": " + Named +
                                " reads no model; name the policy that does with --policy "
-                               "(linear or mlp for a model of that kind, size for a rule)");
+                               "(linear, mlp or rule for a model of that kind; size for another "
+                               "file of the shipped policy's)");
   if (!O.ReplayPath.empty() && (O.Name.empty() || (P && P->Needs != PolicyNeeds::SessionLog)))
     return support::usageError("--replay " + O.ReplayPath + ": " + Named +
                                " replays no log; --policy replay does");

@@ -30,6 +30,9 @@ struct PolicyInfo {
   PolicyNeeds Needs;
   const char *Answer; // what it answers, for help and docs
   const char *Shipped = nullptr; // ShippedModel: the file in share/ir2vec/policies
+  /// The optimisation levels it was chosen and measured at ("Os Oz"; null: any): a session at
+  /// another level is warned that it was never measured there.
+  const char *ChosenFor = nullptr;
   bool serves(Task T) const { return Tasks & (1u << static_cast<unsigned>(T)); }
 };
 

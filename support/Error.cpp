@@ -61,13 +61,13 @@ llvm::Error reportedFailure() {
   return llvm::make_error<CommandError>(FailureKind::Reported, "");
 }
 
-bool isInterruption(llvm::Error &E) {
-  bool Yes = false;
+FailureKind failureKind(llvm::Error &E) {
+  FailureKind K = FailureKind::Failed;
   E = llvm::handleErrors(std::move(E), [&](std::unique_ptr<CommandError> C) -> llvm::Error {
-    Yes = C->kind() == FailureKind::Interrupted;
+    K = C->kind();
     return llvm::Error(std::move(C));
   });
-  return Yes;
+  return K;
 }
 
 std::pair<FailureKind, std::string> describeFailure(llvm::Error E) {

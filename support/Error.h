@@ -60,8 +60,10 @@ llvm::Error interruptedError(const llvm::Twine &Message);
 /// A failure whose cause has already been reported to the user.
 llvm::Error reportedFailure();
 
+/// The kind of E (Failed for any error that is not a CommandError); E stays as it is.
+FailureKind failureKind(llvm::Error &E);
 /// Whether E is an interruption; E stays as it is.
-bool isInterruption(llvm::Error &E);
+inline bool isInterruption(llvm::Error &E) { return failureKind(E) == FailureKind::Interrupted; }
 
 /// The kind of E (Failed for any error that is not a CommandError) and its message ("" for
 /// Reported). Consumes E.

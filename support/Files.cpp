@@ -51,6 +51,9 @@ struct Directories {
   // Temporary trees whose removal failed (descriptors exhausted: listing a directory needs
   // one), removed again when the run ends.
   std::vector<std::string> Leftovers;
+  // InterruptNote's texts by id ("" = nothing to say yet).
+  std::map<size_t, std::string> Notes;
+  size_t NextNote = 0;
 };
 
 Directories &directories() {
@@ -753,8 +756,31 @@ void abandonPendingOutputs() {
     ::rmdir(It->c_str()); // only when empty: files committed before the signal stay
 }
 
+InterruptNote::InterruptNote() {
+  std::lock_guard<std::mutex> L(directories().M);
+  Id = directories().NextNote++;
+  directories().Notes[Id];
+}
+
+InterruptNote::~InterruptNote() {
+  std::lock_guard<std::mutex> L(directories().M);
+  directories().Notes.erase(Id);
+}
+
+void InterruptNote::set(std::string Text) {
+  std::lock_guard<std::mutex> L(directories().M);
+  directories().Notes[Id] = std::move(Text);
+}
+
 void endBySignal(int Sig) {
   abandonPendingOutputs();
+  {
+    std::lock_guard<std::mutex> L(directories().M);
+    for (const auto &[Id, Text] : directories().Notes)
+      if (!Text.empty())
+        llvm::errs() << Text << "\n";
+    llvm::errs().flush();
+  }
   // The signal is delivered as soon as this thread unblocks it: the process ends by Sig, which
   // tells a calling shell what happened (after SIGINT it stops its loop too).
   ::signal(Sig, SIG_DFL);

@@ -201,6 +201,20 @@ private:
 /// complete under its name or absent, and nothing is left beside it.
 void abandonPendingOutputs();
 
+/// What to tell the user if the run ends by a signal now (printed by abandonPendingOutputs):
+/// where the work done is kept and how to continue it. Set while a run has something to resume.
+class InterruptNote {
+public:
+  InterruptNote();
+  InterruptNote(const InterruptNote &) = delete;
+  InterruptNote &operator=(const InterruptNote &) = delete;
+  ~InterruptNote();
+  void set(std::string Text);
+
+private:
+  size_t Id;
+};
+
 /// Removes every pending output (abandonPendingOutputs) and ends the process by Sig, as a
 /// shell expects of a process the signal ended.
 [[noreturn]] void endBySignal(int Sig);

@@ -125,7 +125,23 @@ llvm::Error expandDirectory(llvm::StringRef Dir, Expansion &Out, const Diagnosti
   return llvm::Error::success();
 }
 
-llvm::Error expandList(llvm::StringRef ListPath, Expansion &Out) {
+llvm::Error expandCorpus(llvm::StringRef Desc, Expansion &Out);
+
+/// One input argument that is not a list: a corpus description, a directory or a file.
+llvm::Error expandOne(const std::string &A, Expansion &Out, const DiagnosticHandler &Report,
+                      llvm::ArrayRef<llvm::StringRef> Extensions) {
+  if (std::optional<std::string> Desc = corpusDescriptionOf(A))
+    return expandCorpus(*Desc, Out);
+  if (A != "-" && llvm::sys::fs::is_directory(A))
+    return expandDirectory(A, Out, Report, Extensions);
+  Out.add(A, ""); // a file; whether it can be read is the module's own outcome
+  return llvm::Error::success();
+}
+
+/// Each line of a list is what an argument may be (a module, a directory, a corpus
+/// description), but another list: a line starting with '@' names a file.
+llvm::Error expandList(llvm::StringRef ListPath, Expansion &Out, const DiagnosticHandler &Report,
+                       llvm::ArrayRef<llvm::StringRef> Extensions) {
   auto Buf = readInput(ListPath, /*IsText=*/true);
   if (!Buf)
     return fileError(ListPath, "cannot read input list: " + readErrorMessage(Buf.getError()));
@@ -133,8 +149,10 @@ llvm::Error expandList(llvm::StringRef ListPath, Expansion &Out) {
   (*Buf)->getBuffer().split(Lines, '\n');
   for (llvm::StringRef L : Lines) {
     L = L.trim();
-    if (!L.empty() && !L.starts_with("#"))
-      Out.add(L.str(), "");
+    if (L.empty() || L.starts_with("#"))
+      continue;
+    if (llvm::Error E = expandOne(L.str(), Out, Report, Extensions))
+      return E;
   }
   return llvm::Error::success();
 }
@@ -234,13 +252,9 @@ llvm::Expected<std::vector<std::string>> expandInputs(const std::vector<std::str
   for (const std::string &A : Args) {
     llvm::Error E = llvm::Error::success();
     if (A.size() > 1 && A[0] == '@')
-      E = expandList(llvm::StringRef(A).drop_front(), Out);
-    else if (std::optional<std::string> Desc = corpusDescriptionOf(A))
-      E = expandCorpus(*Desc, Out);
-    else if (A != "-" && llvm::sys::fs::is_directory(A))
-      E = expandDirectory(A, Out, Report, Extensions);
+      E = expandList(llvm::StringRef(A).drop_front(), Out, Report, Extensions);
     else
-      Out.add(A, ""); // a file; whether it can be read is the module's own outcome
+      E = expandOne(A, Out, Report, Extensions);
     if (E)
       return E;
   }

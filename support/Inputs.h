@@ -10,8 +10,10 @@
 //                             skipped), each directory once (a symlink loop is reported once and
 //                             not followed), files that are not regular (a link to /dev/zero, a
 //                             FIFO) reported and skipped
-//   @LIST                     one path per line (blank lines and lines starting with '#' are
-//                             skipped); relative paths are relative to the current directory
+//   @LIST                     one input a line, as an argument gives it (a module, a directory,
+//                             a corpus description; not another list); blank lines and lines
+//                             starting with '#' are skipped; relative paths are relative to
+//                             the current directory
 //   corpus description        an ml-compiler-opt corpus: {"modules": ["a/b", ...]}; module
 //                             "a/b" is the file a/b.bc next to the description (its command
 //                             line, when recorded, a/b.cmd: corpus/Commands.h). Recognised

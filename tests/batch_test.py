@@ -254,6 +254,19 @@ def test_resume_settings(a, res, d, inputs):
     if not res.check("resume settings: a run interrupted after a checkpoint", interrupted, f"exit {code}"):
         return
     keep = {x: open(out + x, "rb").read() for x in (".partial", ".resume")}
+    # Interrupted by Ctrl-C after a checkpoint, a run says where its work is and how to go on.
+    told = os.path.join(d, "told.h5")
+    p = subprocess.Popen([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", told, *args,
+                          *inputs], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while not os.path.exists(told + ".resume") and p.poll() is None and time.time() < deadline:
+        time.sleep(0.001)
+    p.send_signal(signal.SIGINT)
+    err = p.communicate()[1]
+    res.check("Ctrl-C after a checkpoint: the run says the partial file keeps the work and --resume continues it",
+              p.returncode != 0 and not os.path.exists(told) and
+              re.search(rb"interrupted: \S+told.h5.partial keeps the first \d+ modules; the same command with --resume "
+                        rb"continues from there", err) is not None, err[-300:])
     other_vocab = os.path.join(d, "other-vocab.json")
     v = json.load(open(a.vocab))
     v["Opcodes"] = {k: [x * 3 for x in vec] for k, vec in v["Opcodes"].items()}
@@ -263,6 +276,8 @@ def test_resume_settings(a, res, d, inputs):
                ("arg_weight", ["--ir2vec-arg-weight", "2"], 2.0), ("vocab_sha256", ["--vocab", other_vocab], None),
                ("level", ["--level", "func"], "func")]
     for name, extra, value in changes:
+        if os.path.exists(out):
+            os.remove(out)
         for x, b in keep.items():
             open(out + x, "wb").write(b)
         base = list(args)
@@ -270,14 +285,17 @@ def test_resume_settings(a, res, d, inputs):
             del base[base.index(extra[0]):base.index(extra[0]) + 2]
         vocab = [] if extra[0] == "--vocab" else ["--vocab", a.vocab]
         r = run([a.ir2vec, "embeddings", *vocab, "--format", "hdf5", "-o", out, *base, *extra, "--resume", *inputs])
-        ok = r.returncode == 0 and f"cannot resume ({out}.resume: the interrupted run had {name} ".encode() in r.stderr
+        ok = r.returncode == 1 and f"{out}.resume: cannot resume: the interrupted run had {name} ".encode() in r.stderr \
+            and all(open(out + x, "rb").read() == b for x, b in keep.items()) and not os.path.exists(out)
         if ok:
+            r = run([a.ir2vec, "embeddings", *vocab, "--format", "hdf5", "-o", out, *base, *extra, *inputs])
             ref = os.path.join(d, "settings-ref.h5")
             run([a.ir2vec, "embeddings", "-q", *vocab, "--format", "hdf5", "-o", ref, *base, *extra, *inputs], check=True)
             with h5py.File(out) as f, h5py.File(ref) as g:
                 diff = same_content(f, g)
-                ok = diff is None and (value is None or f.attrs[name] == value)
-        res.check(f"--resume with another {name}: refused by name, started over, = a run with it", ok, r.stderr[-400:])
+                ok = r.returncode == 0 and diff is None and (value is None or f.attrs[name] == value)
+        res.check(f"--resume with another {name}: refused by name, the partial and its state kept byte for byte; "
+                  "without --resume = a run with it", ok, r.stderr[-400:])
 
 
 def test_counts(a, res, d, inputs):
@@ -351,6 +369,23 @@ def test_progress(a, res, d, inputs):
     res.check("-q silences the log's progress lines", b"progress:" not in r.stderr, r.stderr[-200:])
 
 
+def test_small_files(a, res, d, inputs):
+    """HDF5 allocates whole chunks: a small run's file is small (issue 37: a 7-module file at
+    module level took 541 KB), and a large run keeps its ~256 KiB chunks of vectors."""
+    small = os.path.join(d, "small.h5")
+    embed(a, inputs[:7], small, "--level", "module")
+    res.check(f"a 7-module file at module level is small ({os.path.getsize(small)} bytes)",
+              os.path.getsize(small) < 64 * 1024, os.path.getsize(small))
+    with h5py.File(small) as f:
+        res.check("its module rows: 7, chunked by 16 rows", f["modules/embedding"].shape == (7, 75)
+                  and f["modules/embedding"].chunks == (16, 75), f["modules/embedding"].chunks)
+    big = os.path.join(d, "big.h5")
+    embed(a, inputs * 150, big, "--level", "func")
+    with h5py.File(big) as f:
+        res.check("a large run's vectors keep ~256 KiB chunks", f["functions/embedding"].chunks == (436, 75),
+                  f["functions/embedding"].chunks)
+
+
 def test_usage(a, res, d, inputs):
     for name, args in [("--counts without hdf5", ["--counts"]), ("hdf5 without -o", ["--format", "hdf5"]),
                        ("--resume with text", ["--resume"]), ("--inst-text at func level", ["--format", "hdf5", "-o",
@@ -390,6 +425,7 @@ def main():
             test_resume_settings(a, res, d, data * 150)
             test_counts(a, res, d, data)
             test_progress(a, res, d, data * 40)
+            test_small_files(a, res, d, data)
             test_usage(a, res, d, data)
     return res.summary()
 

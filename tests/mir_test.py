@@ -377,6 +377,8 @@ if check("a machine-level run killed after its first checkpoint", killed):
                ("vocab_sha256", [], None),
                ("level", ["--level", "bb"], "bb")]
     for name, extra, value in changes:
+        if os.path.exists(out):
+            os.remove(out)
         shutil.copy(W("killed.keep.partial"), out + ".partial")
         shutil.copy(W("killed.keep.resume"), state)
         cmd = [a.ir2vec] + [x for x in args if x != "-q"] + ["-o", out, "--resume", "@" + lst] + extra
@@ -386,15 +388,20 @@ if check("a machine-level run killed after its first checkpoint", killed):
         if name == "vocab_sha256":
             cmd[cmd.index(vocabs["x86_64"])] = other_vocab
         r = run(cmd)
-        ok = r.returncode == 0 and b"cannot resume" in r.stderr and f"had {name} ".encode() in r.stderr \
-            and b"starting over" in r.stderr
+        # Refused, naming the setting (a slip of the command line must not throw the work away);
+        # the partial file and its state kept. Without --resume the run starts over with it.
+        ok = r.returncode == 1 and b"cannot resume" in r.stderr and f"had {name} ".encode() in r.stderr \
+            and os.path.exists(out + ".partial") and os.path.exists(state) and not os.path.exists(out)
+        if ok:
+            r = run([x for x in cmd if x != "--resume"])
+            ok = r.returncode == 0 and b"discarding an interrupted run" in r.stderr
         if ok:
             got, attrs, modules = rows_of(out)
             ok = modules == len(x86_set) * 30 and (value is None or attrs[name] == value)
             if name == "mattr":
                 ok = ok and got == avx2_rows
-        check(f"--resume with another {name}: refused by name, started over, the file records it", ok,
-              r.stderr[-400:])
+        check(f"--resume with another {name}: refused by name, the partial kept; without --resume it starts over and "
+              "the file records it", ok, r.stderr[-400:])
 
 # ---- the shipped default vocabulary (x86-64): ours without a file = libLLVM and llvm-ir2vec-22 with it
 import hashlib
@@ -587,15 +594,18 @@ r = run([a.ir2vec, "embeddings", "--mode=mir", "--mcpu", "native", W("x86_64.ll"
 check("--mcpu native: the host's CPU, as llc-22 reads it", r.returncode == 0 and b"not a recognized" not in r.stderr,
       r.stderr)
 
-# A vocabulary lacking thousands of keys: one warning line of bounded length.
-sparse = {"Opcodes": {"ADD": [1.0, 2.0]}, "CommonOperands": {"Immediate": [0.5, 0.5]},
+# A vocabulary lacking thousands of keys says nothing of them (MIR vocabularies leave out what
+# their corpus never showed; issue 37: "7154 of 7158 entities have no key" on every use); keys
+# that are not this target's entities (another target's vocabulary) are one short warning line.
+sparse = {"Opcodes": {"ADD": [1.0, 2.0], "NOTANOPCODE": [1.0, 1.0]}, "CommonOperands": {"Immediate": [0.5, 0.5]},
           "PhysicalRegisters": {"GR32": [1.0, 0.0]}, "VirtualRegisters": {"GR32": [0.0, 1.0]}}
 json.dump(sparse, open(W("sparse.json"), "w"))
 r = run([a.ir2vec, "embeddings", "--mode=mir", "--mir2vec-vocab-path", W("sparse.json"), x86])
-warn = [l for l in r.stderr.split(b"\n") if b"have no key" in l]
-check("a MIR vocabulary missing thousands of keys: one short warning line, the count and three keys named",
-      r.returncode == 0 and len(warn) == 1 and b"7154 of 7158" in warn[0] and b"and 7151 more" in warn[0]
-      and b"`ir2vec entities` lists every entity" in warn[0] and len(warn[0]) < 400, (r.returncode, [l[:200] for l in warn]))
+warn = [l for l in r.stderr.split(b"\n") if b"warning" in l]
+check("a MIR vocabulary missing thousands of keys and with one of another target: one short warning, about that key",
+      r.returncode == 0 and len(warn) == 1 and b"1 key is not an LLVM 22.1.8 MIR2Vec (this target's) entity" in warn[0]
+      and b"Opcodes.NOTANOPCODE" in warn[0] and b"no key" not in warn[0] and len(warn[0]) < 400,
+      (r.returncode, [l[:300] for l in warn]))
 
 # vocab export --mode=mir: the shipped JSON, byte for byte.
 r = run([a.ir2vec, "vocab", "export", "--mode=mir", "-o", W("exported.json")])

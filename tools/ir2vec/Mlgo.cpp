@@ -203,6 +203,7 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
   mlgo::ExploreConfig &C = O.Config;
   if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
     return E;
+  C.Corpus = mlgo::corpusDescriptions(O.Inputs);
   C.Search.Order = *Order;
   auto Rules = mlgo::parseRules(O.Rules);
   if (!Rules)
