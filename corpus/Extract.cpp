@@ -98,11 +98,12 @@ llvm::Error expandDirectory(llvm::StringRef Dir, const std::string &Base,
       return Name.takeError();
     Named.push_back({F, *Name});
   }
-  // A build directory given as it is: names below it all begin with the build system's own
-  // directory (CMakeFiles/), which would be every module's package; they go under the
+  // A CMake build directory given as it is: names below it begin with CMake's own directory
+  // (CMakeFiles/, or a subdirectory's), which would be the modules' packages; they go under the
   // project's name (the build directory's, or its parent's for a build/ in the source tree).
-  if (Base.empty() && llvm::all_of(Named, [](const ObjectInput &O) {
-        return llvm::StringRef(O.Name).starts_with("CMakeFiles/");
+  if (Base.empty() && llvm::any_of(Named, [](const ObjectInput &O) {
+        return llvm::StringRef(O.Name).starts_with("CMakeFiles/") ||
+               llvm::StringRef(O.Name).contains("/CMakeFiles/");
       })) {
     llvm::SmallString<256> Abs(Dir);
     llvm::sys::fs::make_absolute(Abs);

@@ -122,8 +122,15 @@ def test_inputs(a, res, d):
                         os.path.join(corpus, m + ".bc")], check=True)
     with open(os.path.join(corpus, "corpus_description.json"), "w") as f:
         json.dump({"modules": mods, "has_thinlto": False}, f)
+    # A list takes what an argument takes (issue 37: a corpus description in a list was "an
+    # object file without LLVM bitcode"): modules, a directory, a corpus description.
+    lst2 = os.path.join(d, "list2.txt")
+    with open(lst2, "w") as f:
+        f.write(data[0] + "\n" + os.path.join(corpus, "corpus_description.json") + "\n" + a.data + "\n")
     cases = [("directory", [a.data], data),
              ("@list", ["@" + lst], data[:3]),
+             ("@list of a module, a corpus description and a directory", ["@" + lst2],
+              [data[0]] + [os.path.join(corpus, m + ".bc") for m in mods] + data),
              ("corpus description", [os.path.join(corpus, "corpus_description.json")],
               [os.path.join(corpus, m + ".bc") for m in mods]),
              ("mixed", [data[0], "@" + lst], [data[0]] + data[:3])]

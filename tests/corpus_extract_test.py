@@ -101,22 +101,33 @@ for label, inputs, extra in (("a compilation database (arguments)", [os.path.joi
 # project, so their package is the project's name; all in one package, a note says how to split.
 proj = W("tinyproj")
 cdb = []
-for n in ("a", "b"):
-    os.makedirs(os.path.join(proj, "src"), exist_ok=True)
-    open(os.path.join(proj, "src", n + ".c"), "w").write(SOURCES["alpha/a.c"].replace("api_", "api_" + n))
-    obj = os.path.join("CMakeFiles", "tiny.dir", "src", n + ".c.o")
-    os.makedirs(os.path.join(proj, "build", os.path.dirname(obj)), exist_ok=True)
-    args = ["clang-22", "-Oz", "-Xclang", "-fembed-bitcode=all", "-c", os.path.join(proj, "src", n + ".c"), "-o", obj]
-    harness.run(args, check=True, cwd=os.path.join(proj, "build"))
-    cdb.append({"directory": os.path.join(proj, "build"), "file": os.path.join(proj, "src", n + ".c"),
-                "arguments": args, "output": obj})
+for n in ("a", "b", "tools/c"):
+    # tools/c: a subdirectory of the project, built in its own build directory (CMake's
+    # add_subdirectory), still the same project (issue 37: it became a package of its own).
+    sub, n = os.path.split(n)
+    os.makedirs(os.path.join(proj, "src", sub), exist_ok=True)
+    open(os.path.join(proj, "src", sub, n + ".c"), "w").write(
+        SOURCES["gamma/d.c"] if sub else SOURCES["alpha/a.c"].replace("api_", "api_" + n))
+    bdir = os.path.join(proj, "build", sub)
+    obj = os.path.join("CMakeFiles", "tiny.dir", n + ".c.o")
+    os.makedirs(os.path.join(bdir, os.path.dirname(obj)), exist_ok=True)
+    args = ["clang-22", "-Oz", "-Xclang", "-fembed-bitcode=all", "-c", os.path.join(proj, "src", sub, n + ".c"), "-o", obj]
+    harness.run(args, check=True, cwd=bdir)
+    cdb.append({"directory": bdir, "file": os.path.join(proj, "src", sub, n + ".c"), "arguments": args, "output": obj})
 json.dump(cdb, open(os.path.join(proj, "build", "compile_commands.json"), "w"))
 r = harness.run([a.ir2vec, "corpus", "extract", "-o", W("cmake-corpus"), os.path.join(proj, "build", "compile_commands.json")])
 d4 = json.load(open(W("cmake-corpus", "corpus_description.json"))) if r.returncode == 0 else {}
 check("extract of a CMake build's database: modules named under the project (tinyproj/CMakeFiles/...), a note that "
       "they are all in one package and how to name more", d4.get("modules") ==
-      ["tinyproj/CMakeFiles/tiny.dir/src/a.c.o", "tinyproj/CMakeFiles/tiny.dir/src/b.c.o"]
+      ["tinyproj/CMakeFiles/tiny.dir/a.c.o", "tinyproj/CMakeFiles/tiny.dir/b.c.o",
+       "tinyproj/tools/CMakeFiles/tiny.dir/c.c.o"]
       and b"one package ('tinyproj'" in r.stderr and b"--obj-base-dir" in r.stderr, (r.stderr, d4))
+# The build directory given as it is: the same project name (not CMakeFiles).
+r = harness.run([a.ir2vec, "corpus", "extract", "-o", W("cmake-dir-corpus"), os.path.join(proj, "build")])
+d5 = json.load(open(W("cmake-dir-corpus", "corpus_description.json"))) if r.returncode == 0 else {}
+check("extract of a CMake build directory: modules under the project's name, not CMakeFiles/",
+      r.returncode == 0 and all(m.startswith("tinyproj/") for m in d5.get("modules", [])) and len(d5["modules"]) == 3,
+      (r.stderr, d5))
 
 # A directory of objects given to embeddings points to corpus extract (files already did).
 r = harness.run([a.ir2vec, "embeddings", objdir])

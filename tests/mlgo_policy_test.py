@@ -677,6 +677,14 @@ if check("the shipped model is in the build tree's share/ir2vec/policies", os.pa
             check(f"--policy size under {tool}: {len(obs)} decisions follow the rule {rule} by hand",
                   obs and [o[2]["inlining_decision"][0] for o in obs] == [by_hand(o[2]) for o in obs]
                   and len(header["features"]) > len(names) + 1)
+        # At a level it was not chosen at it runs, and says so (found by the new-user try of
+        # issue 37: applied silently at -O2).
+        for lvl, tool in (("-O2", ["clang-22", "-O2", "-c", csrc, "-o", W("sz.o")]),
+                          ("-O3", [B("opt"), "-passes=default<O3>", modules[0], "-o", W("sz.bc")])):
+            r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--", *tool])
+            check(f"--policy size at {lvl}: exit 0, a warning that it was chosen at -Os and -Oz",
+                  r.returncode == 0 and b"was chosen and measured at -Os and -Oz" in r.stderr
+                  and f"compiles at {lvl}".encode() in r.stderr, r.stderr)
         # Where it cannot act it says so: -O0 runs no inliner; with -flto the link step inlines
         # inside the linker.
         r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "size", "--", "clang-22", "-O0", "-c", csrc, "-o", W("sz.o")])

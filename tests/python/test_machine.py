@@ -116,6 +116,17 @@ def test_python_names_and_paths(inputs, tmp_path):
         ir2vec.embed(inputs, mode="mir", level="inst")
 
 
+def test_target_options_as_the_cli(opts, tmp_path, inputs):
+    """mcpu and mattr as the command line's --mcpu and --mattr (the new-user try of issue 37)."""
+    ll = [p for p in inputs if p.endswith(".ll")]
+    got = ir2vec.embed(ll, mode="mir", level="func", mattr="+avx2", mcpu="skylake")
+    with h5py.File(cli_file(opts, tmp_path, "func", ll, "--mattr=+avx2", "--mcpu", "skylake")) as f:
+        assert got.functions.embedding.tobytes() == f["functions/embedding"][()].tobytes()
+        assert got.attrs["mattr"] == "+avx2" and got.attrs["mcpu"] == "skylake" == f.attrs["mcpu"]
+    with pytest.raises(ValueError, match="notacpu"):
+        ir2vec.embed(ll, mode="mir", mcpu="notacpu")
+
+
 def test_threads_at_different_stages(inputs):
     """LLVM's stop option is process-wide: threads embedding at different stages must each get
     their own stage's vectors (issue 37: a thread got the other's stage in 5 of 10 calls)."""
