@@ -407,6 +407,7 @@ def main():
     for opt in ["--ir2vec", "--oracle-print", "--llvm-bindir", "--vocab", "--data"]:
         ap.add_argument(opt, required=True)
     ap.add_argument("--corpus-list")
+    ap.add_argument("--shard", help="K/N: every N-th module of the corpus list, from the K-th")
     a = ap.parse_args()
     a.llvm_as = os.path.join(a.llvm_bindir, "llvm-as")
     res = Results()
@@ -414,6 +415,9 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         if a.corpus_list:
             corpus = [l.strip() for l in open(a.corpus_list) if l.strip()]
+            if a.shard:  # every N-th module, from the K-th: the halves of one run
+                k, n = map(int, a.shard.split("/"))
+                corpus = corpus[k - 1::n]
             if len(corpus) < 100:
                 print(f"corpus list has only {len(corpus)} modules")
                 return 1

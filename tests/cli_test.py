@@ -251,6 +251,7 @@ def main():
     for opt in ["--ir2vec", "--llvm-bindir", "--oracle-print", "--vocab", "--data"]:
         ap.add_argument(opt, required=True)
     ap.add_argument("--corpus-list")
+    ap.add_argument("--shard", help="K/N: every N-th module of the corpus list, from the K-th")
     ap.add_argument("-j", type=int, default=2)
     a = ap.parse_args()
     a.llvm_ir2vec = os.path.join(a.llvm_bindir, "llvm-ir2vec")
@@ -259,6 +260,9 @@ def main():
     res = Results()
     if a.corpus_list:
         files = [l.strip() for l in open(a.corpus_list) if l.strip()]
+        if a.shard:  # every N-th module, from the K-th: the halves of one run
+            k, n = map(int, a.shard.split("/"))
+            files = files[k - 1::n]
         if len(files) < 100:
             print(f"corpus list {a.corpus_list} has only {len(files)} modules", file=sys.stderr)
             return 1
