@@ -371,6 +371,7 @@ if check("a machine-level run killed after its first checkpoint", killed):
     v["Opcodes"] = {k: [x * 2 for x in vec] for k, vec in v["Opcodes"].items()}
     json.dump(v, open(other_vocab, "w"))
     changes = [("mattr", ["--mattr=+avx2"], "+avx2"), ("mcpu", ["--mcpu", "skylake"], "skylake"),
+               ("target", ["--mtriple", "x86_64-pc-linux-gnu"], "x86_64-pc-linux-gnu"),
                ("mir_stage", ["--mir-stage", "isel"], "-stop-after=finalize-isel"),
                ("opt_level", ["--opt-level", "O2"], "O2"),
                ("opc_weight", ["--mir2vec-opc-weight", "2"], 2.0),
