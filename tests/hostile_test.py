@@ -12,7 +12,7 @@ note lists the failures of the build before).
   * the host: after a timeout, a Ctrl-C or its own failure the compiler's -o file is gone; a
     compiler that stops reading its advice does not hold the host past --timeout.
 
-  hostile_test.py --ir2vec BIN
+  hostile_test.py --ir2vec BIN [--sanitized]
 """
 import argparse, json, os, re, shutil, signal, stat, subprocess, sys, tempfile, time
 
@@ -23,6 +23,9 @@ import harness
 
 p = argparse.ArgumentParser()
 p.add_argument("--ir2vec", required=True)
+p.add_argument("--sanitized", action="store_true",
+               help="BIN is an AddressSanitizer build: memory is capped through ASan's options, "
+               "since its shadow memory cannot be reserved under an address-space limit")
 a = p.parse_args()
 res = harness.Results()
 check = res.check
@@ -562,15 +565,22 @@ for i, how in enumerate(("timeout", "SIGKILL")):
 import resource
 
 
-def capped(gib):
-    """A child's address space capped at gib GiB: a reader without a bound aborts (or is killed)
-    instead of swapping the machine."""
-    return lambda: resource.setrlimit(resource.RLIMIT_AS, (gib << 30, gib << 30))
+def capped(cmd, gib, **kw):
+    """Runs cmd with its memory capped at gib GiB: a reader without a bound aborts (or is killed)
+    instead of swapping the machine. Normally the address space is capped; AddressSanitizer
+    reserves terabytes of shadow at start and cannot run so, so there no single allocation may
+    pass the cap and the process dies past that resident size."""
+    if not a.sanitized:
+        return subprocess.run(cmd, capture_output=True, timeout=300,
+                              preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (gib << 30, gib << 30)),
+                              **kw)
+    env = dict(kw.pop("env", os.environ))
+    env["ASAN_OPTIONS"] = f"max_allocation_size_mb={gib << 10}:hard_rss_limit_mb={gib << 10}"
+    return subprocess.run(cmd, capture_output=True, timeout=300, env=env, **kw)
 
 
 # mlgo regalloc-cost /dev/zero grew to 22.9 GB: non-regular inputs are capped at 1 GiB.
-r = subprocess.run([a.ir2vec, "mlgo", "regalloc-cost", "/dev/zero"], capture_output=True, preexec_fn=capped(3),
-                   timeout=300)
+r = capped([a.ir2vec, "mlgo", "regalloc-cost", "/dev/zero"], 3)
 check("mlgo regalloc-cost /dev/zero: exit 1 naming the device and the 1024 MiB bound, no abort",
       r.returncode == 1 and b"/dev/zero" in r.stderr and b"1024 MiB" in r.stderr, r.stderr[-300:])
 # A MIR vocabulary of 5 keys x 200,000 dimensions asked 11.3 GB (7,158 entities x D doubles);
@@ -580,8 +590,7 @@ for dim, needle in ((200000, b"65536"), (30000, b"MiB")):
     row = "[" + ",".join(["0.5"] * dim) + "]"
     open(vocab_path, "w").write('{"Opcodes": {"ADD": %s}, "CommonOperands": {"Immediate": %s}, "PhysicalRegisters": '
                                 '{"GR32": %s}, "VirtualRegisters": {"GR32": %s, "GR64": %s}}' % ((row,) * 5))
-    r = subprocess.run([a.ir2vec, "embeddings", "--mode=mir", "--mir2vec-vocab-path", vocab_path, module],
-                       capture_output=True, preexec_fn=capped(3), timeout=300)
+    r = capped([a.ir2vec, "embeddings", "--mode=mir", "--mir2vec-vocab-path", vocab_path, module], 3)
     check(f"a MIR vocabulary of dimension {dim}: exit 1 naming the file and the bound ({needle.decode()})",
           r.returncode == 1 and f"mir-{dim}.json".encode() in r.stderr and needle in r.stderr, r.stderr[-300:])
 
@@ -594,8 +603,7 @@ for task in ("inline", "evict"):
     json.dump({"corpus": ["@" + W("small.list")], "task": task, "seeds": [1],
                "model": {"kind": "mlp", "hidden": [65536, 65536]},
                "arms": [{"name": "a", "features": ["register" if task == "evict" else "cost"]}]}, open(spec, "w"))
-    r = subprocess.run([a.ir2vec, "mlgo", "ablate", spec, "-o", W(f"abl-{task}")], capture_output=True,
-                       preexec_fn=capped(3), timeout=300)
+    r = capped([a.ir2vec, "mlgo", "ablate", spec, "-o", W(f"abl-{task}")], 3)
     check(f"mlgo ablate ({task}) with hidden [65536, 65536]: exit 1 naming model.hidden and the bound, no output "
           "directory", r.returncode == 1 and b"model.hidden" in r.stderr and b"16777216" in r.stderr
           and not os.path.exists(W(f"abl-{task}")), r.stderr[-300:])
@@ -612,6 +620,19 @@ check("mlgo train --hidden 65536 65536: a usage error naming the bound, nothing 
 # descriptors too).
 fd_tmp = W("fd-tmp")
 os.makedirs(fd_tmp)
+
+
+def runtime_out_of_descriptors(stderr):
+    """Under the sanitizers a run out of descriptors can be stopped by UndefinedBehaviorSanitizer
+    itself: its vptr check reads the object's memory through a pipe(), which fails, so it calls
+    the object invalid ("<memory cannot be printed>") and halts. That is the runtime's limit,
+    not a fault of ours; any other report still fails the test."""
+    reports = stderr.count(b"runtime error:") + stderr.count(b"ERROR: AddressSanitizer")
+    return (a.sanitized and reports > 0 and stderr.count(b"object has invalid vptr") == reports
+            and stderr.count(b"<memory cannot be printed>") == reports)
+
+
+halted_by_runtime = []
 for n in (7, 9, 11, 13):
     for f in (W("ev.h5"), W("ev.json")):
         if os.path.exists(f):
@@ -621,7 +642,9 @@ for n in (7, 9, 11, 13):
                         "--pairs", "1", "--modules-per-step", "2", "@" + W("small.list")], capture_output=True,
                        env=dict(os.environ, TMPDIR=fd_tmp), timeout=300,
                        preexec_fn=lambda n=n: resource.setrlimit(resource.RLIMIT_NOFILE, (n, n)))
-    if n == 7:
+    if runtime_out_of_descriptors(r.stderr):
+        halted_by_runtime.append(n)
+    elif n == 7:
         check("train-evict with 7 descriptors: exit 1, 'every one of the 4 training modules failed' with the cause, "
               "no model or report", r.returncode == 1 and b"every one of the 4 training modules failed" in r.stderr
               and b"Too many open files" in r.stderr and b"Linux 5.3" not in r.stderr
@@ -631,7 +654,15 @@ for n in (7, 9, 11, 13):
         check(f"train-evict with {n} descriptors: exit 1 with nothing written, or a report judged on at least one "
               "module", (r.returncode == 1 and not os.path.exists(W("ev.h5")) and not os.path.exists(W("ev.json")))
               or (r.returncode in (0, 2) and judged is not None and int(judged.group(1)) > 0), r.stderr[-600:])
-    check(f"train-evict with {n} descriptors: nothing left in TMPDIR", os.listdir(fd_tmp) == [], os.listdir(fd_tmp))
+    if n not in halted_by_runtime:
+        check(f"train-evict with {n} descriptors: nothing left in TMPDIR", os.listdir(fd_tmp) == [],
+              os.listdir(fd_tmp))
+    # Each count judged on its own: what one left does not fail the next.
+    for left in os.listdir(fd_tmp):
+        shutil.rmtree(os.path.join(fd_tmp, left), ignore_errors=True)
+if halted_by_runtime:
+    print(f"note: with {halted_by_runtime} descriptors UndefinedBehaviorSanitizer's vptr check ran out of descriptors "
+          "and stopped the run; the normal build's run of this test judges those counts")
 r = subprocess.run([a.ir2vec, "mlgo", "train-evict", "--help"], capture_output=True, text=True)
 check("train-evict --help lists exit status 2 (some held-out modules failed)",
       re.search(r"^\s+2\s+some held-out modules failed", r.stdout, re.M) is not None, r.stdout[-800:])
