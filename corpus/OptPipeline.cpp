@@ -8,6 +8,7 @@
 #include "llvm/IR/PassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -133,7 +134,13 @@ llvm::Error runDefaultPipeline(llvm::Module &M, OptLevel L) {
   llvm::PipelineTuningOptions PTO;
   PTO.LoopVectorization = PTO.SLPVectorization =
       Level.getSpeedupLevel() > 1 && Level.getSizeLevel() < 2;
-  llvm::PassBuilder PB(TM.get(), PTO);
+  // opt registers the standard instrumentations, among them the one that skips every pass on
+  // optnone functions (all of clang -O0's output): without it they were optimised, unlike opt's
+  // (issue 37's hostile try).
+  llvm::PassInstrumentationCallbacks PIC;
+  llvm::StandardInstrumentations SI(M.getContext(), /*DebugLogging=*/false);
+  SI.registerCallbacks(PIC, &MAM);
+  llvm::PassBuilder PB(TM.get(), PTO, std::nullopt, &PIC);
   PB.registerModuleAnalyses(MAM);
   PB.registerCGSCCAnalyses(CGAM);
   PB.registerFunctionAnalyses(FAM);

@@ -25,6 +25,12 @@ llvm::Error visitMachineFunctions(const std::string &Path, llvm::LLVMContext &Ct
                                   std::vector<std::string> &Warnings,
                                   const std::optional<std::string> &Stdin) {
   if (isMirFile(Path)) {
+    // Machine IR is past the optimiser: running on without it would give vectors the user did
+    // not ask for (issue 37's hostile try: --opt-level O2 on a .mir was silently ignored).
+    if (L.Opt)
+      return support::fileError(Path, "machine IR is already optimised: --opt-level " +
+                                          corpus::optLevelName(*L.Opt) +
+                                          " runs LLVM's pipeline on LLVM IR inputs only");
     auto MM = Path == "-" && Stdin ? MachineModule::parse(*Stdin, Path, L.Target)
                                    : MachineModule::read(Path, L.Target);
     if (!MM)

@@ -163,8 +163,14 @@ public:
                   std::vector<std::string> &Groups, std::string &Vocabulary,
                   features::Task T = features::Task::Inline) const {
     Name = A.getString("name").value_or("").str();
-    if (Name.empty() || Name.find_first_of("/ \t\n") != std::string::npos)
-      return error(Where + ".name", "expected a name without spaces or slashes");
+    // The name is part of the models' file names: a NUL cut them short (two folds' models then
+    // collided) and 5,000 characters were too long, found only after the exploration.
+    constexpr size_t MaxNameBytes = 100;
+    if (Name.empty() || Name == "." || Name == ".." || Name.size() > MaxNameBytes ||
+        std::any_of(Name.begin(), Name.end(),
+                    [](char C) { return C == '/' || C == ' ' || (unsigned char)C < 0x20 || C == 0x7f; }))
+      return error(Where + ".name", "expected a name of 1 to " + std::to_string(MaxNameBytes) +
+                                        " bytes without spaces, slashes or control characters");
     if (llvm::Error E = strings(A.get("features"), Where + ".features", Groups))
       return E;
     if (Groups.empty())

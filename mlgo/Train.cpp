@@ -3,6 +3,7 @@
 #include "mlgo/ExplorationFile.h"
 #include "learn/Random.h"
 #include "support/Files.h"
+#include "support/Interrupts.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <numeric>
 #include <set>
 
@@ -27,6 +29,10 @@ std::optional<std::string> hiddenProblem(const std::vector<unsigned> &Hidden) {
   // four times that with the optimizer's state).
   constexpr unsigned MaxWidth = 65536;
   constexpr uint64_t MaxHiddenWeights = uint64_t(1) << 24;
+  // A model file holds at most runners::MaxModelLayers layers (the output layer is one of them):
+  // 100,000 hidden layers trained and then failed on writing (issue 37's hostile try).
+  if (Hidden.size() + 1 > runners::MaxModelLayers)
+    return "at most " + std::to_string(runners::MaxModelLayers - 1) + " hidden layers";
   uint64_t Weights = 0;
   for (size_t I = 0; I < Hidden.size(); ++I) {
     if (Hidden[I] == 0 || Hidden[I] > MaxWidth)
@@ -253,6 +259,10 @@ llvm::Expected<ModelFile> trainPolicy(const features::DatasetTable &D, const Tra
   std::iota(Order.begin(), Order.end(), 0);
   std::vector<arma::mat> A;
   for (unsigned Epoch = 0; Epoch < C.Epochs; ++Epoch) {
+    // Studies (ablate, benchmark) take SIGTERM as a request to stop: the training inside them
+    // must heed it (issue 37's hostile try: ablate trained on past SIGTERM and SIGHUP).
+    if (support::interruptReceived())
+      return support::interruptedError("interrupted while training");
     for (size_t I = Order.size(); I > 1; --I)
       std::swap(Order[I - 1], Order[learn::below(G, uint32_t(I))]);
     for (size_t Lo = 0; Lo < Order.size(); Lo += C.BatchSize) {
@@ -272,6 +282,17 @@ llvm::Expected<ModelFile> trainPolicy(const features::DatasetTable &D, const Tra
         Opt.step(2 * L + 1, Net.B[L], GB);
       }
     }
+    // As vocab train does: a model of NaNs is no model (it was written, and run, before).
+    for (size_t L = 0; L < Net.W.size(); ++L)
+      if (!Net.W[L].is_finite() || !Net.B[L].is_finite())
+      {
+        std::ostringstream Rate; // 1e+308, not 309 digits
+        Rate << C.Optimizer.LearningRate;
+        return support::makeError(llvm::formatv("training diverged at epoch {0} (the weights are "
+                                                "not finite); lower the learning rate (now {1})",
+                                                Epoch + 1, Rate.str())
+                                      .str());
+      }
   }
   Net.storeInto(M);
   std::tie(Report.Loss, Report.Accuracy) = lossAndAccuracy(Net.forward(X), Y);

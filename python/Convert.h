@@ -32,7 +32,10 @@ inline py::str text(const std::string &S) {
 
 /// Raises ValueError with Message as text() decodes it: a message naming a file whose name is
 /// not UTF-8 became an empty ValueError through pybind11's strict decoding.
+/// Takes the GIL first: raising without it killed the interpreter (Vocabulary.export to
+/// /dev/full raised from inside a gil_scoped_release).
 [[noreturn]] inline void raiseValueError(const std::string &Message) {
+  py::gil_scoped_acquire Locked;
   py::str M = text(Message);
   PyErr_SetObject(PyExc_ValueError, M.ptr());
   throw py::error_already_set();

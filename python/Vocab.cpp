@@ -70,6 +70,11 @@ std::shared_ptr<PyVocabulary> vocabularyArg(const py::object &V) {
     return PyVocabulary::load(std::nullopt, 1.0f, 0.5f, 0.2f);
   if (py::isinstance<PyVocabulary>(V))
     return V.cast<std::shared_ptr<PyVocabulary>>();
+  // pybind11's own message ("Unable to cast Python instance to C++ type") names nothing.
+  if (!py::isinstance<py::str>(V) && !py::isinstance<py::bytes>(V) &&
+      !py::hasattr(V, "__fspath__"))
+    throw py::type_error("vocab: expected an ir2vec.Vocabulary, a path or None, not " +
+                         py::str(py::type::of(V).attr("__name__")).cast<std::string>());
   return PyVocabulary::load(V.cast<std::filesystem::path>(), 1.0f, 0.5f, 0.2f);
 }
 
@@ -115,8 +120,11 @@ void addVocab(py::module_ &Mod) {
       .def(
           "export",
           [](const PyVocabulary &V, const std::filesystem::path &Out) {
-            py::gil_scoped_release Unlocked;
-            raiseIf(vocab::writeVocabularyFile(Out.string(), V.Raw));
+            // Raised with the GIL held, after the write that needs it not.
+            raiseIf([&] {
+              py::gil_scoped_release Unlocked;
+              return vocab::writeVocabularyFile(Out.string(), V.Raw);
+            }());
           },
           py::arg("path"),
           "Writes the (unweighted) vocabulary: LLVM JSON for .json, the workbench's HDF5 for "

@@ -410,8 +410,8 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
       return M;
     }
     int64_t NLayers = h5::readNumAttr<int64_t>(F, "layers", H5::PredType::NATIVE_INT64);
-    if (NLayers < 1 || NLayers > 64)
-      return Bad("attribute layers: expected 1..64");
+    if (NLayers < 1 || NLayers > int64_t(MaxModelLayers))
+      return Bad("attribute layers: expected 1.." + llvm::Twine(MaxModelLayers));
     if (M.Kind == "linear" && NLayers != 1)
       return Bad("a linear model has exactly one layer");
     unsigned Width = modelInputWidth(M);
@@ -435,6 +435,12 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
         return Bad(BN + ": expected " + llvm::Twine(Ly.Out) + " values");
       Ly.Weight = h5::readNumbers<double>(WD, H5::PredType::NATIVE_DOUBLE, 0, Ly.Out, Ly.In);
       Ly.Bias = h5::readNumbers<double>(BD, H5::PredType::NATIVE_DOUBLE, 0, Ly.Out, 1);
+      // A model of NaNs answers something for every decision (NaN > 0 is false): refused here
+      // rather than deployed (issue 37's hostile try: one trained at --lr 1e308 was run).
+      for (const auto &[Name, Values] : {std::pair(&WN, &Ly.Weight), std::pair(&BN, &Ly.Bias)})
+        if (std::find_if_not(Values->begin(), Values->end(),
+                             [](double X) { return std::isfinite(X); }) != Values->end())
+          return Bad(*Name + " holds a value that is not finite (a training that diverged?)");
       Width = Ly.Out;
       M.Layers.push_back(std::move(Ly));
     }

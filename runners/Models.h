@@ -39,6 +39,9 @@ struct Normalization {
   double *apply(size_t J, double X, double *Out) const;
 };
 
+/// The most layers a model file holds (the readers' bound, and so the trainers').
+constexpr size_t MaxModelLayers = 64;
+
 /// A linear, MLP or rule model as stored in its file.
 struct ModelFile {
   Task ForTask = Task::Inline;

@@ -149,18 +149,30 @@ def compat_extras(a, res, data):
               r.returncode == 0 and len(lines) == 1 and len(lines[0]) < 400 and "48 of 110 entities have no key" in lines[0]
               and "1 key is not an LLVM 22.1.8 IR2Vec entity" in lines[0], lines)
     # --opt-level X: the vectors of the module opt-22 -O X writes (LLVM's pipeline in-process).
+    # clang -O0's output (every function optnone): opt-22 leaves it as it is (issue 37's hostile
+    # try: ours optimised it); with optnone dropped the pipeline changes it, so the check can fail.
     with tempfile.TemporaryDirectory() as d:
-        for f in ("calls.ll", "phi_cycles.ll", "eh.ll", "types.ll"):
+        src = f"{d}/optnone.c"
+        open(src, "w").write("int g(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) "
+                             "{ if (a[i] > 3) s += a[i] * 2; else s -= a[i]; } return s; }\n")
+        clang = os.path.join(a.llvm_bindir, "clang")
+        for name, extra in (("optnone.ll", []), ("optable.ll", ["-Xclang", "-disable-O0-optnone"])):
+            run([clang, "-O0", *extra, "-S", "-emit-llvm", src, "-o", f"{d}/{name}"], check=True)
+        o2 = [run(ours(a, ["embeddings", v, "--opt-level", "O2", f"{d}/{n}"])).stdout
+              for n in ("optnone.ll", "optable.ll")]
+        res.check("clang -O0's module: without optnone -O2 changes its vectors", o2[0] != o2[1] and o2[1], o2)
+        for f in ("calls.ll", "phi_cycles.ll", "eh.ll", "types.ll", "optnone.ll"):
+            src_dir = d if f == "optnone.ll" else data
             for level in ("O0", "O1", "O2", "O3", "Os", "Oz"):
                 optimised = f"{d}/{level}-{f}"
-                r = run([os.path.join(a.llvm_bindir, "opt"), f"-passes=default<{level}>", "-S", f"{data}/{f}",
+                r = run([os.path.join(a.llvm_bindir, "opt"), f"-passes=default<{level}>", "-S", f"{src_dir}/{f}",
                          "-o", optimised])
                 if not res.check(f"opt-22 -{level} {f}", r.returncode == 0, r.stderr):
                     continue
                 for kind, lvl in (("symbolic", "func"), ("flow-aware", "inst")):
                     args = ["embeddings", v, f"--ir2vec-kind={kind}", f"--level={lvl}"]
                     res.same_run(f"--opt-level {level} {kind} {lvl} {f} = llvm-ir2vec on opt-22's output",
-                                 run(ours(a, args + ["--opt-level", level, f"{data}/{f}"])),
+                                 run(ours(a, args + ["--opt-level", level, f"{src_dir}/{f}"])),
                                  run([a.llvm_ir2vec] + args + [optimised]), expect_vectors=True)
     with tempfile.TemporaryDirectory() as d:
         for tool, name in [(a.ir2vec, "ours.txt"), (a.llvm_ir2vec, "theirs.txt")]:

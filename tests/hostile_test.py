@@ -622,6 +622,17 @@ if a.part == 1:
         check(f"mlgo ablate ({task}) with hidden [65536, 65536]: exit 1 naming model.hidden and the bound, no output "
               "directory", r.returncode == 1 and b"model.hidden" in r.stderr and b"16777216" in r.stderr
               and not os.path.exists(W(f"abl-{task}")), r.stderr[-300:])
+    # vocab train --negatives 100000000 listed every touched column of a batch: all memory, then
+    # LLVM's out-of-memory abort (issue 37's hostile try). Bounded now, and refused above 4096.
+    harness.run([a.ir2vec, "triplets", "--format", "openke", "-o", W("neg-kg"), module], check=True)
+    r = capped([a.ir2vec, "vocab", "train", W("neg-kg"), "-q", "--negatives", "100000000", "-o", W("neg.json")], 3)
+    check("vocab train --negatives 100000000: refused naming the bound, nothing written",
+          r.returncode == 1 and b"--negatives must be 1 to 4096" in r.stderr and not os.path.exists(W("neg.json")),
+          r.stderr[-300:])
+    r = capped([a.ir2vec, "vocab", "train", W("neg-kg"), "-q", "--negatives", "4096", "--batch-size", "100000",
+                "--epochs", "2", "--dim", "8", "-o", W("neg.json")], 1)
+    check("vocab train --negatives 4096 with one batch of every triplet: done within 1 GiB",
+          r.returncode == 0 and os.path.exists(W("neg.json")), r.stderr[-300:])
     r = subprocess.run([a.ir2vec, "mlgo", "train", W("none.h5"), "--model", "mlp", "--hidden", "65536", "65536",
                         "-o", W("huge.h5")], capture_output=True, timeout=300)
     check("mlgo train --hidden 65536 65536: a usage error naming the bound, nothing written",

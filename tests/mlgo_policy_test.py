@@ -222,6 +222,26 @@ for args, needle in ((["--features", "cost,nonsense"], b"unknown feature group '
     check(f"train {' '.join(args)}: exit 1, named", r.returncode == 1 and needle in r.stderr and not os.path.exists(W("bad-model.h5")),
           r.stderr)
 
+# A training that diverges is refused, as vocab train refuses one; a model of NaNs someone else
+# wrote is refused by the host (issue 37's hostile try: --lr 1e308 wrote NaNs, exit 0, and
+# mlgo run answered with them).
+r = harness.run([a.ir2vec, "mlgo", "train", ex, "--features", "cost,callgraph", "--model", "linear", "--lr", "1e308",
+                 "-o", W("nan-model.h5")])
+check("train --lr 1e308: exit 1, 'training diverged' with the rate, no model",
+      r.returncode == 1 and b"training diverged at epoch" in r.stderr and b"1e+308" in r.stderr
+      and not os.path.exists(W("nan-model.h5")), r.stderr)
+if os.path.exists(model):
+    shutil.copyfile(model, W("nan-model.h5"))
+    with h5py.File(W("nan-model.h5"), "r+") as f:
+        w = f["layer1/weight"][()]
+        w[0, 0] = np.nan
+        f["layer1/weight"][...] = w
+    r = harness.run([a.ir2vec, "mlgo", "run", "--policy", "mlp", "--model", W("nan-model.h5"), "--", B("opt"),
+                     "-passes=default<Oz>", modules[0], "-o", W("nan.bc")])
+    check("mlgo run with a model holding a NaN: refused naming the dataset, nothing compiled",
+          r.returncode != 0 and b"layer1/weight holds a value that is not finite" in r.stderr
+          and not os.path.exists(W("nan.bc")), r.stderr)
+
 for norm in ("zscore", "none"):
     zs = W(f"inputs-{norm}.h5")
     r = harness.run([a.ir2vec, "mlgo", "train", ex, "--inputs", "threshold,cost_estimate", "--normalize", norm,
@@ -477,6 +497,11 @@ for change, needle in (({"arms": arms + [{"name": "x", "features": ["cost"], "co
                        ({"arms": [{"name": "x", "features": ["embedding"]}]}, b"arms[0].vocabulary"),
                        ({"arms": [arms[0], arms[0]]}, b"arms[1].name: arm 'cost' is named twice"),
                        ({"budget": 3}, b'unknown key "budget"'),
+                       # issue 37's hostile try: these failed only after the exploration, naming
+                       # the tool's own files (a NUL cut the models' names short, folds collided).
+                       ({"arms": [{"name": "a\u0000b", "features": ["cost"]}]}, b"arms[0].name"),
+                       ({"arms": [{"name": "x" * 5000, "features": ["cost"]}]}, b"arms[0].name"),
+                       ({"model": {"kind": "mlp", "hidden": [4] * 100000}}, b"model.hidden: at most 63 hidden layers"),
                        ({"seeds": []}, b"seeds: name at least one seed")):
     bad = W("bad-spec.json")
     json.dump({**spec, **change}, open(bad, "w"))
@@ -532,6 +557,26 @@ if check("ablate (transfer): exit 0", r.returncode == 0, r.stderr):
     check("ablate (transfer): the worst package and the per-package reductions",
           x["worst_package"]["package"] == worst["package"] and len(sd["packages"]) == len(pkgs), x)
     check("ablate (transfer): the report says so", "Protocol transfer" in open(os.path.join(ablt, "report.md")).read())
+# SIGTERM while a study trains: it stops and says so, 130 (issue 37's hostile try: the training
+# inside ablate took no signal but SIGKILL, more than 20 minutes under `timeout`).
+slow = W("abl-slow")
+json.dump({**tspec, "model": {"kind": "linear", "epochs": 2000000000}}, open(W("slow.json"), "w"))
+proc = subprocess.Popen([a.ir2vec, "mlgo", "ablate", "-q", W("slow.json"), "-o", slow, "-j", "2"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+deadline = time.time() + 240
+while time.time() < deadline and proc.poll() is None and not os.path.exists(os.path.join(slow, "exploration.h5")):
+    time.sleep(0.2)
+time.sleep(2)  # training now: the exploration is written before the first model
+proc.send_signal(signal.SIGTERM)
+try:
+    _, err = proc.communicate(timeout=30)
+    status = proc.returncode
+except subprocess.TimeoutExpired:
+    proc.kill()
+    _, err = proc.communicate()
+    status = "still training 30 s after SIGTERM"
+check("ablate: SIGTERM while training ends it (130, 'interrupted while training')",
+      status == 130 and b"interrupted while training" in err, (status, err[-400:]))
 json.dump({**tspec, "protocol": "transfer", "split": {"test_fraction": 0.3}}, open(W("bad-t.json"), "w"))
 r = harness.run([a.ir2vec, "mlgo", "ablate", W("bad-t.json"), "-o", W("bad-t")])
 check("ablate: a test fraction with the transfer protocol is refused, named",

@@ -203,7 +203,11 @@ private:
     const unsigned D = C.Dim;
     const uint32_t NE = G.numEntities();
     std::vector<double> X(D), XN(D);
+    // Each column once: listing every touch grew with --negatives x --batch-size without bound
+    // (issue 37's hostile try: --negatives 100000000 took all memory, then aborted). The steps
+    // sort and deduplicate the lists anyway, so the result is the same.
     std::vector<arma::uword> TouchedE, TouchedR;
+    std::vector<char> SeenE(NE, 0), SeenR(M.Relations.n_cols, 0);
     double Loss = 0;
     const double Scale = 1.0 / double(Count * C.Negatives);
     for (size_t I = 0; I < Count; ++I) {
@@ -231,8 +235,14 @@ private:
         addDistanceGradient(XN.data(), D, C.Dist, S, GR.colptr(T.Relation), -1);
         addDistanceGradient(XN.data(), D, C.Dist, S, GE.colptr(F.Tail), +1);
         for (EntityId E : {T.Head, T.Tail, F.Head, F.Tail})
-          TouchedE.push_back(E);
-        TouchedR.push_back(T.Relation);
+          if (!SeenE[E]) {
+            SeenE[E] = 1;
+            TouchedE.push_back(E);
+          }
+        if (!SeenR[T.Relation]) {
+          SeenR[T.Relation] = 1;
+          TouchedR.push_back(T.Relation);
+        }
       }
     }
     if (C.NormalizeEntities)
@@ -340,8 +350,10 @@ llvm::Error TransEConfig::validate() const {
     return makeError("--epochs must be at least 1");
   if (BatchSize == 0)
     return makeError("--batch-size must be at least 1");
-  if (Negatives == 0)
-    return makeError("--negatives must be at least 1");
+  // Each true triplet costs --negatives distance computations: 100 million was a typo that ran
+  // for ever (OpenKE's recipes use 1 to 25).
+  if (Negatives == 0 || Negatives > MaxNegatives)
+    return makeError("--negatives must be 1 to " + llvm::Twine(MaxNegatives));
   if (!(Margin > 0) || !std::isfinite(Margin))
     return makeError("--margin must be a positive number");
   return Optimizer.validate();

@@ -37,6 +37,7 @@ inline constexpr support::Named<TripletWeights> TripletWeightsNames[] = {
     {TripletWeights::Log, "log"}};
 
 struct TransEConfig {
+  static constexpr unsigned MaxNegatives = 4096;
   unsigned Dim = 75;
   unsigned Epochs = 1000;
   unsigned BatchSize = 256;

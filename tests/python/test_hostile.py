@@ -47,3 +47,29 @@ def test_hdf5_files_that_crash_libhdf5():
     for f in findings("model-hdf5-") + findings("embeddings-hdf5-"):
         with pytest.raises(ValueError, match=os.path.basename(f)):
             ir2vec.mlgo.read_dataset(f)
+
+
+def test_a_failed_export_raises(tmp_path):
+    """Vocabulary.export raised its error without the GIL: the interpreter died (SIGSEGV) on
+    /dev/full, a missing directory or a file-size limit (issue 37's hostile try). Run in a child
+    so that a crash fails this test instead of ending pytest."""
+    import subprocess
+    import sys
+    code = ("import ir2vec, sys\n"
+            "for path in sys.argv[1:]:\n"
+            "    try:\n"
+            "        ir2vec.Vocabulary().export(path)\n"
+            "    except ValueError as e:\n"
+            "        print('raised', e)\n")
+    r = subprocess.run([sys.executable, "-c", code, "/dev/full", str(tmp_path / "missing" / "v.json")],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2 and "/dev/full" in lines[0] and "missing" in lines[1], r.stdout
+
+
+def test_a_vocabulary_argument_of_another_type_is_named():
+    """embed(vocab=5) raised RuntimeError "Unable to cast Python instance to C++ type", naming
+    nothing (issue 37's hostile try)."""
+    with pytest.raises(TypeError, match="vocab: expected an ir2vec.Vocabulary, a path or None, not int"):
+        ir2vec.embed([], vocab=5)

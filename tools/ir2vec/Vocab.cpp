@@ -149,7 +149,7 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   Train->add_option("--epochs", T->Config.Epochs, "Training epochs (at most)");
   Train->add_option("--seed", T->Config.Seed, "Seed (initialisation, shuffling, negatives)");
   Train->add_option("--batch-size", T->Config.BatchSize, "Triplets per minibatch");
-  Train->add_option("--negatives", T->Config.Negatives, "Corrupted triplets per true one");
+  Train->add_option("--negatives", T->Config.Negatives, "Corrupted triplets per true one (1 to 4096)");
   Train->add_option("--margin", T->Config.Margin, "Margin of the ranking loss");
   Train->add_option("--lr", T->Config.Optimizer.LearningRate, "Learning rate");
   Train->add_option("--optimizer", T->Optimizer, "sgd or adam (sparse: touched columns only)")
