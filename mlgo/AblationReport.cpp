@@ -276,14 +276,7 @@ llvm::Error drawAblationPlots(const AblationResult &R, const std::string &Gnuplo
         }
       }))
     return E;
-  llvm::Expected<support::Child> G = support::Child::spawn({Gnuplot, Script});
-  if (!G)
-    return support::makeError("cannot draw the plots: " + llvm::toString(G.takeError()) +
-                              " (install Debian's gnuplot-nox)");
-  auto [St, TimedOut] = G->wait(120, CancelFd);
-  if (TimedOut || St.Signaled || St.Code)
-    return support::makeError("gnuplot failed (" + St.describe() + ") on " + Script);
-  return llvm::Error::success();
+  return support::runGnuplot(Gnuplot, Script, CancelFd);
 }
 
 /// The mean over the study's seeds of Of(seed index): the figures the Markdown tables show.

@@ -19,10 +19,14 @@ cd "$(dirname "$0")/.."
 # browser and checks its DOM against results.json.
 # valgrind, python3-scipy, dpkg-dev: the performance track (scripts/perf-track.py) counts with
 # cachegrind, ranks with scipy's spearmanr, unpacks Debian sources with dpkg-source.
+# libxgboost-dev: `evaluate devmap` classifies with XGBoost through its C API (the IR2Vec
+# paper's classifier; a well-kept library we would otherwise have to write); python3-xgboost
+# and python3-sklearn: the independent implementation tests/devmap_test.py judges it by.
 PKGS=(cmake make g++ llvm-22 llvm-22-dev clang-22 libarmadillo-dev libhdf5-dev libcli11-dev
       libgtest-dev libgmock-dev python3 python3-h5py python3-numpy bsdutils
       zlib1g-dev libzstd-dev gnuplot-nox libclang-rt-22-dev pybind11-dev python3-dev
-      python3-pytest chromium-headless-shell valgrind python3-scipy dpkg-dev)
+      python3-pytest chromium-headless-shell valgrind python3-scipy dpkg-dev
+      libxgboost-dev python3-xgboost python3-sklearn)
 case " $* " in
   *" -DWB_MPI=OFF "*) ;;
   *) PKGS+=(libopenmpi-dev openmpi-bin openssh-client) ;;

@@ -484,4 +484,17 @@ void Guardian::released() { send('R'); }
 
 void Guardian::writing() { send('W'); }
 
+llvm::Error runGnuplot(const std::string &Gnuplot, const std::string &Script, int CancelFd) {
+  llvm::Expected<Child> G = Child::spawn({Gnuplot, Script});
+  if (!G)
+    return makeError("cannot draw the plots: " + llvm::toString(G.takeError()) +
+                     " (install Debian's gnuplot-nox)");
+  auto [St, TimedOut] = G->wait(120, CancelFd);
+  if (cancelled(CancelFd))
+    return interruptedError("interrupted while drawing the plots");
+  if (TimedOut || St.Signaled || St.Code)
+    return makeError("gnuplot failed (" + St.describe() + ") on " + Script);
+  return llvm::Error::success();
+}
+
 } // namespace wb::support

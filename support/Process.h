@@ -140,4 +140,8 @@ private:
   FileMark Output;
 };
 
+/// Runs Gnuplot on Script (a report's plots), for at most two minutes; an error saying which
+/// package to install when it cannot start, and an interruption when CancelFd fires.
+llvm::Error runGnuplot(const std::string &Gnuplot, const std::string &Script, int CancelFd);
+
 } // namespace wb::support

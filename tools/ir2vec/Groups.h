@@ -12,6 +12,7 @@ void addTripletCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx);   // en
 void addEmbeddingCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx); // embeddings, from-counts
 void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx);     // vocab train|eval|...
 void addCorpusCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx);    // corpus extract
+void addEvaluateCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx);  // evaluate devmap
 /// mlgo run|collect|log|features|policies; Compiler is what followed "--" on the command line.
 void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler,
                      RunContext &Ctx);

@@ -70,6 +70,7 @@ int main(int argc, char **argv) {
   wb::tool::addEmbeddingCommands(App, Cmds, Ctx);
   wb::tool::addVocabCommands(App, Cmds, Ctx);
   wb::tool::addCorpusCommands(App, Cmds, Ctx);
+  wb::tool::addEvaluateCommands(App, Cmds, Ctx);
   wb::tool::addMlgoCommands(App, Cmds, std::move(Compiler), Ctx);
   int Status = wb::tool::parseAndRun(App, Cmds, std::move(Args), Ctx);
   // `ir2vec ... | head`: a reader that went away ends us by SIGPIPE, silently, as Unix tools.

@@ -1,0 +1,798 @@
+#include "downstream/Study.h"
+
+#include "ir2vec/EmbeddingBatch.h"
+#include "mlgo/SpecReader.h"
+#include "support/Error.h"
+#include "support/Files.h"
+#include "support/Inputs.h"
+#include "support/Process.h"
+#include "support/Progress.h"
+#include "vocab/EntityLayout.h"
+#include "vocab/VocabularyFile.h"
+
+#include "learn/Random.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <numeric>
+
+namespace wb::downstream {
+
+namespace {
+
+constexpr const char *ControlNames[] = {"static", "grewe", "histogram"};
+constexpr size_t HistogramArm = 2; // index of the histogram control in every spec's arms
+
+std::vector<DevmapArm> controls() {
+  std::vector<DevmapArm> C(3);
+  C[0].Name = ControlNames[0], C[0].K = ArmKind::Static;
+  C[1].Name = ControlNames[1], C[1].K = ArmKind::Grewe;
+  C[2].Name = ControlNames[2], C[2].K = ArmKind::Histogram;
+  for (DevmapArm &A : C)
+    A.Control = true;
+  return C;
+}
+
+std::vector<uint32_t> defaultSeeds() {
+  std::vector<uint32_t> S(10);
+  std::iota(S.begin(), S.end(), 104u);
+  return S;
+}
+
+double seconds(std::chrono::steady_clock::time_point Since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Since).count();
+}
+
+} // namespace
+
+std::string DevmapArm::describe() const {
+  switch (K) {
+  case ArmKind::Static:
+    return "the platform's static mapping (its more often faster device), no classifier";
+  case ArmKind::Grewe:
+    return "Grewe et al.'s six static features";
+  case ArmKind::Histogram:
+    return "entity counts (110 columns: opcodes, types, operand kinds)";
+  case ArmKind::Embedding:
+    break;
+  }
+  std::string S = ir2vec::kindName(EmbeddingKind).str() + " embedding, " +
+                  std::string(vocab::vocabularySource(Vocabulary));
+  if (Weights.Opcode != 1.0f || Weights.Type != 0.5f || Weights.Arg != 0.2f)
+    S += llvm::formatv(", weights {0}/{1}/{2}", Weights.Opcode, Weights.Type, Weights.Arg).str();
+  if (WithGrewe)
+    S += ", with Grewe's features";
+  return S;
+}
+
+llvm::json::Object DevmapSpec::settingsJSON() const {
+  llvm::json::Array Ps, Ss;
+  for (Protocol P : Protocols)
+    Ps.push_back(support::nameOf<Protocol>(ProtocolNames, P).str());
+  for (uint32_t S : Seeds)
+    Ss.push_back(int64_t(S));
+  return llvm::json::Object{
+      {"spec", Path.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(Path)},
+      {"spec_sha256", SHA256.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(SHA256)},
+      {"protocols", std::move(Ps)},
+      {"seeds", std::move(Ss)},
+      {"folds", int64_t(Folds)},
+      {"resamples", int64_t(Resamples)},
+      {"bootstrap_seed", int64_t(BootstrapSeed)},
+      {"unreadable", Recompile ? "recompile" : "skip"},
+      {"classifier", llvm::json::Object{{"name", "xgboost"},
+                                        {"max_depth", int64_t(Boost.MaxDepth)},
+                                        {"learning_rate", Boost.LearningRate},
+                                        {"trees", int64_t(Boost.Trees)},
+                                        {"tree_method", "exact"},
+                                        {"objective", "binary:logistic"}}}};
+}
+
+llvm::Expected<DevmapSpec> defaultDevmapSpec(const std::vector<std::string> &Vocabularies) {
+  DevmapSpec S;
+  S.Seeds = defaultSeeds();
+  S.Arms = controls();
+  std::vector<std::pair<std::string, std::string>> Vs = {{"default", ""}};
+  for (const std::string &V : Vocabularies) {
+    if (auto L = vocab::loadEmbeddingVocabulary(V, vocab::Weights{}); !L)
+      return L.takeError(); // before any work
+    std::string Label = llvm::sys::path::stem(V).str();
+    for (const auto &[Other, OtherPath] : Vs)
+      if (Other == Label)
+        return support::usageError("--vocab " + V + ": its arms would be named like " + OtherPath +
+                                   "'s (" + Label + "-symbolic); rename the file or use --spec");
+    Vs.emplace_back(Label, V);
+  }
+  for (const auto &[Label, Path] : Vs)
+    for (ir2vec::Kind K : {ir2vec::Kind::Symbolic, ir2vec::Kind::FlowAware}) {
+      DevmapArm A;
+      A.Name = Label + "-" + ir2vec::kindName(K).str();
+      A.EmbeddingKind = K;
+      A.Vocabulary = Path;
+      S.Arms.push_back(std::move(A));
+    }
+  return S;
+}
+
+llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
+  mlgo::SpecReader R(Path);
+  auto J = R.load();
+  if (!J)
+    return J.takeError();
+  const llvm::json::Object &O = *J->getAsObject();
+  if (llvm::Error E = R.onlyKeys(O, "spec",
+                                 {"arms", "protocols", "seeds", "folds", "resamples", "bootstrap_seed",
+                                  "unreadable", "classifier"}))
+    return E;
+  DevmapSpec S;
+  S.Path = Path;
+  S.SHA256 = R.SHA256;
+  S.Seeds = defaultSeeds();
+  S.Arms = controls();
+  if (const llvm::json::Value *P = O.get("protocols")) {
+    std::vector<std::string> Names;
+    if (llvm::Error E = R.strings(P, "protocols", Names))
+      return E;
+    if (Names.empty())
+      return R.error("protocols", "name at least one protocol (paper, kernel, suite)");
+    S.Protocols.clear();
+    for (const std::string &N : Names) {
+      auto Pr = support::parseNamed<Protocol>(ProtocolNames, N, "protocol");
+      if (!Pr)
+        return R.error("protocols", llvm::toString(Pr.takeError()));
+      if (llvm::is_contained(S.Protocols, *Pr))
+        return R.error("protocols", "'" + N + "' twice");
+      S.Protocols.push_back(*Pr);
+    }
+  }
+  if (const llvm::json::Value *V = O.get("seeds")) {
+    S.Seeds.clear();
+    if (std::optional<int64_t> N = V->getAsInteger()) {
+      if (*N < 1 || *N > 1000)
+        return R.error("seeds", "expected 1 to 1000 seeds, or an array of seeds");
+      for (int64_t I = 0; I < *N; ++I)
+        S.Seeds.push_back(uint32_t(104 + I));
+    } else if (const llvm::json::Array *A = V->getAsArray()) {
+      for (const llvm::json::Value &E : *A) {
+        std::optional<int64_t> X = E.getAsInteger();
+        if (!X || *X < 0 || *X > int64_t(UINT32_MAX))
+          return R.error("seeds", "expected seeds from 0 to 4294967295 (numpy's RandomState)");
+        if (llvm::is_contained(S.Seeds, uint32_t(*X)))
+          return R.error("seeds", "seed " + llvm::Twine(*X) + " twice");
+        S.Seeds.push_back(uint32_t(*X));
+      }
+      if (S.Seeds.empty() || S.Seeds.size() > 1000)
+        return R.error("seeds", "expected 1 to 1000 seeds");
+    } else {
+      return R.error("seeds", "expected a count or an array of seeds");
+    }
+  }
+  if (llvm::Error E = R.integer(O, "folds", "spec", S.Folds, 2))
+    return E;
+  if (S.Folds > 1000)
+    return R.error("folds", "expected 2 to 1000 folds");
+  if (llvm::Error E = R.integer(O, "resamples", "spec", S.Resamples, 100))
+    return E;
+  if (S.Resamples > 100000)
+    return R.error("resamples", "expected 100 to 100000 resamples");
+  if (llvm::Error E = R.integer(O, "bootstrap_seed", "spec", S.BootstrapSeed))
+    return E;
+  if (std::optional<llvm::StringRef> U = O.getString("unreadable")) {
+    if (*U != "recompile" && *U != "skip")
+      return R.error("unreadable", "expected recompile or skip");
+    S.Recompile = *U == "recompile";
+  } else if (O.get("unreadable")) {
+    return R.error("unreadable", "expected recompile or skip");
+  }
+  if (const llvm::json::Value *CV = O.get("classifier")) {
+    const llvm::json::Object *C = CV->getAsObject();
+    if (!C)
+      return R.error("classifier", "expected an object");
+    if (llvm::Error E = R.onlyKeys(*C, "classifier", {"max_depth", "learning_rate", "trees"}))
+      return E;
+    if (llvm::Error E = R.integer(*C, "max_depth", "classifier", S.Boost.MaxDepth, 1))
+      return E;
+    if (llvm::Error E = R.integer(*C, "trees", "classifier", S.Boost.Trees, 1))
+      return E;
+    if (llvm::Error E = R.number(*C, "learning_rate", "classifier", S.Boost.LearningRate))
+      return E;
+    if (S.Boost.MaxDepth > 30 || S.Boost.Trees > 10000 || !(S.Boost.LearningRate > 0) ||
+        !(S.Boost.LearningRate <= 1))
+      return R.error("classifier", "expected max_depth 1 to 30, trees 1 to 10000 and a "
+                                   "learning_rate in (0, 1]");
+  }
+  llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A, const std::string &Where) -> llvm::Error {
+    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "kind", "vocabulary", "weights", "grewe"}))
+      return E;
+    DevmapArm Arm;
+    Arm.Name = A.getString("name").value_or("").str();
+    if (Arm.Name.empty() || Arm.Name.size() > 100 ||
+        llvm::any_of(Arm.Name, [](char C) { return C == '/' || C == ' ' || (unsigned char)C < 0x20 || C == 0x7f; }))
+      return R.error(Where + ".name", "expected a name of 1 to 100 bytes without spaces, slashes "
+                                      "or control characters");
+    for (const DevmapArm &Other : S.Arms)
+      if (Other.Name == Arm.Name)
+        return R.error(Where + ".name", "'" + Arm.Name + "' " +
+                                            (Other.Control ? "is a control's name (static, grewe, histogram)"
+                                                           : "names two arms"));
+    auto K = ir2vec::parseKind(A.getString("kind").value_or("symbolic"));
+    if (!K)
+      return R.error(Where + ".kind", llvm::toString(K.takeError()));
+    Arm.EmbeddingKind = *K;
+    std::string V = A.getString("vocabulary").value_or("default").str();
+    Arm.Vocabulary = V == "default" ? "" : R.resolve(V);
+    if (const llvm::json::Value *WV = A.get("weights")) {
+      const llvm::json::Object *W = WV->getAsObject();
+      if (!W)
+        return R.error(Where + ".weights", "expected an object (opcode, type, arg)");
+      if (llvm::Error E = R.onlyKeys(*W, Where + ".weights", {"opcode", "type", "arg"}))
+        return E;
+      double Op = Arm.Weights.Opcode, Ty = Arm.Weights.Type, Ar = Arm.Weights.Arg;
+      for (auto [Key, Out] : {std::pair<const char *, double *>{"opcode", &Op}, {"type", &Ty}, {"arg", &Ar}}) {
+        if (llvm::Error E = R.number(*W, Key, Where + ".weights", *Out))
+          return E;
+        if (!std::isfinite(*Out) || std::fabs(*Out) > 1e6)
+          return R.error(Where + ".weights." + Key, "expected a finite weight of magnitude at most 1e6");
+      }
+      Arm.Weights = vocab::Weights{float(Op), float(Ty), float(Ar)};
+    }
+    if (const llvm::json::Value *G = A.get("grewe")) {
+      std::optional<bool> B = G->getAsBoolean();
+      if (!B)
+        return R.error(Where + ".grewe", "expected true or false");
+      Arm.WithGrewe = *B;
+    }
+    // Read now: a vocabulary that cannot be read fails before any work.
+    auto Vocab = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
+    if (!Vocab)
+      return R.error(Where + ".vocabulary", llvm::toString(Vocab.takeError()));
+    S.Arms.push_back(std::move(Arm));
+    return llvm::Error::success();
+  });
+  if (E)
+    return E;
+  return S;
+}
+
+namespace {
+
+/// A module vector per distinct kernel file (NaN-free), or why there is none.
+struct KernelVectors {
+  std::vector<std::vector<double>> Rows; // [distinct file]
+  std::vector<std::string> Errors;       // [distinct file]: "" = embedded
+};
+
+/// Embeds Files with V and K (module level: the sum of the function vectors).
+llvm::Expected<KernelVectors> embedFiles(const std::vector<std::string> &Files, const vocab::Vocabulary &V,
+                                         ir2vec::Kind K, const DevmapConfig &C) {
+  ir2vec::EmbeddingJob J;
+  J.Inputs = Files;
+  J.Vocab = &V;
+  J.EmbeddingKind = K;
+  J.Granularity = ir2vec::Level::Module;
+  corpus::BatchIO IO;
+  IO.Run = C.Run;
+  IO.Run.ShowProgress = false;
+  IO.Run.Report = [](const support::Diagnostic &) {}; // failures are the study's to report
+  IO.ModuleSeconds = C.ModuleSeconds;
+  KernelVectors Out;
+  Out.Rows.resize(Files.size());
+  Out.Errors.resize(Files.size());
+  ir2vec::LevelSet Levels;
+  llvm::Error E = ir2vec::embedModules(J, Levels, /*InstructionText=*/false, 0, IO,
+                                       [&](size_t I, ir2vec::EmbeddedModule &&M) -> llvm::Error {
+                                         if (!M.Error.empty())
+                                           Out.Errors[I] = M.Error;
+                                         else if (M.E.ModuleVector.size() != V.dimension())
+                                           Out.Rows[I].assign(V.dimension(), 0.0); // no functions
+                                         else
+                                           Out.Rows[I] = std::move(M.E.ModuleVector);
+                                         return llvm::Error::success();
+                                       });
+  if (E)
+    return E;
+  if (C.Run.cancelled())
+    return support::interruptedError("interrupted while embedding the kernels");
+  return Out;
+}
+
+/// Compiles an OpenCL kernel's source with clang-22 as LLVM IR for the dataset's target
+/// (x86-64 macOS, as the shipped IR), into Dir; the file, or clang's first error line.
+llvm::Expected<std::string> recompile(const DevmapRow &R, const support::TempDir &Dir, size_t Index,
+                                      const DevmapConfig &C) {
+  const std::string Src = Dir.file("k" + std::to_string(Index) + ".cl"),
+                    Out = Dir.file("k" + std::to_string(Index) + ".ll"),
+                    Err = Dir.file("k" + std::to_string(Index) + ".err");
+  if (llvm::Error E = support::writeFileAtomically(Src, [&](llvm::raw_ostream &OS) { OS << R.Source; }))
+    return E;
+  int ErrFd = -1;
+  if (std::error_code EC = llvm::sys::fs::openFileForWrite(Err, ErrFd))
+    return support::fileError(Err, "cannot write: " + EC.message());
+  auto Child = support::Child::spawn({C.Clang, "-x", "cl", "-cl-std=CL1.2", "-Xclang", "-finclude-default-header",
+                                      "-O2", "-emit-llvm", "-S", "--target=x86_64-apple-macosx10.13.0",
+                                      "-w", "-o", Out, Src},
+                                     -1, ErrFd);
+  ::close(ErrFd);
+  if (!Child)
+    return support::makeError("cannot run " + C.Clang + ": " + llvm::toString(Child.takeError()));
+  auto [St, TimedOut] = Child->wait(C.ModuleSeconds, C.Run.CancelFd);
+  if (TimedOut || St.Signaled || St.Code) {
+    std::string First = "clang " + St.describe();
+    if (auto B = llvm::MemoryBuffer::getFile(Err)) {
+      llvm::StringRef T = (*B)->getBuffer();
+      size_t P = T.find("error:");
+      if (P != llvm::StringRef::npos)
+        First = T.substr(P).split('\n').first.str();
+    }
+    return support::makeError("recompiling its src with " + C.Clang + " failed: " + First);
+  }
+  return Out;
+}
+
+/// Column-wise min-max scaling over all rows (scikit-learn's MinMaxScaler: a constant column
+/// becomes 0), to floats; constant columns are dropped, which changes no tree (they offer no
+/// split) and saves XGBoost their scans.
+FloatMatrix scaled(const std::vector<double> &X, size_t Rows, size_t Cols, size_t &UsedCols) {
+  std::vector<size_t> Keep;
+  std::vector<double> Min(Cols, 0), Range(Cols, 0);
+  for (size_t C = 0; C < Cols; ++C) {
+    double Lo = INFINITY, Hi = -INFINITY;
+    for (size_t R = 0; R < Rows; ++R) {
+      Lo = std::min(Lo, X[R * Cols + C]);
+      Hi = std::max(Hi, X[R * Cols + C]);
+    }
+    Min[C] = Lo, Range[C] = Hi - Lo;
+    if (Hi > Lo)
+      Keep.push_back(C);
+  }
+  FloatMatrix M;
+  M.Rows = Rows;
+  M.Cols = std::max<size_t>(1, Keep.size()); // XGBoost needs a column; a constant one never splits
+  M.Data.assign(M.Rows * M.Cols, 0.0f);
+  for (size_t R = 0; R < Rows; ++R)
+    for (size_t K = 0; K < Keep.size(); ++K) {
+      const size_t C = Keep[K];
+      M.Data[R * M.Cols + K] = float((X[R * Cols + C] - Min[C]) / Range[C]);
+    }
+  UsedCols = Keep.size();
+  return M;
+}
+
+/// Percentile interval of sorted V (nearest rank, the convention of the ablation reports).
+Interval intervalOf(double Mean, std::vector<double> V) {
+  std::sort(V.begin(), V.end());
+  Interval I;
+  I.Mean = Mean;
+  if (V.empty())
+    return I;
+  const size_t B = V.size();
+  I.Low = V[size_t(std::floor(0.025 * double(B)))];
+  I.High = V[std::min(B - 1, size_t(std::ceil(0.975 * double(B))) - 1)];
+  return I;
+}
+
+} // namespace
+
+llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const DevmapSpec &Spec,
+                                            const DevmapConfig &C) {
+  const auto Start = std::chrono::steady_clock::now();
+  DevmapResult R;
+  R.Spec = Spec;
+  R.DataDir = Data.Dir;
+  R.BoostVersion = boostVersion();
+  const size_t NP = Data.Platforms.size();
+  // Distinct kernel files, and distinct contents among them: each is embedded once per arm.
+  std::map<std::string, size_t> FileIndex;
+  std::vector<std::string> Files;
+  std::vector<const DevmapRow *> FirstRow;
+  for (const DevmapPlatform &P : Data.Platforms)
+    for (const DevmapRow &Row : P.Rows) {
+      const std::string F = kernelFile(Data.Dir, Row);
+      if (FileIndex.emplace(F, Files.size()).second) {
+        Files.push_back(F);
+        FirstRow.push_back(&Row);
+      }
+    }
+  std::map<std::string, size_t> ByContent;
+  std::vector<size_t> ContentOf(Files.size());
+  std::vector<std::string> Distinct; // one file per content
+  std::vector<const DevmapRow *> DistinctRow;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    auto B = support::readInput(Files[I]);
+    if (!B)
+      return support::fileError(Files[I], "cannot read: " + support::readErrorMessage(B.getError()));
+    auto [It, New] = ByContent.emplace(support::sha256Hex((*B)->getBuffer()), Distinct.size());
+    if (New) {
+      Distinct.push_back(Files[I]);
+      DistinctRow.push_back(FirstRow[I]);
+    }
+    ContentOf[I] = It->second;
+  }
+  R.DistinctKernelFiles = Distinct.size();
+  // The histogram first: it tells which kernels LLVM 22 reads; those it cannot are recompiled
+  // from their source (or left out) before any other arm embeds them.
+  const auto EmbedStart = std::chrono::steady_clock::now();
+  std::optional<support::TempDir> Tmp;
+  auto Counts = embedFiles(Distinct, ir2vec::countingVocabulary(), ir2vec::Kind::Symbolic, C);
+  if (!Counts)
+    return Counts.takeError();
+  std::vector<std::string> Effective = Distinct; // what the arms embed
+  std::vector<bool> Usable(Distinct.size(), true);
+  for (size_t D = 0; D < Distinct.size(); ++D) {
+    if (Counts->Errors[D].empty())
+      continue;
+    // LLVM's diagnostics quote the line and mark the column below it: the first line says it.
+    std::string Why = llvm::StringRef(Counts->Errors[D]).split('\n').first.str();
+    if (Spec.Recompile) {
+      if (!Tmp) {
+        auto T = support::TempDir::create("ir2vec-eval");
+        if (!T)
+          return T.takeError();
+        Tmp.emplace(std::move(*T));
+      }
+      auto Out = recompile(*DistinctRow[D], *Tmp, D, C);
+      if (C.Run.cancelled())
+        return support::interruptedError("interrupted while recompiling kernels");
+      if (Out) {
+        auto Again = embedFiles({*Out}, ir2vec::countingVocabulary(), ir2vec::Kind::Symbolic, C);
+        if (!Again)
+          return Again.takeError();
+        if (Again->Errors[0].empty()) {
+          Effective[D] = *Out;
+          Counts->Rows[D] = std::move(Again->Rows[0]);
+          Counts->Errors[D].clear();
+          R.Recompiled.emplace_back(Distinct[D], Why);
+          continue;
+        }
+        Why += "; recompiled, LLVM 22 still cannot read it: " +
+               llvm::StringRef(Again->Errors[0]).split('\n').first.str();
+      } else {
+        Why += "; " + llvm::toString(Out.takeError());
+      }
+    }
+    Usable[D] = false;
+    R.LeftOut.emplace_back(Distinct[D], Why);
+  }
+  // The rows every arm judges, and their kernels and suites.
+  std::map<std::string, int> KernelIndex, SuiteIndex;
+  std::vector<std::string> SuiteOfKernel;
+  for (size_t P = 0; P < NP; ++P) {
+    R.Platforms.push_back(Data.Platforms[P].Name);
+    R.CSVs.push_back(Data.Platforms[P].CSV);
+    R.Used.emplace_back();
+    R.Rows.emplace_back();
+    for (size_t I = 0; I < Data.Platforms[P].Rows.size(); ++I) {
+      const DevmapRow &Row = Data.Platforms[P].Rows[I];
+      if (!Usable[ContentOf[FileIndex[kernelFile(Data.Dir, Row)]]])
+        continue;
+      auto [It, New] = KernelIndex.emplace(Row.Benchmark, int(R.Kernels.size()));
+      if (New) {
+        R.Kernels.push_back(Row.Benchmark);
+        R.Suites.push_back(suiteOf(Row.Benchmark));
+      }
+      R.Used[P].push_back({I, It->second});
+      R.Rows[P].push_back(Row);
+    }
+    if (R.Used[P].size() < 2)
+      return support::fileError(Data.Platforms[P].CSV, "fewer than 2 rows have a kernel LLVM 22 can read");
+  }
+  // Suites numbered by name (the leave-one-suite-out folds).
+  {
+    std::vector<std::string> Names = R.Suites;
+    std::sort(Names.begin(), Names.end());
+    Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
+    R.SuiteNames = Names;
+    for (const std::string &S : R.Suites)
+      R.SuiteOf.push_back(int(std::lower_bound(Names.begin(), Names.end(), S) - Names.begin()));
+  }
+  // Features of every arm: per distinct content a vector, per row the run's own columns.
+  const size_t NA = Spec.Arms.size();
+  R.Arms.resize(NA);
+  for (size_t A = 0; A < NA; ++A) {
+    const DevmapArm &Arm = Spec.Arms[A];
+    DevmapArmResult &Out = R.Arms[A];
+    if (Arm.K == ArmKind::Static)
+      continue;
+    std::vector<std::vector<double>> Vectors;
+    if (Arm.K == ArmKind::Histogram) {
+      Vectors = Counts->Rows;
+      for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
+        Out.ColumnNames.push_back("count:" + std::string(vocab::entityName(E)));
+    } else if (Arm.K == ArmKind::Embedding) {
+      auto V = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
+      if (!V)
+        return V.takeError();
+      auto E = embedFiles(Effective, V->Loaded.Vocab, Arm.EmbeddingKind, C);
+      if (!E)
+        return E.takeError();
+      for (size_t D = 0; D < Effective.size(); ++D)
+        if (Usable[D] && !E->Errors[D].empty())
+          return support::fileError(Effective[D], "arm " + Arm.Name + ": cannot embed: " + E->Errors[D]);
+      Vectors = std::move(E->Rows);
+      for (unsigned D = 0; D < V->Loaded.Vocab.dimension(); ++D)
+        Out.ColumnNames.push_back("dim" + std::to_string(D));
+    }
+    if (Arm.K == ArmKind::Grewe || Arm.WithGrewe)
+      for (const char *G : GreweColumns)
+        Out.ColumnNames.push_back(G);
+    Out.ColumnNames.push_back("transfer");
+    Out.ColumnNames.push_back("wgsize");
+    Out.Columns = Out.ColumnNames.size();
+    Out.Features.resize(NP);
+    for (size_t P = 0; P < NP; ++P)
+      for (const DevmapRow &Row : R.Rows[P]) {
+        std::vector<double> &F = Out.Features[P];
+        if (!Vectors.empty()) {
+          const std::vector<double> &V = Vectors[ContentOf[FileIndex[kernelFile(Data.Dir, Row)]]];
+          F.insert(F.end(), V.begin(), V.end());
+        }
+        if (Arm.K == ArmKind::Grewe || Arm.WithGrewe)
+          F.insert(F.end(), Row.Grewe.begin(), Row.Grewe.end());
+        F.push_back(Row.Transfer);
+        F.push_back(Row.WorkGroupSize);
+      }
+  }
+  R.EmbedSeconds = seconds(EmbedStart);
+  Tmp.reset();
+  // Folds: [platform][protocol][seed]; leave-one-suite-out has no randomness (one per seed
+  // all the same, trained once).
+  const size_t NR = Spec.Protocols.size(), NS = Spec.Seeds.size();
+  R.Folds.assign(NP, std::vector<std::vector<std::vector<int>>>(NR));
+  for (size_t P = 0; P < NP; ++P) {
+    std::vector<int> Labels, Kernel, Suite;
+    for (size_t I = 0; I < R.Rows[P].size(); ++I) {
+      Labels.push_back(R.Rows[P][I].GPU);
+      Kernel.push_back(R.Used[P][I].Kernel);
+      Suite.push_back(R.SuiteOf[size_t(R.Used[P][I].Kernel)]);
+    }
+    // Kernels renumbered densely within the platform (groupFolds numbers groups 0..G-1).
+    std::map<int, int> Dense;
+    for (int &K : Kernel)
+      K = Dense.emplace(K, int(Dense.size())).first->second;
+    std::map<int, int> DenseSuite;
+    for (int &S : Suite)
+      S = DenseSuite.emplace(S, int(DenseSuite.size())).first->second;
+    for (size_t Pr = 0; Pr < NR; ++Pr)
+      for (size_t Si = 0; Si < NS; ++Si) {
+        switch (Spec.Protocols[Pr]) {
+        case Protocol::Paper:
+          if (Spec.Folds > Labels.size())
+            return support::fileError(R.CSVs[P], llvm::Twine(Spec.Folds) + " folds for " +
+                                                     llvm::Twine(Labels.size()) + " rows");
+          R.Folds[P][Pr].push_back(stratifiedFolds(Labels, Spec.Folds, Spec.Seeds[Si]));
+          break;
+        case Protocol::Kernel:
+          R.Folds[P][Pr].push_back(groupFolds(Kernel, Spec.Folds, Spec.Seeds[Si]));
+          break;
+        case Protocol::Suite:
+          R.Folds[P][Pr].push_back(leaveGroupOut(Suite));
+          break;
+        }
+      }
+    size_t GPU = size_t(std::count(Labels.begin(), Labels.end(), 1));
+    R.StaticGPU.push_back(2 * GPU > Labels.size());
+  }
+  // The trainings: one per (arm, platform, protocol, seed, fold) with rows on both sides.
+  struct Task {
+    size_t A, P, Pr, S;
+    int Fold;
+  };
+  std::vector<Task> Tasks;
+  for (size_t A = 0; A < NA; ++A) {
+    DevmapArmResult &Out = R.Arms[A];
+    Out.Predictions.assign(NP, std::vector<std::vector<std::vector<uint8_t>>>(NR));
+    for (size_t P = 0; P < NP; ++P)
+      for (size_t Pr = 0; Pr < NR; ++Pr)
+        for (size_t Si = 0; Si < NS; ++Si) {
+          Out.Predictions[P][Pr].emplace_back(R.Rows[P].size(), uint8_t(R.StaticGPU[P]));
+          if (Spec.Arms[A].K == ArmKind::Static)
+            continue;
+          if (Spec.Protocols[Pr] == Protocol::Suite && Si > 0)
+            continue; // the same folds as seed 0: copied below
+          const std::vector<int> &F = R.Folds[P][Pr][Si];
+          const int Max = *std::max_element(F.begin(), F.end());
+          for (int K = 0; K <= Max; ++K)
+            if (llvm::is_contained(F, K))
+              Tasks.push_back({A, P, Pr, Si, K});
+        }
+  }
+  std::vector<std::vector<FloatMatrix>> X(NA, std::vector<FloatMatrix>(NP));
+  for (size_t A = 0; A < NA; ++A)
+    if (Spec.Arms[A].K != ArmKind::Static)
+      for (size_t P = 0; P < NP; ++P)
+        X[A][P] = scaled(R.Arms[A].Features[P], R.Rows[P].size(), R.Arms[A].Columns, R.Arms[A].UsedColumns);
+  std::vector<std::vector<int>> Y(NP);
+  for (size_t P = 0; P < NP; ++P)
+    for (const DevmapRow &Row : R.Rows[P])
+      Y[P].push_back(Row.GPU);
+  const auto TrainStart = std::chrono::steady_clock::now();
+  support::Progress Prog("trainings", Tasks.size(), C.Run.ShowProgress);
+  std::atomic<size_t> Next{0}, Done{0};
+  std::mutex M;
+  std::optional<std::string> Failure;
+  {
+    llvm::StdThreadPool Pool(llvm::hardware_concurrency(std::max(1u, C.Run.Jobs)));
+    const unsigned Workers = std::max(1u, C.Run.Jobs);
+    for (unsigned W = 0; W < Workers; ++W)
+      Pool.async([&] {
+        for (size_t T; (T = Next++) < Tasks.size();) {
+          if (C.Run.cancelled())
+            return;
+          {
+            std::lock_guard<std::mutex> G(M);
+            if (Failure)
+              return;
+          }
+          const Task &Tk = Tasks[T];
+          const std::vector<int> &F = R.Folds[Tk.P][Tk.Pr][Tk.S];
+          std::vector<size_t> Train, Test;
+          for (size_t I = 0; I < F.size(); ++I)
+            (F[I] == Tk.Fold ? Test : Train).push_back(I);
+          auto Probs = trainAndPredict(X[Tk.A][Tk.P], Y[Tk.P], Train, Test, Spec.Boost);
+          std::lock_guard<std::mutex> G(M);
+          if (!Probs) {
+            Failure = "arm " + Spec.Arms[Tk.A].Name + ": " + llvm::toString(Probs.takeError());
+            return;
+          }
+          std::vector<uint8_t> &Pred = R.Arms[Tk.A].Predictions[Tk.P][Tk.Pr][Tk.S];
+          for (size_t I = 0; I < Test.size(); ++I)
+            Pred[Test[I]] = (*Probs)[I] > 0.5f; // XGBClassifier.predict's threshold
+          Prog.update(++Done);
+        }
+      });
+    Pool.wait();
+  }
+  Prog.clear();
+  if (C.Run.cancelled())
+    return support::interruptedError("interrupted after " + std::to_string(Done.load()) + " of " +
+                                     std::to_string(Tasks.size()) + " trainings");
+  if (Failure)
+    return support::makeError(*Failure);
+  R.Trainings = Tasks.size();
+  R.TrainSeconds = seconds(TrainStart);
+  for (size_t A = 0; A < NA; ++A)
+    for (size_t P = 0; P < NP; ++P)
+      for (size_t Pr = 0; Pr < NR; ++Pr)
+        if (Spec.Protocols[Pr] == Protocol::Suite)
+          for (size_t Si = 1; Si < NS; ++Si)
+            R.Arms[A].Predictions[P][Pr][Si] = R.Arms[A].Predictions[P][Pr][0];
+
+  // Statistics. Per row: the seed mean of correctness and of the speedup over the static
+  // mapping. Resamples of kernels (with replacement), shared by every arm, protocol and
+  // platform: differences are paired.
+  const size_t NK = R.Kernels.size();
+  std::vector<std::vector<uint32_t>> Draws(Spec.Resamples, std::vector<uint32_t>(NK, 0));
+  {
+    learn::Rng G(Spec.BootstrapSeed);
+    for (auto &W : Draws)
+      for (size_t I = 0; I < NK; ++I)
+        ++W[learn::below(G, uint32_t(NK))];
+  }
+  auto staticTime = [&](size_t P, const DevmapRow &Row) { return R.StaticGPU[P] ? Row.GpuSeconds : Row.CpuSeconds; };
+  for (size_t P = 0; P < NP; ++P) {
+    double Sum = 0;
+    std::vector<double> KSum(NK, 0), KN(NK, 0);
+    for (size_t I = 0; I < R.Rows[P].size(); ++I) {
+      const DevmapRow &Row = R.Rows[P][I];
+      const double V = staticTime(P, Row) / std::min(Row.CpuSeconds, Row.GpuSeconds);
+      Sum += V;
+      KSum[size_t(R.Used[P][I].Kernel)] += V;
+      KN[size_t(R.Used[P][I].Kernel)] += 1;
+    }
+    std::vector<double> Boot;
+    for (const auto &W : Draws) {
+      double S = 0, N = 0;
+      for (size_t K = 0; K < NK; ++K)
+        S += W[K] * KSum[K], N += W[K] * KN[K];
+      Boot.push_back(N > 0 ? S / N : NAN);
+    }
+    R.OracleSpeedup.push_back(intervalOf(Sum / double(R.Rows[P].size()), Boot));
+  }
+  // Per arm, protocol, platform: per-kernel sums of correctness and speedup (seed means).
+  struct KernelSums {
+    std::vector<std::vector<double>> Correct, Speed, N; // [platform][kernel]
+    std::vector<std::vector<double>> SeedAccuracy;      // [platform][seed]
+  };
+  auto sumsOf = [&](size_t A, size_t Pr) {
+    KernelSums S;
+    S.Correct.assign(NP, std::vector<double>(NK, 0));
+    S.Speed = S.N = S.Correct;
+    S.SeedAccuracy.assign(NP, std::vector<double>(NS, 0));
+    for (size_t P = 0; P < NP; ++P)
+      for (size_t I = 0; I < R.Rows[P].size(); ++I) {
+        const DevmapRow &Row = R.Rows[P][I];
+        const size_t K = size_t(R.Used[P][I].Kernel);
+        double C = 0, Sp = 0;
+        for (size_t Si = 0; Si < NS; ++Si) {
+          const bool GPU = R.Arms[A].Predictions[P][Pr][Si][I];
+          C += GPU == Row.GPU;
+          S.SeedAccuracy[P][Si] += (GPU == Row.GPU) / double(R.Rows[P].size());
+          Sp += staticTime(P, Row) / (GPU ? Row.GpuSeconds : Row.CpuSeconds);
+        }
+        S.Correct[P][K] += C / double(NS);
+        S.Speed[P][K] += Sp / double(NS);
+        S.N[P][K] += 1;
+      }
+    return S;
+  };
+  // Resampled means: [platform..., mean over platforms] per draw.
+  auto resampled = [&](const std::vector<std::vector<double>> &Num, const std::vector<std::vector<double>> &Den,
+                       const std::vector<uint32_t> *W) {
+    std::vector<double> Out(NP + 1, 0);
+    for (size_t P = 0; P < NP; ++P) {
+      double S = 0, N = 0;
+      for (size_t K = 0; K < NK; ++K) {
+        const double Wt = W ? (*W)[K] : 1.0;
+        S += Wt * Num[P][K], N += Wt * Den[P][K];
+      }
+      Out[P] = N > 0 ? S / N : NAN;
+      Out[NP] += Out[P] / double(NP);
+    }
+    return Out;
+  };
+  for (size_t Pr = 0; Pr < NR; ++Pr) {
+    const KernelSums Hist = sumsOf(HistogramArm, Pr);
+    const std::vector<double> HistPoint = resampled(Hist.Correct, Hist.N, nullptr);
+    std::vector<std::vector<double>> HistBoot;
+    for (const auto &W : Draws)
+      HistBoot.push_back(resampled(Hist.Correct, Hist.N, &W));
+    for (size_t A = 0; A < NA; ++A) {
+      const KernelSums S = A == HistogramArm ? Hist : sumsOf(A, Pr);
+      CellResult Cell;
+      const std::vector<double> Acc = resampled(S.Correct, S.N, nullptr), Sp = resampled(S.Speed, S.N, nullptr);
+      std::vector<std::vector<double>> BA(NP + 1), BS(NP + 1), BD(NP + 1);
+      for (size_t B = 0; B < Draws.size(); ++B) {
+        const std::vector<double> A1 = resampled(S.Correct, S.N, &Draws[B]), S1 = resampled(S.Speed, S.N, &Draws[B]);
+        for (size_t P = 0; P <= NP; ++P) {
+          BA[P].push_back(A1[P]);
+          BS[P].push_back(S1[P]);
+          BD[P].push_back(A1[P] - HistBoot[B][P]);
+        }
+      }
+      for (size_t P = 0; P <= NP; ++P) {
+        Cell.Accuracy.push_back(intervalOf(Acc[P], BA[P]));
+        Cell.Speedup.push_back(intervalOf(Sp[P], BS[P]));
+        Cell.VsHistogram.push_back(intervalOf(Acc[P] - HistPoint[P], BD[P]));
+        double Worst = INFINITY;
+        for (size_t Si = 0; Si < NS; ++Si) {
+          double V = 0;
+          if (P < NP)
+            V = S.SeedAccuracy[P][Si];
+          else
+            for (size_t Q = 0; Q < NP; ++Q)
+              V += S.SeedAccuracy[Q][Si] / double(NP);
+          Worst = std::min(Worst, V);
+        }
+        Cell.WorstSeedAccuracy.push_back(Worst);
+      }
+      // The worst suite: the lowest accuracy over its rows (seed means, platforms pooled).
+      std::vector<double> SC(R.SuiteNames.size(), 0), SN(R.SuiteNames.size(), 0);
+      for (size_t P = 0; P < NP; ++P)
+        for (size_t K = 0; K < NK; ++K)
+          SC[size_t(R.SuiteOf[K])] += S.Correct[P][K], SN[size_t(R.SuiteOf[K])] += S.N[P][K];
+      Cell.WorstSuiteAccuracy = INFINITY;
+      for (size_t Su = 0; Su < SC.size(); ++Su)
+        if (SN[Su] > 0 && SC[Su] / SN[Su] < Cell.WorstSuiteAccuracy) {
+          Cell.WorstSuiteAccuracy = SC[Su] / SN[Su];
+          Cell.WorstSuite = R.SuiteNames[Su];
+        }
+      const Interval &D = Cell.VsHistogram.back();
+      Cell.Answer = A == HistogramArm ? "-" : D.Low > 0 ? "yes" : D.High < 0 ? "no" : "not shown";
+      R.Arms[A].Cells.push_back(std::move(Cell));
+    }
+  }
+  R.Seconds = seconds(Start);
+  return R;
+}
+
+} // namespace wb::downstream

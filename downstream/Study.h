@@ -1,0 +1,127 @@
+// `ir2vec evaluate devmap`: does an embedding carry more than a count of what is in the code?
+// Each arm (an embedding configuration or feature set) classifies the device-mapping rows with
+// XGBoost under three protocols (Folds.h), repeated over seeds; the always-present controls
+// are the static mapping, Grewe et al.'s features and the entity histogram, and every arm is
+// compared with the histogram as a paired difference (same folds, seeds and bootstrap
+// resamples of kernels). docs/downstream.md; report schema docs/formats/downstream-report.md.
+#pragma once
+
+#include "downstream/Boost.h"
+#include "downstream/Devmap.h"
+#include "downstream/Folds.h"
+#include "ir2vec/Embedder.h"
+#include "support/RunSettings.h"
+#include "vocab/Vocabulary.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb::downstream {
+
+inline constexpr const char *DevmapReportSchema = "ir2vec.downstream-devmap/1";
+
+enum class ArmKind { Static, Grewe, Histogram, Embedding };
+
+struct DevmapArm {
+  std::string Name;
+  ArmKind K = ArmKind::Embedding;
+  ir2vec::Kind EmbeddingKind = ir2vec::Kind::Symbolic;
+  std::string Vocabulary;   // "" = the default vocabulary, else a file
+  vocab::Weights Weights;   // of the vocabulary's sections
+  bool WithGrewe = false;   // Grewe's six columns too
+  bool Control = false;
+  /// What the arm reads, in words (report tables).
+  std::string describe() const;
+};
+
+struct DevmapSpec {
+  std::string Path, SHA256; // both empty for the built-in spec
+  std::vector<DevmapArm> Arms; // the controls (static, grewe, histogram) first
+  std::vector<Protocol> Protocols = {Protocol::Paper, Protocol::Kernel, Protocol::Suite};
+  std::vector<uint32_t> Seeds;                 // default 104 .. 113 (104: the paper's)
+  unsigned Folds = 10;                         // paper and kernel protocols
+  unsigned Resamples = 1000;                   // bootstrap resamples of kernels
+  uint64_t BootstrapSeed = 1;
+  bool Recompile = true; // kernels LLVM 22 cannot read: recompiled from `src` with clang-22
+  BoostSettings Boost;
+  llvm::json::Object settingsJSON() const;
+};
+
+/// The built-in spec: the controls and the default vocabulary, symbolic and flow-aware, plus
+/// each of Vocabularies (files) symbolic and flow-aware; an error when one cannot be read.
+llvm::Expected<DevmapSpec> defaultDevmapSpec(const std::vector<std::string> &Vocabularies = {});
+/// Reads a spec (JSON, docs/downstream.md): unknown keys, duplicate or reserved arm names,
+/// unreadable vocabularies are errors naming the file and the key. The controls are added.
+llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path);
+
+struct DevmapConfig {
+  support::RunSettings Run;
+  std::string Clang = "clang-22";
+  double ModuleSeconds = 300;
+};
+
+struct Interval {
+  double Mean = 0, Low = 0, High = 0;
+};
+
+/// One arm on one protocol: per platform and their mean (the last entry).
+struct CellResult {
+  std::vector<Interval> Accuracy, Speedup, VsHistogram; // [platform..., mean]
+  std::vector<double> WorstSeedAccuracy;                // [platform..., mean]: the seed's
+  std::string WorstSuite;                                // lowest mean accuracy over platforms
+  double WorstSuiteAccuracy = 0;
+  std::string Answer; // "yes", "no" (worse) or "not shown" (vs the histogram, mean)
+};
+
+struct DevmapArmResult {
+  size_t Columns = 0, UsedColumns = 0; // features, and those not constant (the rest never split)
+  std::vector<CellResult> Cells;       // [protocol]
+  /// [platform][protocol][seed][row]: 1 = GPU.
+  std::vector<std::vector<std::vector<std::vector<uint8_t>>>> Predictions;
+  /// [platform]: rows x Columns, unscaled (embedding columns, then Grewe's, transfer, wgsize).
+  std::vector<std::vector<double>> Features;
+  std::vector<std::string> ColumnNames;
+};
+
+struct DevmapRowRef {
+  size_t Row;    // in its platform's CSV rows
+  int Kernel;    // in Kernels
+};
+
+struct DevmapResult {
+  DevmapSpec Spec;
+  std::string DataDir;
+  std::vector<std::string> Platforms, CSVs;
+  std::vector<std::vector<DevmapRowRef>> Used; // [platform]: the rows every arm judged
+  std::vector<std::vector<DevmapRow>> Rows;    // [platform]: the used rows
+  std::vector<std::string> Kernels, Suites;    // kernel names; suite of each kernel
+  std::vector<int> SuiteOf;                    // [kernel]
+  std::vector<std::string> SuiteNames;
+  /// Kernel files LLVM 22 could not read: recompiled from src, or left out (with why).
+  std::vector<std::pair<std::string, std::string>> Recompiled, LeftOut;
+  std::vector<std::vector<std::vector<std::vector<int>>>> Folds; // [platform][protocol][seed][row]
+  std::vector<bool> StaticGPU;                                   // [platform]
+  std::vector<Interval> OracleSpeedup;                           // [platform]
+  std::vector<DevmapArmResult> Arms;
+  size_t Trainings = 0, DistinctKernelFiles = 0;
+  double Seconds = 0, EmbedSeconds = 0, TrainSeconds = 0;
+  std::string BoostVersion;
+};
+
+/// The study. Fails (nothing to write) on an unusable dataset or arm, an interrupt or an
+/// XGBoost error; kernels that cannot be embedded are left out of every arm and reported.
+llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const DevmapSpec &Spec,
+                                            const DevmapConfig &C);
+
+/// Renderers (Report.cpp).
+llvm::json::Value devmapReportJSON(const DevmapResult &R);
+std::string devmapReportMarkdown(const DevmapResult &R);
+/// The whole output: report.json, report.md, results.h5 and the plot (accuracy.png/.svg, by
+/// gnuplot) in Dir, together or not at all.
+llvm::Error writeDevmapOutputs(const DevmapResult &R, const std::string &Dir,
+                               const std::string &Gnuplot, int CancelFd);
+
+} // namespace wb::downstream
