@@ -211,6 +211,14 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
       return R.error("classifier", "expected max_depth 1 to 30, trees 1 to 10000 and a "
                                    "learning_rate in (0, 1]");
   }
+  // Without "arms": the built-in spec's (the default vocabulary, symbolic and flow-aware).
+  if (!O.get("arms")) {
+    auto Default = defaultDevmapSpec();
+    if (!Default)
+      return Default.takeError();
+    S.Arms = std::move(Default->Arms);
+    return S;
+  }
   llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A, const std::string &Where) -> llvm::Error {
     if (llvm::Error E = R.onlyKeys(A, Where, {"name", "kind", "vocabulary", "weights", "grewe"}))
       return E;

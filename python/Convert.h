@@ -9,6 +9,8 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -173,5 +175,39 @@ inline py::object jsonToPython(const llvm::json::Value &V) {
   OS << V;
   return py::module_::import("json").attr("loads")(S);
 }
+
+/// Python's own signal wake-up (signal.set_wakeup_fd) pointed at a pipe for a run: the
+/// run sees Ctrl-C at once (its cancellation descriptor becomes readable), kills the compiler
+/// and cleans up; KeyboardInterrupt is raised afterwards. Only the main thread may set it;
+/// elsewhere the session runs without (Ctrl-C then waits for the session's end).
+class WakeupPipe {
+public:
+  WakeupPipe() {
+    if (::pipe2(P, O_CLOEXEC | O_NONBLOCK) != 0) {
+      P[0] = P[1] = -1;
+      return;
+    }
+    try {
+      Old = py::module_::import("signal").attr("set_wakeup_fd")(P[1]);
+    } catch (py::error_already_set &) {
+      ::close(P[0]);
+      ::close(P[1]);
+      P[0] = P[1] = -1;
+    }
+  }
+  ~WakeupPipe() {
+    if (P[0] < 0)
+      return;
+    py::module_::import("signal").attr("set_wakeup_fd")(Old);
+    ::close(P[0]);
+    ::close(P[1]);
+  }
+  int readEnd() const { return P[0]; }
+  int writeEnd() const { return P[1]; }
+
+private:
+  int P[2] = {-1, -1};
+  py::object Old;
+};
 
 } // namespace wb::python

@@ -25,4 +25,5 @@ PYBIND11_MODULE(ir2vec, M) {
   wb::python::addVocab(M);
   wb::python::addCorpus(M);
   wb::python::addMlgo(M);
+  wb::python::addDownstream(M);
 }

@@ -13,5 +13,7 @@ void addVocab(pybind11::module_ &M);
 void addCorpus(pybind11::module_ &M);
 /// ir2vec.mlgo: the interactive host with a Python policy, training logs into numpy.
 void addMlgo(pybind11::module_ &M);
+/// evaluate_devmap: downstream evaluation of embeddings (docs/downstream.md).
+void addDownstream(pybind11::module_ &M);
 
 } // namespace wb::python

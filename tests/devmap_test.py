@@ -168,32 +168,11 @@ if a.part == "oracle":
           "IR2Vec flow-aware, LLVM 19 branch | 91.17 | 88.32 | 89.75" in open(W("out", "report.md")).read())
 else:
     import random
+    import devmap_data
     R = random.Random(7)
 
-    def make(dir_, rule, kernels=40, sets=("default", "A", "B"), platforms=("one",)):
-        """A dataset: kernel k's IR has k+1 adds (histograms differ); rows per data set with
-        transfer and label from rule(k, set_index, rng)."""
-        os.makedirs(os.path.join(dir_, "kernels_ir"))
-        for pl in platforms:
-            with open(os.path.join(dir_, f"cgo17-{pl}.csv"), "w", newline="") as f:
-                w = csv.writer(f)
-                w.writerow(["", "benchmark", "dataset", "comp", "rational", "mem", "localmem", "coalesced",
-                            "atomic", "transfer", "wgsize", "oracle", "runtime_cpu", "runtime_gpu", "src", "seq"])
-                n = 0
-                for k in range(kernels):
-                    name = f"suite{k % 3}-1.{k % 3}-prog{k}-kern"
-                    for si, s in enumerate(sets):
-                        transfer, gpu = rule(k, si)
-                        w.writerow([n, name, s, k, 1, 2, 0, 1, 0, transfer, 64, "GPU" if gpu else "CPU",
-                                    2.0 if gpu else 1.0, 1.0 if gpu else 2.0, "__kernel void A() {\n  int a = 1;\n}", ""])
-                        n += 1
-                        fn = name + ".ll" if s == "default" else f"{name}_{s}.ll"
-                        body = "".join(f"  %v{i} = add i32 %a, {i}\n" for i in range(k + 1))
-                        with open(os.path.join(dir_, "kernels_ir", fn), "w") as g:
-                            g.write(f"define i32 @f(i32 %a) {{\n{body}  ret i32 %a\n}}\n")
-
     seps = W("sep")
-    make(seps, lambda k, s: (100 + k if (k + s) % 2 else 5000 + k, (k + s) % 2 == 0))
+    devmap_data.make(seps, devmap_data.separable)
     r = run("evaluate", "devmap", seps, "-o", W("sep-out"), "-q", "-j2")
     check("a column that separates the devices: exit 0", r.returncode == 0, r.stderr[-800:])
     if r.returncode == 0:
@@ -214,7 +193,7 @@ else:
         for f in ("report.json", "report.md", "results.h5"):
             check(f"-j1 and -j2 write the same {f}", open(W("sep-out", f), "rb").read() == open(W("sep-out1", f), "rb").read())
     noise = W("noise")
-    make(noise, lambda k, s: (1000, R.random() < 0.5), kernels=60)
+    devmap_data.make(noise, lambda k, s: (1000, R.random() < 0.5), kernels=60)
     r = run("evaluate", "devmap", noise, "-o", W("noise-out"), "-q", "-j2")
     check("labels independent of every column: exit 0", r.returncode == 0, r.stderr[-800:])
     if r.returncode == 0:
@@ -242,7 +221,6 @@ else:
             open(path, "w").write("\n".join(lines))
         return e
 
-    # Each row's src holds two line breaks: row i starts on line 2 + 3 i.
     bad("a row with a field missing", edit_csv(lambda L: [re.sub(r"^2,", "2", x) if x.startswith("2,") else x for x in L]),
         r"cgo17-one\.csv: line \d+: 15 fields, the header has 16")
     bad("a non-numeric transfer", edit_csv(lambda L: [x.replace(",1,2,0,1,0,5000,", ",1,2,0,1,0,lots,", 1) for x in L]),

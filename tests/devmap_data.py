@@ -1,0 +1,32 @@
+"""Hand-made device-mapping datasets laid out as ../shared/downstream/devmap (docs/downstream.md),
+for tests whose answers are known: kernel k's IR has k+1 adds (so their histograms differ), its
+name puts it in suite k % 3, and rule(k, data_set_index) gives each row's transfer and whether
+the GPU is faster. Each row's src holds two line breaks: row i starts on CSV line 2 + 3 i."""
+import csv
+import os
+
+
+def make(dir_, rule, kernels=40, sets=("default", "A", "B"), platforms=("one",)):
+    os.makedirs(os.path.join(dir_, "kernels_ir"))
+    for pl in platforms:
+        with open(os.path.join(dir_, f"cgo17-{pl}.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["", "benchmark", "dataset", "comp", "rational", "mem", "localmem", "coalesced",
+                        "atomic", "transfer", "wgsize", "oracle", "runtime_cpu", "runtime_gpu", "src", "seq"])
+            n = 0
+            for k in range(kernels):
+                name = f"suite{k % 3}-1.{k % 3}-prog{k}-kern"
+                for si, s in enumerate(sets):
+                    transfer, gpu = rule(k, si)
+                    w.writerow([n, name, s, k, 1, 2, 0, 1, 0, transfer, 64, "GPU" if gpu else "CPU",
+                                2.0 if gpu else 1.0, 1.0 if gpu else 2.0, "__kernel void A() {\n  int a = 1;\n}", ""])
+                    n += 1
+                    fn = name + ".ll" if s == "default" else f"{name}_{s}.ll"
+                    body = "".join(f"  %v{i} = add i32 %a, {i}\n" for i in range(k + 1))
+                    with open(os.path.join(dir_, "kernels_ir", fn), "w") as g:
+                        g.write(f"define i32 @f(i32 %a) {{\n{body}  ret i32 %a\n}}\n")
+
+
+def separable(k, s):
+    """transfer separates the devices: GPU rows have transfer >= 5000, CPU rows < 200."""
+    return (100 + k if (k + s) % 2 else 5000 + k, (k + s) % 2 == 0)
