@@ -116,6 +116,10 @@ struct DevmapResult {
 llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const DevmapSpec &Spec,
                                             const DevmapConfig &C);
 
+/// Arm A's accuracy minus arm B's on the study's protocol number Protocol, per platform and
+/// the mean last: paired (same rows, folds, seeds and bootstrap resamples of kernels).
+std::vector<Interval> pairedDifference(const DevmapResult &R, size_t A, size_t B, size_t Protocol);
+
 /// Renderers (Report.cpp).
 llvm::json::Value devmapReportJSON(const DevmapResult &R);
 std::string devmapReportMarkdown(const DevmapResult &R);

@@ -1,4 +1,5 @@
 #include "ir2vec/EmbeddingBatch.h"
+#include "vocab/VocabularyFile.h"
 
 #include "corpus/ModuleReader.h"
 #include "corpus/OptPipeline.h"
@@ -31,10 +32,8 @@ corpus::ContextPolicy contextPolicyFor(Level L) {
 const vocab::Vocabulary &countingVocabulary() {
   // Immutable after construction (thread-safe static initialisation).
   static const vocab::Vocabulary Identity = [] {
-    std::vector<double> Rows(size_t(vocab::NumEntities) * vocab::NumEntities, 0.0);
-    for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
-      Rows[size_t(E) * vocab::NumEntities + E] = 1.0;
-    return std::move(*vocab::Vocabulary::fromUnweightedRows(std::move(Rows), vocab::NumEntities,
+    return std::move(*vocab::Vocabulary::fromUnweightedRows(vocab::countingEntityVectors().Rows,
+                                                            vocab::NumEntities,
                                                             vocab::Weights{1.0f, 1.0f, 1.0f}));
   }();
   return Identity;

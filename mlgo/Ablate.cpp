@@ -1,4 +1,5 @@
 #include "mlgo/Ablate.h"
+#include "vocab/VocabularyFile.h"
 #include "mlgo/SpecReader.h"
 #include "mlgo/EvictTrain.h"
 #include "mlgo/FineTune.h"
@@ -69,8 +70,9 @@ llvm::Error readArms(const SpecReader &R, const llvm::json::Object &O, AblationS
     AblationArm Arm;
     if (llvm::Error E = R.onlyKeys(A, Where, {"name", "features", "vocabulary"}))
       return E;
-    if (llvm::Error E = R.arm(A, Where, Arm.Name, Arm.Groups, Arm.Vocabulary, S.T))
+    if (llvm::Error E = R.arm(A, Where, Arm.Name, Arm.Groups, Arm.Vocabulary, S.T, /*AllowCounts=*/true))
       return E;
+    Arm.Counts = Arm.Vocabulary == "counts";
     if (!Names.insert(Arm.Name).second)
       return R.error(Where + ".name", "arm '" + Arm.Name + "' is named twice");
     S.Arms.push_back(std::move(Arm));
@@ -414,9 +416,17 @@ std::vector<std::string> answers(const AblationSpec &Spec,
     std::set<std::string> Without, EmbeddingGroups;
     for (const std::string &G : X.Groups)
       (Embeds(G) ? EmbeddingGroups : Without).insert(G);
-    const std::string Vocab = llvm::sys::path::filename(X.Vocabulary).str() + " embeddings";
+    const std::string Vocab =
+        X.Counts ? std::string("entity counts") : llvm::sys::path::filename(X.Vocabulary).str() + " embeddings";
     if (const AblationArm *Y = armWith(Spec.Arms, Without, false))
-      Answer("Do embeddings help?", X, Vocab, *Y, "the same features without them");
+      Answer(X.Counts ? "Do entity counts help?" : "Do embeddings help?", X, Vocab, *Y,
+             "the same features without them");
+    // The histogram control: the same groups with entity counts in place of the embeddings.
+    if (!X.Counts)
+      for (const AblationArm &Y : Spec.Arms)
+        if (Y.Counts && std::set<std::string>(Y.Groups.begin(), Y.Groups.end()) ==
+                            std::set<std::string>(X.Groups.begin(), X.Groups.end()))
+          Answer("Do embeddings beat counting?", X, Vocab, Y, "entity counts in their place");
     // With several embedding groups: what each adds to the others.
     for (const std::string &G : EmbeddingGroups) {
       if (EmbeddingGroups.size() < 2)
@@ -436,7 +446,7 @@ std::vector<std::string> answers(const AblationSpec &Spec,
              Vocab + " instead of the cost features", *Y, "the cost features, no embeddings");
   }
   if (Out.empty())
-    Out.push_back("The spec has no pair of arms that differ only by embeddings, so neither "
+    Out.push_back("The spec has no pair of arms that differ only by embeddings, so no "
                   "question can be answered from it.");
   return Out;
 }
@@ -913,14 +923,25 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   if (llvm::Error E = checkStudyOutputs(Dir, {"report.json", "results.h5", "report.md",
                                               "exploration.h5", "heldout.h5", "reduction.dat",
                                               "importance.dat", "plots.gp", "reduction.png",
-                                              "reduction.svg", "importance.png", "importance.svg"},
+                                              "reduction.svg", "importance.png", "importance.svg",
+                                              CountsVocabularyFile},
                                         Spec, {}, C.Run))
     return E;
   // From here on the study writes what a rerun reuses (its explorations): the directory stays.
   // Its models stay when it is interrupted (the message says where they are) or done; a study
   // that failed leaves none.
   Out->keep();
-  llvm::Expected<AblationResult> R = runAblationStudy(Spec, Dir, C);
+  // The histogram arms read the counting vocabulary from a file, as every arm reads its own
+  // (the compiler takes LLVM JSON): written once, the same bytes every run (a rerun's
+  // explorations stay valid).
+  AblationSpec Study = Spec;
+  for (AblationArm &A : Study.Arms)
+    if (A.Counts) {
+      A.Vocabulary = support::pathIn(Dir, CountsVocabularyFile);
+      if (llvm::Error E = vocab::writeVocabularyJSON(A.Vocabulary, vocab::countingEntityVectors()))
+        return E;
+    }
+  llvm::Expected<AblationResult> R = runAblationStudy(Study, Dir, C);
   if (!R) {
     llvm::Error E = R.takeError();
     if (support::isInterruption(E))

@@ -29,9 +29,15 @@ inline constexpr const char *AblationSchema = "ir2vec.mlgo-ablation/2";
 struct AblationArm {
   std::string Name;
   std::vector<std::string> Groups;
-  /// "none" (no embedding features), "default" (the default vocabulary) or a vocabulary file.
+  /// "none" (no embedding features), "default" (the default vocabulary) or a vocabulary file;
+  /// the spec's "counts" becomes the study's own file of the counting vocabulary
+  /// (CountsVocabularyFile in its directory), and Counts says so.
   std::string Vocabulary = "none";
+  /// The arm's embedding features are entity counts: the histogram control of embeddings.
+  bool Counts = false;
 };
+/// The counting vocabulary as a study writes it into its directory for "counts" arms.
+inline constexpr const char *CountsVocabularyFile = "counts-vocabulary.json";
 
 /// Eviction studies (`"task": "evict"`, docs/ablation-regalloc.md): each arm's MLP starts from
 /// the density rule (mlgo/EvictTrain.h evictStartMLP) and is tuned by evolution strategies on

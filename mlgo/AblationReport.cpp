@@ -119,6 +119,7 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
     llvm::json::Object O{{"name", A.Name},
                          {"features", std::move(Groups)},
                          {"vocabulary", A.Vocabulary},
+                         {"counts", A.Counts},
                          {"reduction", X.Pooled.Mean},
                          {"ci95", llvm::json::Array{X.Pooled.Low, X.Pooled.High}},
                          {"ci95_packages_mean", llvm::json::Array{PackageLow, PackageHigh}},

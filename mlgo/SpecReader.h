@@ -159,9 +159,11 @@ public:
   }
   /// A trained policy's name (no spaces or slashes), feature groups and vocabulary ("none",
   /// "default" or a file; required exactly when the groups read embeddings).
+  /// With AllowCounts, "counts" names the counting vocabulary (vocab::countingEntityVectors:
+  /// the entity histogram in place of embeddings), which the caller makes into a file.
   llvm::Error arm(const llvm::json::Object &A, const std::string &Where, std::string &Name,
                   std::vector<std::string> &Groups, std::string &Vocabulary,
-                  features::Task T = features::Task::Inline) const {
+                  features::Task T = features::Task::Inline, bool AllowCounts = false) const {
     Name = A.getString("name").value_or("").str();
     // The name is part of the models' file names: a NUL cut them short (two folds' models then
     // collided) and 5,000 characters were too long, found only after the exploration.
@@ -179,7 +181,7 @@ public:
     if (!Defs)
       return error(Where + ".features", llvm::toString(Defs.takeError()));
     Vocabulary = A.getString("vocabulary").value_or("none").str();
-    if (Vocabulary != "none" && Vocabulary != "default") {
+    if (Vocabulary != "none" && Vocabulary != "default" && !(AllowCounts && Vocabulary == "counts")) {
       Vocabulary = resolve(Vocabulary);
       // Read now: a file that is missing or not a vocabulary failed every session of the arm,
       // and the study then said the compiler sent no features.
@@ -191,7 +193,8 @@ public:
                                     [](const features::FeatureDef *F) { return features::isEmbedding(*F); });
     if (Embeds && Vocabulary == "none")
       return error(Where + ".vocabulary", "'" + Name + "' reads embedding features: name a "
-                                          "vocabulary (\"default\" or a file)");
+                                          "vocabulary (\"default\", " +
+                                          (AllowCounts ? "\"counts\", " : "") + "or a file)");
     if (!Embeds && Vocabulary != "none")
       return error(Where + ".vocabulary", "'" + Name + "' reads no embedding feature: its "
                                           "vocabulary would not be used (\"none\")");

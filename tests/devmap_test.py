@@ -202,6 +202,40 @@ else:
             acc = arm["protocols"]["kernel"]["platforms"]["mean"]["accuracy"]["mean"]
             check(f"random labels: {arm['name']} by kernel about 50 % (35 to 65)", 0.35 <= acc <= 0.65, acc)
 
+    # vocab eval --devmap: the same study, arms per vocabulary and kind, folds by kernel.
+    if r.returncode == 0:
+        vocab_file = W("counts.json")
+        r = run("vocab", "export", "--counts", "-o", vocab_file)
+        check("vocab export --counts: exit 0", r.returncode == 0, r.stderr[-300:])
+        r = run("vocab", "eval", "--devmap", noise, "--vocab", vocab_file, "--vocab", a.shared + "/vocab/seedEmbeddingVocab75D.json",
+                "--devmap-seeds", "3", "--json", "-q")
+        check("vocab eval --devmap --json: exit 0", r.returncode == 0, r.stderr[-600:])
+        spec = W("vocab-spec.json")
+        json.dump({"protocols": ["kernel"], "seeds": 3, "arms": [
+            {"name": "c-sym", "vocabulary": vocab_file}, {"name": "c-fa", "kind": "flow-aware", "vocabulary": vocab_file},
+            {"name": "s-sym", "vocabulary": a.shared + "/vocab/seedEmbeddingVocab75D.json"},
+            {"name": "s-fa", "kind": "flow-aware", "vocabulary": a.shared + "/vocab/seedEmbeddingVocab75D.json"}]},
+            open(spec, "w"))
+        r2 = run("evaluate", "devmap", noise, "--spec", spec, "-o", W("vocab-out"), "-q")
+        if r.returncode == 0 and r2.returncode == 0:
+            v = json.loads(r.stdout)
+            rep = {x["name"]: x["protocols"]["kernel"]["platforms"]["mean"] for x in json.load(open(W("vocab-out", "report.json")))["arms"]}
+            check("vocab eval --devmap: schema ir2vec.vocab-devmap/1", v["schema"] == "ir2vec.vocab-devmap/1", v.get("schema"))
+            for vi, pre in ((0, "c"), (1, "s")):
+                for kind, suf in (("symbolic", "sym"), ("flow-aware", "fa")):
+                    got = v["vocabularies"][vi]["kinds"][kind]
+                    want = rep[f"{pre}-{suf}"]
+                    check(f"vocab eval --devmap {pre} {kind}: accuracy and vs histogram = evaluate devmap's",
+                          got["accuracy"] == want["accuracy"] and got["vs_histogram"] == want["vs_histogram"], (got, want))
+                    if vi:
+                        first = rep[f"c-{suf}"]["accuracy"]["mean"]
+                        check(f"vocab eval --devmap {kind}: vs first = the accuracies' difference",
+                              abs(got["vs_first"]["mean"] - (want["accuracy"]["mean"] - first)) < 1e-12, got["vs_first"])
+            # The counting vocabulary's symbolic embedding is the histogram with weighted sections:
+            # a tree sees the same splits, so the same predictions.
+            check("the counting vocabulary classifies as the histogram does",
+                  rep["c-sym"]["accuracy"] == rep["histogram"]["accuracy"], (rep["c-sym"], rep["histogram"]))
+
     # Bad input: refused naming the file and line; nothing under the output name.
     def bad(what, edit, expect, spec=None):
         d = W("bad-" + str(len(os.listdir(tmp))))

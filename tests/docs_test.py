@@ -48,6 +48,8 @@ ELSEWHERE = [
     (r"^mpirun\b", "10 ranks on several nodes", "mpi (the same subcommands under 1-3 ranks)"),
     (r"^cmake --install build", "installs into /usr/local", "vocab_cli (cmake --install to a prefix)"),
     (r"build/benchmark-corpus/", "the benchmark's corpus", "benchmark"),
+    (r"\.\./shared/downstream/devmap", "the IR2Vec paper's dataset in ../shared; the full study takes 4 minutes",
+     "devmap_oracle (the same command with one seed, against scikit-learn and XGBoost) and devmap_tiny"),
 ]
 
 

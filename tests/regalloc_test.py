@@ -403,7 +403,8 @@ json.dump({"task": "evict", "corpus": [corpus], "split": {"test_fraction": 0.3, 
            "seeds": [1, 2],
            "arms": [{"name": "reg", "features": ["register"]},
                     {"name": "reg-emb", "features": ["register", "embedding"], "vocabulary": "default"},
-                    {"name": "reg-emb-mir", "features": ["register", "embedding", "machine"], "vocabulary": "default"}]},
+                    {"name": "reg-emb-mir", "features": ["register", "embedding", "machine"], "vocabulary": "default"},
+                    {"name": "reg-counts", "features": ["register", "embedding"], "vocabulary": "counts"}]},
           open(spec, "w"))
 abl = W("abl")
 r = run([a.ir2vec, "mlgo", "ablate", spec, "-o", abl, "-j", "2"])
@@ -429,8 +430,18 @@ if check("mlgo ablate runs an eviction study", r.returncode == 0, r.err[-600:]):
           (list(base), plain))
     arms = {x["name"]: x for x in rep["arms"]}
     # The sessions embed llc's input, the module opt left (mlgo run finds it in the command).
+    # The histogram arm (issue 38): the counting vocabulary the study wrote, whose rows are the
+    # unit vectors of `ir2vec entities`' ids, so its embedding feature is the entity counts.
+    ids = {l.split("\t")[0]: int(l.split("\t")[1]) for l in run([a.ir2vec, "entities"]).stdout.decode().splitlines() if "\t" in l}
+    counts_vocab = os.path.join(abl, "counts-vocabulary.json")
+    cv = json.load(open(counts_vocab))
+    rows = {k: v for sec in ("Opcodes", "Types", "Arguments") for k, v in cv[sec].items()}
+    check("evict ablation: counts-vocabulary.json holds e_id for each of the 110 entities",
+          len(rows) == 110 and all(v == [1.0 if j == ids[k] else 0.0 for j in range(110)] for k, v in rows.items()),
+          sorted(set(rows) ^ set(ids))[:5])
     for arm, emb, groups in [("reg", [], {"register"}), ("reg-emb", ["--embeddings"], {"register", "embedding"}),
-                             ("reg-emb-mir", ["--embeddings"], {"register", "embedding", "machine"})]:
+                             ("reg-emb-mir", ["--embeddings"], {"register", "embedding", "machine"}),
+                             ("reg-counts", ["--embeddings", counts_vocab], {"register", "embedding"})]:
         got = rh5["judged/" + arm][:]
         for k, seed in enumerate([1, 2]):
             model = os.path.join(abl, "models", f"{arm}-seed{seed}.h5")
@@ -458,6 +469,12 @@ if check("mlgo ablate runs an eviction study", r.returncode == 0, r.err[-600:]):
     check("evict ablation: report, plot and the answer to 'do embeddings help?'",
           "Do embeddings help?" in md and "`reg-emb`" in md and os.path.getsize(os.path.join(abl, "reduction.svg")) > 0
           and rep["answers"] and "Do embeddings help?" in rep["answers"][0], md[-800:])
+    check("evict ablation: the histogram control answers 'do embeddings beat counting?' (reg-emb against reg-counts)",
+          any("Do embeddings beat counting?" in x and "`reg-emb`" in x and "`reg-counts`" in x for x in rep["answers"])
+          and arms["reg-counts"]["counts"] and not arms["reg-emb"]["counts"], rep["answers"])
+    check("evict ablation: the counts arm's function_embedding is 110 wide",
+          [x["shape"] for x in json.loads(h5py.File(os.path.join(abl, "models", "reg-counts-seed1.h5"), "r").attrs["inputs"])
+           if x["name"] == "function_embedding"] == [[110]])
     check("evict ablation: the answer to what the machine-IR embedding adds to the IR2Vec one",
           any("Does the `machine` group add to the other embeddings?" in x and "`reg-emb-mir`" in x and "`reg-emb`" in x
               for x in rep["answers"]), rep["answers"])

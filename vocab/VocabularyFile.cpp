@@ -241,4 +241,13 @@ llvm::Error writeVocabularyFile(llvm::StringRef Path, const EntityVectors &V,
   return writeVocabularyJSON(Path, V);
 }
 
+EntityVectors countingEntityVectors() {
+  EntityVectors V;
+  V.Dim = NumEntities;
+  V.Rows.assign(size_t(NumEntities) * NumEntities, 0.0);
+  for (EntityId E = 0; E < NumEntities; ++E)
+    V.Rows[size_t(E) * NumEntities + E] = 1.0;
+  return V;
+}
+
 } // namespace wb::vocab

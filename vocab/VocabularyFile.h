@@ -47,6 +47,11 @@ inline llvm::StringRef vocabularySource(llvm::StringRef Path) {
 }
 /// The vocabulary the project trains and ships (vocab/default/), built into the library.
 llvm::StringRef defaultVocabularyJSON();
+/// The counting vocabulary: entity E's row is the unit vector e_E (NumEntities dimensions), so
+/// an embedding with it is the entity histogram (each section scaled by its weight). As a file
+/// (`vocab export --counts`) it gives LLVM's own embedders, and every study that takes a
+/// vocabulary, the histogram control.
+EntityVectors countingEntityVectors();
 
 /// Reads JSON or HDF5 (by content). An empty Path means the default vocabulary. HDF5 is read
 /// behind a process boundary (support/Isolate.h) that gives up after IsolatedSeconds.

@@ -2,6 +2,7 @@
 // and their files (vocab/VocabTraining.h).
 #include "tools/ir2vec/Groups.h"
 
+#include "downstream/VocabScore.h"
 #include "mir/MirVocab.h"
 #include "support/Files.h"
 #include "vocab/VocabTraining.h"
@@ -30,7 +31,9 @@ struct EvalOptions {
   GraphOptions Graph;
   std::vector<std::string> Vocabularies;
   std::string Distance = "l1";
-  bool JSON = false;
+  bool JSON = false, Quiet = false;
+  std::string Devmap; // a device-mapping dataset: also judge downstream
+  unsigned DevmapSeeds = 10, Jobs = 0;
 };
 
 struct SplitOptions {
@@ -40,7 +43,7 @@ struct SplitOptions {
 
 struct ExportOptions {
   std::string Input, Output, Mode = "llvm";
-  bool Quiet = false;
+  bool Quiet = false, Counts = false;
 };
 
 /// `vocab export --mode=mir`: the default MIR vocabulary as the LLVM JSON it is compiled from,
@@ -55,10 +58,10 @@ llvm::Expected<support::Outcome> exportMirVocabulary(const ExportOptions &X) {
       X.Output, [](llvm::raw_ostream &OS) { OS << mir::defaultMirVocabularyJSON(); }));
 }
 
-void addGraphOptions(CLI::App &Sub, GraphOptions &G) {
+void addGraphOptions(CLI::App &Sub, GraphOptions &G, bool Required = true) {
   Sub.add_option("dir", G.Dir, "OpenKE directory (ir2vec triplets --format openke -o DIR)")
       ->type_name("DIR")
-      ->required();
+      ->required(Required);
   Sub.add_option("--valid-fraction", G.Split.Valid,
                  "Held-out validation fraction of the unique triplets (without valid2id.txt)");
   Sub.add_option("--test-fraction", G.Split.Test,
@@ -108,12 +111,33 @@ llvm::Expected<support::Outcome> runTrain(TrainOptions O, const support::Reporte
   return vocab::runVocabTraining(J, !O.Quiet, R.handler());
 }
 
-llvm::Expected<support::Outcome> runEval(const EvalOptions &O) {
-  auto D = support::parseNamed<vocab::Distance>(vocab::DistanceNames, O.Distance, "distance");
-  if (!D)
-    return D.takeError();
-  return vocab::runVocabEvaluation(O.Graph.Dir, O.Graph.Split, O.Vocabularies, *D, O.JSON,
-                                   llvm::outs());
+llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Reporter &R) {
+  if (O.Graph.Dir.empty() && O.Devmap.empty())
+    return support::usageError("name an OpenKE directory (link prediction), --devmap DATA "
+                               "(device mapping), or both");
+  if (!O.Graph.Dir.empty() && !O.Devmap.empty() && O.JSON)
+    return support::usageError("--json prints one report: run link prediction and --devmap "
+                               "separately");
+  if (!O.Graph.Dir.empty()) {
+    auto D = support::parseNamed<vocab::Distance>(vocab::DistanceNames, O.Distance, "distance");
+    if (!D)
+      return D.takeError();
+    auto Out = vocab::runVocabEvaluation(O.Graph.Dir, O.Graph.Split, O.Vocabularies, *D, O.JSON,
+                                         llvm::outs());
+    if (!Out || O.Devmap.empty())
+      return Out;
+  }
+  downstream::VocabularyScoreJob J;
+  J.Data = O.Devmap;
+  J.Vocabularies = O.Vocabularies.empty() ? std::vector<std::string>{""} : O.Vocabularies;
+  J.Seeds = O.DevmapSeeds;
+  J.JSON = O.JSON;
+  downstream::DevmapConfig C;
+  C.Run = runSettings(R, O.Jobs);
+  return support::withCancellation([&](int Cancel) -> llvm::Expected<support::Outcome> {
+    C.Run.CancelFd = Cancel;
+    return outcomeOf(downstream::scoreVocabularies(J, C, llvm::outs()));
+  });
 }
 
 } // namespace
@@ -185,18 +209,31 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   auto E = std::make_shared<EvalOptions>();
   CLI::App *Eval = addCommand(
       *Vocab, Cmds, "eval",
-      "Link prediction (MR, MRR, Hits@k) on held-out triplets and analogies, for any "
+      "Link prediction (MR, MRR, Hits@k) on held-out triplets and analogies, and with --devmap "
+      "device-mapping accuracy (folds by kernel, against the entity histogram), for any "
       "vocabulary files",
       simpleExits());
-  addGraphOptions(*Eval, E->Graph);
+  addGraphOptions(*Eval, E->Graph, /*Required=*/false);
   addDistance(*Eval, E->Distance);
   Eval->add_option("--vocab,--ir2vec-vocab-path", E->Vocabularies,
                    "Vocabularies to compare: LLVM JSON or the workbench's HDF5, repeatable "
                    "(default: the default vocabulary, built into the tool)")
       ->type_name("FILE");
-  Eval->add_flag("--json", E->JSON, "Print the report as JSON (schema ir2vec.vocab-eval/1)");
-  setRun(Cmds, Eval, [E] {
-    return finish(support::Reporter(ToolName, false), simpleExits(), runEval(*E));
+  Eval->add_flag("--json", E->JSON,
+                 "Print the report as JSON (schema ir2vec.vocab-eval/1; with --devmap "
+                 "ir2vec.vocab-devmap/1)");
+  Eval->add_option("--devmap", E->Devmap,
+                   "Also judge each vocabulary downstream on this device-mapping dataset "
+                   "(cgo17-*.csv and kernels_ir/, docs/downstream.md): symbolic and flow-aware, "
+                   "folds by kernel, paired with the first vocabulary and the entity histogram")
+      ->type_name("DATA");
+  Eval->add_option("--devmap-seeds", E->DevmapSeeds, "Seeds of the folds by kernel (104, 105, ...)")
+      ->check(CLI::Range(1u, 1000u));
+  addJobs(*Eval, E->Jobs, "--devmap: kernels embedded and classifiers trained in parallel");
+  addQuiet(*Eval, E->Quiet, "--devmap: no progress line");
+  setRun(Cmds, Eval, [&Ctx, E] {
+    support::Reporter R = Ctx.reporter(ToolName, E->Quiet);
+    return finish(R, simpleExits(), runEval(*E, R));
   });
 
   auto S = std::make_shared<SplitOptions>();
@@ -224,6 +261,11 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
                      "the default one")
       ->type_name("FILE");
   addQuiet(*Export, X->Quiet, "No warnings");
+  Export->add_flag("--counts", X->Counts,
+                   "Write the counting vocabulary instead: entity E's row is the unit vector e_E "
+                   "(110 dimensions), so embedding with it gives the entity histogram (e.g. an "
+                   "ablation arm's histogram control)")
+      ->excludes("--vocab");
   Export
       ->add_option("--mode", X->Mode,
                    "llvm (the IR2Vec vocabulary) or mir (the default x86-64 MIR vocabulary, "
@@ -233,6 +275,8 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
     support::Reporter R = Ctx.reporter(ToolName, X->Quiet);
     if (X->Mode == "mir")
       return finish(R, simpleExits(), exportMirVocabulary(*X));
+    if (X->Counts)
+      return finish(R, simpleExits(), outcomeOf(vocab::writeVocabularyFile(X->Output, vocab::countingEntityVectors())));
     return finish(R, simpleExits(), vocab::exportVocabulary(X->Input, X->Output, R.handler()));
   });
 }
