@@ -107,7 +107,12 @@ llvm::json::Value devmapReportJSON(const DevmapResult &R) {
                          {"columns", int64_t(Res.Columns)},
                          {"used_columns", int64_t(Res.UsedColumns)},
                          {"protocols", std::move(Protocols)}};
-    if (Arm.K == ArmKind::Embedding)
+    if (Arm.Machine)
+      J = support::withKeys(std::move(J), llvm::json::Object{{"mode", "mir"},
+                                                             {"mir_stage", Arm.MirStage},
+                                                             {"vocabulary", Arm.Vocabulary.empty() ? "default" : Arm.Vocabulary},
+                                                             {"grewe", Arm.WithGrewe}});
+    else if (Arm.K == ArmKind::Embedding)
       J = support::withKeys(std::move(J),
                             llvm::json::Object{{"kind", ir2vec::kindName(Arm.EmbeddingKind).str()},
                                                {"vocabulary", Arm.Vocabulary.empty() ? "default" : Arm.Vocabulary},

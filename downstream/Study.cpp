@@ -1,6 +1,7 @@
 #include "downstream/Study.h"
 
 #include "ir2vec/EmbeddingBatch.h"
+#include "mir/MirCorpus.h"
 #include "mlgo/SpecReader.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -66,6 +67,10 @@ std::string DevmapArm::describe() const {
   case ArmKind::Embedding:
     break;
   }
+  if (Machine)
+    return "MIR2Vec embedding of the x86-64 machine IR (" + MirStage + "), " +
+           (Vocabulary.empty() ? std::string("the default MIR vocabulary") : Vocabulary) +
+           (WithGrewe ? ", with Grewe's features" : "");
   std::string S = ir2vec::kindName(EmbeddingKind).str() + " embedding, " +
                   std::string(vocab::vocabularySource(Vocabulary));
   if (Weights.Opcode != 1.0f || Weights.Type != 0.5f || Weights.Arg != 0.2f)
@@ -220,7 +225,7 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     return S;
   }
   llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A, const std::string &Where) -> llvm::Error {
-    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "kind", "vocabulary", "weights", "grewe"}))
+    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "mir_stage"}))
       return E;
     DevmapArm Arm;
     Arm.Name = A.getString("name").value_or("").str();
@@ -233,6 +238,20 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
         return R.error(Where + ".name", "'" + Arm.Name + "' " +
                                             (Other.Control ? "is a control's name (static, grewe, histogram)"
                                                            : "names two arms"));
+    const llvm::StringRef Mode = A.getString("mode").value_or("llvm");
+    if (Mode != "llvm" && Mode != "mir")
+      return R.error(Where + ".mode", "expected llvm or mir");
+    Arm.Machine = Mode == "mir";
+    if (Arm.Machine) {
+      if (A.get("weights") || A.get("kind"))
+        return R.error(Where, "a machine-IR arm (\"mode\": \"mir\") has no kind or weights: "
+                              "MIR2Vec is symbolic, with its own weights");
+      Arm.MirStage = A.getString("mir_stage").value_or("post-ra").str();
+      if (auto St = mir::parseMirStage(Arm.MirStage); !St)
+        return R.error(Where + ".mir_stage", llvm::toString(St.takeError()));
+    } else if (A.get("mir_stage")) {
+      return R.error(Where + ".mir_stage", "only a machine-IR arm (\"mode\": \"mir\") has a stage");
+    }
     auto K = ir2vec::parseKind(A.getString("kind").value_or("symbolic"));
     if (!K)
       return R.error(Where + ".kind", llvm::toString(K.takeError()));
@@ -260,10 +279,14 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
         return R.error(Where + ".grewe", "expected true or false");
       Arm.WithGrewe = *B;
     }
-    // Read now: a vocabulary that cannot be read fails before any work.
-    auto Vocab = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
-    if (!Vocab)
+    // Read now: a vocabulary that cannot be read fails before any work (a MIR vocabulary is
+    // read for its target when the arm runs; its file must exist now).
+    if (Arm.Machine) {
+      if (!Arm.Vocabulary.empty() && !llvm::sys::fs::exists(Arm.Vocabulary))
+        return R.error(Where + ".vocabulary", Arm.Vocabulary + ": no such MIR vocabulary file");
+    } else if (auto Vocab = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights); !Vocab) {
       return R.error(Where + ".vocabulary", llvm::toString(Vocab.takeError()));
+    }
     S.Arms.push_back(std::move(Arm));
     return llvm::Error::success();
   });
@@ -280,13 +303,18 @@ struct KernelVectors {
   std::vector<std::string> Errors;       // [distinct file]: "" = embedded
 };
 
-/// Embeds Files with V and K (module level: the sum of the function vectors).
+/// Embeds Files with V and K, or with Machine's source (module level: the sum of the function
+/// vectors).
 llvm::Expected<KernelVectors> embedFiles(const std::vector<std::string> &Files, const vocab::Vocabulary &V,
-                                         ir2vec::Kind K, const DevmapConfig &C) {
+                                         ir2vec::Kind K, const DevmapConfig &C,
+                                         const mir::MirSource *Machine = nullptr) {
   ir2vec::EmbeddingJob J;
   J.Inputs = Files;
   J.Vocab = &V;
   J.EmbeddingKind = K;
+  if (Machine)
+    J.Source = &Machine->source();
+  const unsigned Dim = Machine ? Machine->vocabulary().Dim : V.dimension();
   J.Granularity = ir2vec::Level::Module;
   corpus::BatchIO IO;
   IO.Run = C.Run;
@@ -301,8 +329,8 @@ llvm::Expected<KernelVectors> embedFiles(const std::vector<std::string> &Files, 
                                        [&](size_t I, ir2vec::EmbeddedModule &&M) -> llvm::Error {
                                          if (!M.Error.empty())
                                            Out.Errors[I] = M.Error;
-                                         else if (M.E.ModuleVector.size() != V.dimension())
-                                           Out.Rows[I].assign(V.dimension(), 0.0); // no functions
+                                         else if (M.E.ModuleVector.size() != Dim)
+                                           Out.Rows[I].assign(Dim, 0.0); // no functions
                                          else
                                            Out.Rows[I] = std::move(M.E.ModuleVector);
                                          return llvm::Error::success();
@@ -610,6 +638,25 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
       Vectors = Counts->Rows;
       for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
         Out.ColumnNames.push_back("count:" + std::string(vocab::entityName(E)));
+    } else if (Arm.Machine) {
+      // For x86-64 (the shipped IR's target is x86-64 macOS; code generation for it is llc's).
+      mir::MirRunOptions O;
+      O.Target.Triple = "x86_64-unknown-linux-gnu";
+      O.Stop = *mir::parseMirStage(Arm.MirStage);
+      O.VocabPath = Arm.Vocabulary;
+      auto Src = mir::MirSource::create(O, Effective, [](const support::Diagnostic &) {});
+      if (!Src)
+        return support::makeError("arm " + Arm.Name + ": " + llvm::toString(Src.takeError()));
+      auto E = embedFiles(Effective, ir2vec::countingVocabulary(), ir2vec::Kind::Symbolic, C, Src->get());
+      if (!E)
+        return E.takeError();
+      for (size_t D = 0; D < Effective.size(); ++D)
+        if (Usable[D] && !E->Errors[D].empty())
+          return support::fileError(Effective[D], "arm " + Arm.Name + ": cannot compile and embed its machine IR: " +
+                                                       llvm::StringRef(E->Errors[D]).split('\n').first);
+      Vectors = std::move(E->Rows);
+      for (unsigned D = 0; D < (*Src)->vocabulary().Dim; ++D)
+        Out.ColumnNames.push_back("mir" + std::to_string(D));
     } else if (Arm.K == ArmKind::Embedding) {
       auto V = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
       if (!V)

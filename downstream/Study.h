@@ -33,6 +33,10 @@ struct DevmapArm {
   vocab::Weights Weights;   // of the vocabulary's sections
   bool WithGrewe = false;   // Grewe's six columns too
   bool Control = false;
+  /// Machine IR: the kernel compiled for x86-64 by llc-22 -O2's code generation up to
+  /// MirStage, embedded with MIR2Vec (Vocabulary: a MIR vocabulary, "" = the default one).
+  bool Machine = false;
+  std::string MirStage = "post-ra";
   /// What the arm reads, in words (report tables).
   std::string describe() const;
 };

@@ -1,5 +1,5 @@
 """Hand-made device-mapping datasets laid out as ../shared/downstream/devmap (docs/downstream.md),
-for tests whose answers are known: kernel k's IR has k+1 adds (so their histograms differ), its
+for tests whose answers are known: kernel k's IR has k+1 multiplies (so their histograms differ), its
 name puts it in suite k % 3, and rule(k, data_set_index) gives each row's transfer and whether
 the GPU is faster. Each row's src holds two line breaks: row i starts on CSV line 2 + 3 i."""
 import csv
@@ -22,9 +22,11 @@ def make(dir_, rule, kernels=40, sets=("default", "A", "B"), platforms=("one",))
                                 2.0 if gpu else 1.0, 1.0 if gpu else 2.0, "__kernel void A() {\n  int a = 1;\n}", ""])
                     n += 1
                     fn = name + ".ll" if s == "default" else f"{name}_{s}.ll"
-                    body = "".join(f"  %v{i} = add i32 %a, {i}\n" for i in range(k + 1))
+                    # A chain of k+1 multiplies the result depends on: code generation keeps it,
+                    # so the machine IR differs between kernels too.
+                    body = "".join(f"  %v{i + 1} = mul i32 %v{i}, %v0\n" for i in range(k + 1))
                     with open(os.path.join(dir_, "kernels_ir", fn), "w") as g:
-                        g.write(f"define i32 @f(i32 %a) {{\n{body}  ret i32 %a\n}}\n")
+                        g.write(f"define i32 @f(i32 %v0) {{\n{body}  ret i32 %v{k + 1}\n}}\n")
 
 
 def separable(k, s):

@@ -202,6 +202,25 @@ else:
             acc = arm["protocols"]["kernel"]["platforms"]["mean"]["accuracy"]["mean"]
             check(f"random labels: {arm['name']} by kernel about 50 % (35 to 65)", 0.35 <= acc <= 0.65, acc)
 
+    # A machine-IR arm: its columns are `ir2vec embeddings --mode=mir` of the kernel compiled for
+    # x86-64 (module level), then transfer and wgsize.
+    import h5py
+    spec = W("mir-spec.json")
+    json.dump({"protocols": ["paper"], "seeds": [104], "folds": 5,
+               "arms": [{"name": "mir", "mode": "mir", "mir_stage": "pre-ra"}]}, open(spec, "w"))
+    r = run("evaluate", "devmap", seps, "--spec", spec, "-o", W("mir-out"), "-q")
+    check("a machine-IR arm: exit 0", r.returncode == 0, r.stderr[-600:])
+    if r.returncode == 0:
+        h = h5py.File(W("mir-out", "results.h5"), "r")
+        feats = h["one/arms/mir/features"][:]
+        files = [os.path.join(seps, "kernels_ir", (b.decode() + ".ll") if d.decode() == "default" else f"{b.decode()}_{d.decode()}.ll")
+                 for b, d in zip(h["one/benchmark"][:], h["one/dataset"][:])]
+        r = run("embeddings", "--mode=mir", "--mtriple", "x86_64-unknown-linux-gnu", "--mir-stage", "pre-ra", "--level", "module",
+                "--format", "hdf5", "-o", W("mir.h5"), "-q", *files)
+        e = h5py.File(W("mir.h5"), "r")["modules/embedding"][:]
+        check("the machine-IR arm's columns = ir2vec embeddings --mode=mir --mir-stage pre-ra (x86-64), module level",
+              r.returncode == 0 and feats.shape[1] == e.shape[1] + 2 and (feats[:, :-2] == e).all()
+              and len({tuple(x) for x in e}) > 10, (feats.shape, e.shape))
     # vocab eval --devmap: the same study, arms per vocabulary and kind, folds by kernel.
     if r.returncode == 0:
         vocab_file = W("counts.json")

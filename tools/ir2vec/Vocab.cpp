@@ -58,6 +58,13 @@ llvm::Expected<support::Outcome> exportMirVocabulary(const ExportOptions &X) {
       X.Output, [](llvm::raw_ostream &OS) { OS << mir::defaultMirVocabularyJSON(); }));
 }
 
+/// `vocab eval`: --devmap's study can be interrupted.
+ExitTable evalExits() {
+  ExitTable T = simpleExits();
+  T.Rows.push_back({"130", "interrupted (--devmap): its table is not printed"});
+  return T;
+}
+
 void addGraphOptions(CLI::App &Sub, GraphOptions &G, bool Required = true) {
   Sub.add_option("dir", G.Dir, "OpenKE directory (ir2vec triplets --format openke -o DIR)")
       ->type_name("DIR")
@@ -212,7 +219,7 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
       "Link prediction (MR, MRR, Hits@k) on held-out triplets and analogies, and with --devmap "
       "device-mapping accuracy (folds by kernel, against the entity histogram), for any "
       "vocabulary files",
-      simpleExits());
+      evalExits());
   addGraphOptions(*Eval, E->Graph, /*Required=*/false);
   addDistance(*Eval, E->Distance);
   Eval->add_option("--vocab,--ir2vec-vocab-path", E->Vocabularies,
@@ -233,7 +240,7 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   addQuiet(*Eval, E->Quiet, "--devmap: no progress line");
   setRun(Cmds, Eval, [&Ctx, E] {
     support::Reporter R = Ctx.reporter(ToolName, E->Quiet);
-    return finish(R, simpleExits(), runEval(*E, R));
+    return finish(R, evalExits(), runEval(*E, R));
   });
 
   auto S = std::make_shared<SplitOptions>();
