@@ -4,6 +4,7 @@
 #include "support/Inputs.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -14,6 +15,19 @@
 namespace wb::downstream {
 
 namespace {
+
+/// Text from a file as a message shows it: at most Max bytes, control bytes (a NUL among them)
+/// as \xNN.
+std::string shown(llvm::StringRef T, size_t Max = 40) {
+  std::string Out;
+  for (char C : T.take_front(Max)) {
+    if ((unsigned char)C < 0x20 || C == 0x7f)
+      Out += llvm::formatv("\\x{0:x-2}", unsigned((unsigned char)C)).str();
+    else
+      Out += C;
+  }
+  return T.size() > Max ? Out + "..." : Out;
+}
 
 /// Bounds on what a dataset file may claim: the shipped CSVs hold 669 rows of 21 KB at most.
 constexpr uint64_t MaxCSVBytes = uint64_t(256) << 20;
@@ -123,16 +137,20 @@ static llvm::Expected<DevmapPlatform> readPlatform(const std::string &Dir, const
     return Records.takeError();
   if (Records->empty())
     return support::fileError(Path, "empty: expected a header line and rows");
-  const std::vector<std::string> &Header = Records->front();
+  std::vector<std::string> &Header = Records->front();
+  // A UTF-8 byte-order mark (spreadsheets write one) is not part of the first column's name.
+  if (!Header.empty() && llvm::StringRef(Header[0]).starts_with("\xEF\xBB\xBF"))
+    Header[0].erase(0, 3);
   std::map<std::string, size_t> Col;
   for (size_t I = 0; I < Header.size(); ++I)
-    Col.emplace(Header[I], I);
+    if (!Col.emplace(Header[I], I).second && !Header[I].empty())
+      return support::fileError(Path, "line 1: column '" + shown(Header[I]) + "' twice");
   std::vector<const char *> Needed(std::begin(RequiredColumns), std::end(RequiredColumns));
   Needed.insert(Needed.end(), GreweColumns.begin(), GreweColumns.end());
   for (const char *C : Needed)
     if (!Col.count(C))
       return support::fileError(Path, "line 1: no column '" + llvm::Twine(C) + "' (the header has " +
-                                          llvm::join(Header, ",").substr(0, 300) + ")");
+                                          shown(llvm::join(Header, ","), 300) + ")");
   DevmapPlatform P;
   P.Name = std::move(Name);
   P.CSV = Path;
@@ -150,8 +168,7 @@ static llvm::Expected<DevmapPlatform> readPlatform(const std::string &Dir, const
       double V = 0;
       if (T.empty() || T.getAsDouble(V) || !std::isfinite(V) || V < 0 || (Positive && V == 0))
         return At("column '" + llvm::Twine(C) + "': expected a " +
-                  (Positive ? "positive" : "non-negative") + " number, found '" +
-                  llvm::StringRef(F[Col[C]]).take_front(40) + "'");
+                  (Positive ? "positive" : "non-negative") + " number, found '" + shown(F[Col[C]]) + "'");
       Out = V;
       return llvm::Error::success();
     };
@@ -165,7 +182,7 @@ static llvm::Expected<DevmapPlatform> readPlatform(const std::string &Dir, const
           *S == ".." || llvm::any_of(*S, [](char C) { return (unsigned char)C < 0x20; }))
         return At("column '" + llvm::Twine(S == &R.Benchmark ? "benchmark" : "dataset") +
                   "': expected a name of 1 to 200 characters without slashes or control "
-                  "characters, found '" + llvm::StringRef(*S).take_front(40) + "'");
+                  "characters, found '" + shown(*S) + "'");
     for (size_t G = 0; G < GreweColumns.size(); ++G)
       if (llvm::Error E = number(GreweColumns[G], R.Grewe[G], false))
         return E;
@@ -179,15 +196,23 @@ static llvm::Expected<DevmapPlatform> readPlatform(const std::string &Dir, const
       return E;
     const std::string &Oracle = F[Col["oracle"]];
     if (Oracle != "CPU" && Oracle != "GPU")
-      return At("column 'oracle': expected CPU or GPU, found '" + llvm::StringRef(Oracle).take_front(40) + "'");
+      return At("column 'oracle': expected CPU or GPU, found '" + shown(Oracle) + "'");
     R.GPU = Oracle == "GPU";
+    // Accuracy is judged against the label and speedup against the runtimes: they must agree.
+    if (R.GPU ? R.GpuSeconds > R.CpuSeconds : R.CpuSeconds > R.GpuSeconds)
+      return At("column 'oracle': " + Oracle + ", but runtime_cpu " + F[Col["runtime_cpu"]] + " and runtime_gpu " +
+                F[Col["runtime_gpu"]] + " say the other device is faster");
     R.Source = F[Col["src"]];
     if (auto [It, New] = Seen.emplace(std::make_pair(R.Benchmark, R.Dataset), Line); !New)
       return At("kernel " + R.Benchmark + " with data set " + R.Dataset + " again (first on line " +
                 llvm::Twine(It->second) + ")");
     const std::string K = kernelFile(Dir, R);
-    if (!llvm::sys::fs::is_regular_file(K))
+    llvm::sys::fs::file_status St;
+    if (llvm::sys::fs::status(K, St))
       return At("kernel " + R.Benchmark + " (data set " + R.Dataset + "): no LLVM IR file " + K);
+    if (St.type() != llvm::sys::fs::file_type::regular_file)
+      return At("kernel " + R.Benchmark + " (data set " + R.Dataset + "): " + K +
+                " is not a regular file (a directory, device or FIFO)");
     P.Rows.push_back(std::move(R));
   }
   if (P.Rows.empty())

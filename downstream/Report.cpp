@@ -217,9 +217,11 @@ std::string devmapReportMarkdown(const DevmapResult &R) {
      << "| model | AMD | NVIDIA | mean |\n|---|---|---|---|\n";
   for (const Published &P : PublishedTable)
     OS << "| " << P.Model << " | " << llvm::formatv("{0:f2} | {1:f2} | {2:f2}", P.AMD, P.NVIDIA, P.Mean) << " |\n";
-  OS << "\nThe published numbers come from the paper's protocol; compare them with ours in its "
-        "table above (IR2Vec's published version used IITH's own flow-aware encoding and a "
-        "300-dimensional vocabulary).\n\n## Kernels\n\n";
+  OS << "\nThe published numbers come from the paper's protocol: compare its embedding rows with "
+        "ours in that table (IR2Vec's published version used IITH's own flow-aware encoding and a "
+        "300-dimensional vocabulary). Its Grewe row is Grewe et al.'s decision tree on four "
+        "combined features; our `grewe` control is XGBoost on the six raw features, a different "
+        "model.\n\n## Kernels\n\n";
   if (R.Recompiled.empty() && R.LeftOut.empty())
     OS << "LLVM 22 read every kernel file.\n";
   for (const auto &[F, Why] : R.Recompiled)

@@ -26,6 +26,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <set>
 
 namespace wb::downstream {
 
@@ -229,10 +230,12 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
       return E;
     DevmapArm Arm;
     Arm.Name = A.getString("name").value_or("").str();
-    if (Arm.Name.empty() || Arm.Name.size() > 100 ||
-        llvm::any_of(Arm.Name, [](char C) { return C == '/' || C == ' ' || (unsigned char)C < 0x20 || C == 0x7f; }))
-      return R.error(Where + ".name", "expected a name of 1 to 100 bytes without spaces, slashes "
-                                      "or control characters");
+    // The name is an HDF5 group, a Markdown table cell and a plot label: letters, digits and
+    // . _ + - only, not starting with a dot.
+    if (Arm.Name.empty() || Arm.Name.size() > 100 || Arm.Name.front() == '.' ||
+        !llvm::all_of(Arm.Name, [](char C) { return llvm::isAlnum(C) || C == '.' || C == '_' || C == '+' || C == '-'; }))
+      return R.error(Where + ".name", "expected a name of 1 to 100 letters, digits, '.', '_', '+' "
+                                      "or '-', not starting with '.'");
     for (const DevmapArm &Other : S.Arms)
       if (Other.Name == Arm.Name)
         return R.error(Where + ".name", "'" + Arm.Name + "' " +
@@ -256,6 +259,8 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     if (!K)
       return R.error(Where + ".kind", llvm::toString(K.takeError()));
     Arm.EmbeddingKind = *K;
+    if (const llvm::json::Value *VV = A.get("vocabulary"); VV && !VV->getAsString())
+      return R.error(Where + ".vocabulary", "expected \"default\" or a file name");
     std::string V = A.getString("vocabulary").value_or("default").str();
     Arm.Vocabulary = V == "default" ? "" : R.resolve(V);
     if (const llvm::json::Value *WV = A.get("weights")) {
@@ -616,6 +621,29 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
     if (R.Used[P].size() < 2)
       return support::fileError(Data.Platforms[P].CSV, "fewer than 2 rows have a kernel LLVM 22 can read");
   }
+  // What the protocols need of the rows, before any work (scikit-learn's StratifiedKFold
+  // refuses more folds than rows, or than every class has rows).
+  for (size_t P = 0; P < NP; ++P) {
+    const size_t Rows = R.Rows[P].size(), GPU = size_t(llvm::count_if(R.Rows[P], [](const DevmapRow &X) { return X.GPU; }));
+    std::set<std::string> Kernels, Suites;
+    for (const DevmapRow &Row : R.Rows[P]) {
+      Kernels.insert(Row.Benchmark);
+      Suites.insert(suiteOf(Row.Benchmark));
+    }
+    for (Protocol Pr : Spec.Protocols) {
+      const std::string What = support::nameOf<Protocol>(ProtocolNames, Pr).str() + " protocol: ";
+      if (Pr == Protocol::Paper && (Spec.Folds > Rows || (Spec.Folds > GPU && Spec.Folds > Rows - GPU)))
+        return support::fileError(R.CSVs[P], What + llvm::Twine(Spec.Folds) + " folds, but " + llvm::Twine(Rows) +
+                                                 " rows (" + llvm::Twine(GPU) + " GPU, " + llvm::Twine(Rows - GPU) +
+                                                 " CPU): stratified folds need at least as many rows of one device");
+      if (Pr == Protocol::Kernel && Spec.Folds > Kernels.size())
+        return support::fileError(R.CSVs[P], What + llvm::Twine(Spec.Folds) + " folds, but " +
+                                                 llvm::Twine(Kernels.size()) + " kernels");
+      if (Pr == Protocol::Suite && Suites.size() < 2)
+        return support::fileError(R.CSVs[P], What + "leaving one suite out needs at least 2 suites, the "
+                                                 "rows have " + llvm::Twine(Suites.size()) + " (" + *Suites.begin() + ")");
+    }
+  }
   // Suites numbered by name (the leave-one-suite-out folds).
   {
     std::vector<std::string> Names = R.Suites;
@@ -715,9 +743,6 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
       for (size_t Si = 0; Si < NS; ++Si) {
         switch (Spec.Protocols[Pr]) {
         case Protocol::Paper:
-          if (Spec.Folds > Labels.size())
-            return support::fileError(R.CSVs[P], llvm::Twine(Spec.Folds) + " folds for " +
-                                                     llvm::Twine(Labels.size()) + " rows");
           R.Folds[P][Pr].push_back(stratifiedFolds(Labels, Spec.Folds, Spec.Seeds[Si]));
           break;
         case Protocol::Kernel:

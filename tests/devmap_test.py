@@ -298,6 +298,49 @@ else:
     with open(spec, "w") as f:
         json.dump({"protocols": ["paper", "papers"]}, f)
     bad("an unknown protocol", lambda d: None, r"protocols: .*papers", spec)
+    # Found by the hostile try (issue 38): each refused before any work, naming the cause.
+    bad("a label the runtimes contradict", edit_csv(lambda L: [x.replace(",GPU,2.0,1.0,", ",GPU,1.0,2.0,", 1) for x in L]),
+        r"cgo17-one\.csv: line \d+: column 'oracle': GPU, but runtime_cpu 1.0 and runtime_gpu 2.0 say the other device is faster")
+    bad("a header column twice", edit_csv(lambda L: [L[0] + ",transfer"] + [x + ",1" if re.match(r"^\d+,", x) else x for x in L[1:]]),
+        r"cgo17-one\.csv: line 1: column 'transfer' twice")
+    bad("a kernel file that is a directory", lambda d: (os.remove(os.path.join(d, "kernels_ir", "suite1-1.1-prog1-kern.ll")),
+                                                       os.mkdir(os.path.join(d, "kernels_ir", "suite1-1.1-prog1-kern.ll"))),
+        r"kernels_ir/suite1-1\.1-prog1-kern\.ll is not a regular file")
+    bad("a NUL byte in a number, shown escaped", edit_csv(lambda L: [x.replace(",1,2,0,1,0,5000,", ",1,2,0,1,0,50\x0000,", 1) for x in L]),
+        r"found '50\\x0000'")
+    for spec_json, expect in (({"folds": 100, "protocols": ["paper"]}, r"paper protocol: 100 folds, but 120 rows \(60 GPU, 60 CPU\)"),
+                              ({"folds": 41, "protocols": ["kernel"]}, r"kernel protocol: 41 folds, but 40 kernels"),
+                              ({"arms": [{"name": "."}]}, r"arms\[0\]\.name: expected a name of 1 to 100 letters"),
+                              ({"arms": [{"name": "a|b"}]}, r"arms\[0\]\.name: expected a name"),
+                              ({"arms": [{"name": "x", "vocabulary": None}]}, r"arms\[0\]\.vocabulary: expected \"default\" or a file name")):
+        with open(spec, "w") as f:
+            json.dump(spec_json, f)
+        bad(f"spec {json.dumps(spec_json)}", lambda d: None, expect, spec)
+    with open(spec, "w") as f:
+        json.dump({"protocols": ["suite"]}, f)
+    def one_suite(d):
+        edit_csv(lambda L: [re.sub(r"suite[12]-1\.[12]-", "suite0-1.0-", x) for x in L])(d)
+        for f in os.listdir(os.path.join(d, "kernels_ir")):
+            os.rename(os.path.join(d, "kernels_ir", f), os.path.join(d, "kernels_ir", re.sub(r"suite[12]-1\.[12]-", "suite0-1.0-", f)))
+    bad("one suite with the suite protocol", one_suite,
+        r"suite protocol: leaving one suite out needs at least 2 suites, the rows have 1 \(suite0-1\.0\)", spec)
+    r = run("evaluate", "devmap", seps, "-o", os.path.join(seps, "out"), "-q")
+    check("an output inside the dataset: exit 1 before any work", r.returncode == 1 and b"inside the dataset" in r.stderr
+          and not os.path.exists(os.path.join(seps, "out")), r.stderr[-300:])
+    r = run("evaluate", "devmap", seps, "-o", W("gp-out"), "--gnuplot", W("no-gnuplot"), "-q")
+    check("gnuplot missing: exit 1 before any work", r.returncode == 1 and b"no program" in r.stderr and b"gnuplot-nox" in r.stderr
+          and not os.path.exists(W("gp-out")), r.stderr[-300:])
+    bom = W("bom")
+    shutil.copytree(seps, bom)
+    path = os.path.join(bom, "cgo17-one.csv")
+    text = open(path, "rb").read()
+    open(path, "wb").write(b"\xef\xbb\xbf" + text)
+    r = run("evaluate", "devmap", bom, "-o", W("bom-out"), "-q")
+    check("a CSV with a UTF-8 byte-order mark is read", r.returncode == 0, r.stderr[-300:])
+    r = run("vocab", "export", "--counts", "--mode", "mir", "-o", W("g.json"))
+    check("vocab export --counts --mode mir: refused", r.returncode == 1 and b"--counts" in r.stderr and not os.path.exists(W("g.json")),
+          r.stderr[-300:])
+
     # An output that is a file is refused; an interrupt leaves nothing.
     open(W("a-file"), "w").write("x")
     r = run("evaluate", "devmap", seps, "-o", W("a-file"), "-q")

@@ -4,6 +4,10 @@
 
 #include "downstream/Study.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
 namespace wb::tool {
 
 namespace {
@@ -24,6 +28,29 @@ llvm::Expected<support::Outcome> runDevmap(const DevmapOptions &O, const support
       O.Spec.empty() ? downstream::defaultDevmapSpec(O.Vocabularies) : downstream::readDevmapSpec(O.Spec);
   if (!Spec)
     return Spec.takeError();
+  // Before any work: the output is no input (the dataset, the spec, a vocabulary; nothing
+  // inside the dataset either), and the plot can be drawn (it comes last).
+  std::vector<std::string> Inputs = {O.Data, O.Spec};
+  for (const downstream::DevmapArm &A : Spec->Arms)
+    if (!A.Vocabulary.empty())
+      Inputs.push_back(A.Vocabulary);
+  llvm::SmallString<256> DataReal, OutReal(O.Output);
+  if (!llvm::sys::fs::real_path(O.Data, DataReal)) {
+    llvm::sys::fs::make_absolute(OutReal);
+    llvm::sys::path::remove_dots(OutReal, /*remove_dot_dot=*/true);
+    llvm::SmallString<256> Parent(llvm::sys::path::parent_path(OutReal)), ParentReal;
+    if (!llvm::sys::fs::real_path(Parent, ParentReal)) {
+      llvm::sys::path::append(ParentReal, llvm::sys::path::filename(OutReal));
+      if (ParentReal == DataReal || llvm::StringRef(ParentReal).starts_with((DataReal + "/").str()))
+        return support::fileError(O.Output, "cannot write the output: it is inside the dataset " + O.Data);
+    }
+  }
+  if (llvm::Error E = checkOutputs({O.Output}, Inputs, {}))
+    return E;
+  // findProgramByName returns a name with a slash as it is: whether it runs is asked too.
+  if (auto G = llvm::sys::findProgramByName(O.Gnuplot); !G || !llvm::sys::fs::can_execute(*G))
+    return support::usageError("cannot draw the plot: no program " + O.Gnuplot +
+                               " (install Debian's gnuplot-nox, or name it with --gnuplot)");
   auto Data = downstream::readDevmap(O.Data);
   if (!Data)
     return Data.takeError();

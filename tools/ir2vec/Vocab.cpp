@@ -134,6 +134,10 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Re
     if (!Out || O.Devmap.empty())
       return Out;
   }
+  for (size_t I = 0; I < O.Vocabularies.size(); ++I)
+    for (size_t K = 0; K < I; ++K)
+      if (O.Vocabularies[I] == O.Vocabularies[K])
+        return support::usageError("--vocab " + O.Vocabularies[I] + " is given twice");
   downstream::VocabularyScoreJob J;
   J.Data = O.Devmap;
   J.Vocabularies = O.Vocabularies.empty() ? std::vector<std::string>{""} : O.Vocabularies;
@@ -270,8 +274,8 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   addQuiet(*Export, X->Quiet, "No warnings");
   Export->add_flag("--counts", X->Counts,
                    "Write the counting vocabulary instead: entity E's row is the unit vector e_E "
-                   "(110 dimensions), so embedding with it gives the entity histogram (e.g. an "
-                   "ablation arm's histogram control)")
+                   "(110 dimensions), so embedding with it gives the entity histogram, each "
+                   "section scaled by its weight (an ablation arm's histogram control)")
       ->excludes("--vocab");
   Export
       ->add_option("--mode", X->Mode,
@@ -280,6 +284,9 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
       ->check(CLI::IsMember({"llvm", "mir"}));
   setRun(Cmds, Export, [&Ctx, X] {
     support::Reporter R = Ctx.reporter(ToolName, X->Quiet);
+    if (X->Mode == "mir" && X->Counts)
+      return finish(R, simpleExits(), support::usageError("--counts writes the IR counting vocabulary; "
+                                                          "it does not go with --mode=mir"));
     if (X->Mode == "mir")
       return finish(R, simpleExits(), exportMirVocabulary(*X));
     if (X->Counts)
