@@ -70,7 +70,7 @@ std::string armCells(const AblationArm &A, const AblationArmResult &X, size_t AI
                                                percent(X.PackageMeans[size_t(X.Worst)].second)
                                          : std::string("–");
   return "| `" + A.Name + "` | " + llvm::join(A.Groups, ", ") + " | " +
-         llvm::sys::path::filename(A.Vocabulary).str() + " | " + percent(X.Pooled.Mean) + " | " +
+         (A.Counts ? std::string("counts") : llvm::sys::path::filename(A.Vocabulary).str()) + " | " + percent(X.Pooled.Mean) + " | " +
          percent(X.Pooled.Low) + " to " + percent(X.Pooled.High) + " | " +
          (AI ? percent(X.Pooled.Diff) : std::string("–")) + " | " +
          (AI ? percent(X.Pooled.DiffLow) + " to " + percent(X.Pooled.DiffHigh) : std::string("–")) +
