@@ -10,6 +10,8 @@ then measures, each configuration N times in interleaved rounds, reporting media
   (a) llvm-ir2vec, one process per module (a bash loop, as users run it)
   (b) ir2vec batch, HDF5 output, -j1 and -j2
   (c) bench/parse_only: parsing the same modules in one thread, nothing else (the floor)
+  (d) flow-aware-rd (the IR2Vec paper's encoding) beside LLVM's flow-aware kind, -j1, inst and
+      func level: the ratio the kind's speed goal (<= 3x) is about
 and peak RSS of `ir2vec embeddings -j2` with the corpus listed once and ten times.
 
 With --baseline DIR (another build directory, e.g. the previous commit's), that build's batch
@@ -95,6 +97,9 @@ def main():
         ("ir2vec inst flow-aware -j1", batch(1, *inst)),
         ("ir2vec inst flow-aware -j2", batch(2, *inst)),
         ("ir2vec inst flow-aware -j2 --inst-text", batch(2, *inst, "--inst-text")),
+        ("ir2vec inst flow-aware-rd -j1", batch(1, "--kind", "flow-aware-rd", "--level", "inst")),
+        ("ir2vec func flow-aware -j1", batch(1, "--kind", "flow-aware", "--level", "func")),
+        ("ir2vec func flow-aware-rd -j1", batch(1, "--kind", "flow-aware-rd", "--level", "func")),
     ]
     compared = ["parse_only (floor), 1 thread", "ir2vec func symbolic -j1", "ir2vec func symbolic -j2",
                 "ir2vec inst flow-aware -j1", "ir2vec inst flow-aware -j2"]
@@ -139,6 +144,10 @@ def main():
     for name in ["ir2vec inst flow-aware -j1", "ir2vec inst flow-aware -j2",
                  "ir2vec inst flow-aware -j2 --inst-text"]:
         print(f"  {name:42} {li / med[name]:6.1f}x faster than the llvm-ir2vec --level=inst loop")
+    for level in ["inst", "func"]:
+        rd, fa = med[f"ir2vec {level} flow-aware-rd -j1"], med[f"ir2vec {level} flow-aware -j1"]
+        print(f"  {'flow-aware-rd / flow-aware, ' + level + ' -j1':42} {rd / fa:6.2f}x "
+              f"(above parsing: {(rd - floor) / (fa - floor):5.2f}x)")
     print(f"\npeak RSS, func -j2: corpus once {rss['once'] / 1024:.1f} MiB, ten times "
           f"{rss['ten times'] / 1024:.1f} MiB, ratio {rss['ten times'] / rss['once']:.2f}")
     if a.baseline:

@@ -73,7 +73,11 @@ llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef Module
     }
     ir2vec::EmbedRequest R;
     R.InstructionText = false;
-    E = ir2vec::embedModule(*M->M, V->Vocab, R);
+    auto Rows = ir2vec::embedModule(*M->M, V->Vocab, R);
+    if (!Rows)
+      ReadError = support::prefixError(ModulePath, Rows.takeError());
+    else
+      E = std::move(*Rows);
   });
   if (Crash) {
     (void)Ctx.release(); // as the crash left it: never destroyed (corpus::ContextSource)

@@ -1,4 +1,5 @@
 #include "ir2vec/Embedder.h"
+#include "ir2vec/ReachingFlow.h"
 
 #include "support/Error.h"
 
@@ -20,11 +21,19 @@ llvm::Expected<Kind> parseKind(llvm::StringRef Name) {
 llvm::StringRef kindName(Kind K) { return support::nameOf<Kind>(KindNames, K); }
 
 std::unique_ptr<Embedder> Embedder::create(Kind K, const llvm::Function &F,
-                                           const vocab::Vocabulary &V, SymbolicMemo *Memo) {
+                                           const vocab::Vocabulary &V, SymbolicMemo *Memo,
+                                           const ReachingFlow *Flow) {
   assert((!Memo || &Memo->vocabulary() == &V) && "memo of another vocabulary");
-  if (K == Kind::Symbolic)
+  switch (K) {
+  case Kind::Symbolic:
     return std::make_unique<SymbolicEmbedder>(F, V, Memo);
-  return std::make_unique<FlowAwareEmbedder>(F, V);
+  case Kind::FlowAware:
+    return std::make_unique<FlowAwareEmbedder>(F, V);
+  case Kind::FlowAwareRD:
+    assert(Flow && Flow->dimension() == V.dimension() && "flow-aware-rd needs a solved flow");
+    return std::make_unique<ReachingEmbedder>(F, V, *Flow);
+  }
+  llvm_unreachable("unknown embedding kind");
 }
 
 Embedder::Embedder(const llvm::Function &F, const vocab::Vocabulary &V)
@@ -160,6 +169,12 @@ void FlowAwareEmbedder::computeInst(const llvm::Instruction &I, double *Out) {
   const size_t Offset = Arena.size();
   Arena.insert(Arena.end(), Out, Out + Dim);
   Slot.try_emplace(&I, Offset);
+}
+
+void ReachingEmbedder::computeInst(const llvm::Instruction &I, double *Out) {
+  const double *Row = Flow.instVector(I);
+  assert(Row && "instruction of a function the flow was not solved for");
+  std::copy(Row, Row + Dim, Out);
 }
 
 } // namespace wb::ir2vec

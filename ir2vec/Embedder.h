@@ -13,6 +13,8 @@
 // Flow-aware replaces an operand's kind vector by the cached embedding of its defining
 // instruction when (and only when) that instruction was already computed by this embedder;
 // results therefore depend on the order of queries, exactly as in LLVM (llvm#159171).
+// Flow-aware-rd (the IR2Vec paper's encoding, ReachingFlow.h) reads vectors solved once for the
+// module: no query order, memory through reaching definitions, callees' function vectors.
 #pragma once
 
 #include "support/Names.h"
@@ -33,12 +35,18 @@ class Instruction;
 
 namespace wb::ir2vec {
 
-enum class Kind { Symbolic, FlowAware };
-/// The spellings of llvm-ir2vec's --ir2vec-kind.
-inline constexpr support::Named<Kind> KindNames[] = {{Kind::Symbolic, "symbolic"},
-                                                    {Kind::FlowAware, "flow-aware"}};
+class ReachingFlow;
 
-/// "symbolic" or "flow-aware", the spelling of llvm-ir2vec's --ir2vec-kind.
+enum class Kind { Symbolic, FlowAware, FlowAwareRD };
+/// The spellings of llvm-ir2vec's --ir2vec-kind, and the workbench's third kind.
+inline constexpr support::Named<Kind> KindNames[] = {{Kind::Symbolic, "symbolic"},
+                                                    {Kind::FlowAware, "flow-aware"},
+                                                    {Kind::FlowAwareRD, "flow-aware-rd"}};
+
+/// Whether vectors of kind K come from a ReachingFlow solved for the module.
+inline bool needsReachingFlow(Kind K) { return K == Kind::FlowAwareRD; }
+
+/// "symbolic", "flow-aware" or "flow-aware-rd".
 llvm::Expected<Kind> parseKind(llvm::StringRef Name);
 llvm::StringRef kindName(Kind K);
 
@@ -76,10 +84,12 @@ private:
 class Embedder {
 public:
   virtual ~Embedder() = default;
-  /// Memo (optional, symbolic only) must be built on the same vocabulary.
+  /// Memo (optional, symbolic only) must be built on the same vocabulary; Flow (flow-aware-rd
+  /// only, required there) must have been solved for F on the same vocabulary.
   static std::unique_ptr<Embedder> create(Kind K, const llvm::Function &F,
                                           const vocab::Vocabulary &V,
-                                          SymbolicMemo *Memo = nullptr);
+                                          SymbolicMemo *Memo = nullptr,
+                                          const ReachingFlow *Flow = nullptr);
 
   unsigned dimension() const { return Dim; }
   const llvm::Function &function() const { return F; }
@@ -137,6 +147,17 @@ private:
   // Instruction -> offset of its embedding in Arena.
   llvm::DenseMap<const llvm::Instruction *, size_t> Slot;
   std::vector<double> Arena;
+};
+
+/// Reads the solved vectors: every query gives the same answer in any order.
+class ReachingEmbedder final : public Embedder {
+public:
+  ReachingEmbedder(const llvm::Function &F, const vocab::Vocabulary &V, const ReachingFlow &Flow)
+      : Embedder(F, V), Flow(Flow) {}
+
+private:
+  void computeInst(const llvm::Instruction &I, double *Out) override;
+  const ReachingFlow &Flow;
 };
 
 } // namespace wb::ir2vec

@@ -98,7 +98,12 @@ EmbeddedModule embedOne(const EmbeddingJob &J, const LevelSet &Levels, bool Text
           Path, "opt -" + corpus::optLevelName(*J.Header.Opt) + ": " + llvm::toString(std::move(E))));
       return O;
     }
-  O.E = embedModule(*In->M, *J.Vocab, EmbedRequest{J.EmbeddingKind, Levels, J.FunctionName, Text});
+  auto E = embedModule(*In->M, *J.Vocab, EmbedRequest{J.EmbeddingKind, Levels, J.FunctionName, Text});
+  if (!E) {
+    O.Error = llvm::toString(support::prefixError(Path, E.takeError()));
+    return O;
+  }
+  O.E = std::move(*E);
   return O;
 }
 
@@ -259,6 +264,11 @@ llvm::Error EmbeddingJob::validate() const {
   const bool HDF5 = Format == OutputFormat::HDF5;
   if (Header.Counts && !HDF5)
     return usageError("--counts needs --format hdf5");
+  // Counts times a vocabulary rebuilds symbolic vectors only (from-counts): a flow-aware kind
+  // would be recorded and silently not honoured.
+  if (Header.Counts && EmbeddingKind != Kind::Symbolic)
+    return usageError("--counts counts entities, from which only symbolic vectors can be "
+                      "rebuilt: not with --kind " + kindName(EmbeddingKind).str());
   if (HDF5 && Output == "-")
     return usageError("--format hdf5 needs an output file: -o FILE.h5");
   if (Resume && !HDF5)

@@ -1,5 +1,6 @@
 #include "ir2vec/ModuleEmbedding.h"
 #include "ir2vec/InstructionPrinter.h"
+#include "ir2vec/ReachingFlow.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DepthFirstIterator.h"
@@ -22,15 +23,17 @@ llvm::MutableArrayRef<double> newRow(std::vector<double> &Rows, unsigned Dim) {
 // that is exact: a block vector is the ordered sum of its instructions' vectors as a fresh
 // embedder computes them in layout order (debug intrinsics and pseudo probes, skipped by
 // blocks, are void and so never operands: they cannot change other vectors); a symbolic
-// function vector is the depth-first ordered sum of its reachable blocks. A flow-aware
-// function vector depends on the depth-first query order and gets its own embedder.
+// function vector is the depth-first ordered sum of its reachable blocks, and so is a
+// flow-aware-rd one (its vectors do not depend on queries). A flow-aware function vector
+// depends on the depth-first query order and gets its own embedder.
 void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const EmbedRequest &R,
                    ModuleEmbedding &Out, InstructionPrinter &Printer, std::string &TextBuf,
-                   SymbolicMemo &Memo) {
+                   SymbolicMemo &Memo, const ReachingFlow *Flow) {
   const int64_t FnRow = static_cast<int64_t>(Out.FunctionNames.size());
   Out.FunctionNames.push_back(F.getName().str());
   const unsigned Dim = Out.Dim;
-  const bool Symbolic = R.EmbeddingKind == Kind::Symbolic;
+  // Whether the function vector may be summed from block rows computed for another level.
+  const bool Symbolic = R.EmbeddingKind != Kind::FlowAware;
   const bool NeedBlocks = R.Levels.Blocks || (R.Levels.Functions && Symbolic &&
                                               R.Levels.Instructions);
   // Block vectors of this function (owned by Out when requested, else scratch).
@@ -40,7 +43,7 @@ void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const Em
   const int64_t FirstBlockRow = static_cast<int64_t>(Out.BlockNames.size());
 
   if (R.Levels.Instructions) {
-    auto E = Embedder::create(R.EmbeddingKind, F, V, &Memo);
+    auto E = Embedder::create(R.EmbeddingKind, F, V, &Memo, Flow);
     int64_t BlockRow = FirstBlockRow;
     for (const llvm::BasicBlock &BB : F) {
       llvm::MutableArrayRef<double> BRow;
@@ -70,7 +73,7 @@ void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const Em
       ++BlockRow;
     }
   } else if (NeedBlocks) {
-    auto E = Embedder::create(R.EmbeddingKind, F, V, &Memo);
+    auto E = Embedder::create(R.EmbeddingKind, F, V, &Memo, Flow);
     for (const llvm::BasicBlock &BB : F) {
       Out.BlockNames.push_back(BB.getName().str());
       Out.BlockFunction.push_back(FnRow);
@@ -91,7 +94,7 @@ void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const Em
       addInto(FRow.data(), Blocks.data() + Index[BB] * Dim, Dim);
     return;
   }
-  Embedder::create(R.EmbeddingKind, F, V, &Memo)->functionVector(FRow);
+  Embedder::create(R.EmbeddingKind, F, V, &Memo, Flow)->functionVector(FRow);
 }
 
 } // namespace
@@ -107,8 +110,8 @@ std::vector<double> failedModuleVector(unsigned Dim) {
   return std::vector<double>(Dim, std::numeric_limits<double>::quiet_NaN());
 }
 
-ModuleEmbedding embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
-                            const EmbedRequest &R) {
+llvm::Expected<ModuleEmbedding> embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
+                                            const EmbedRequest &R) {
   ModuleEmbedding Out;
   Out.Dim = V.dimension();
   if (R.Levels.Instructions && !R.FunctionName) {
@@ -122,18 +125,28 @@ ModuleEmbedding embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
   InstructionPrinter Printer;
   std::string TextBuf;
   SymbolicMemo Memo(V);
+  std::optional<ReachingFlow> Flow;
+  const llvm::Function *Selected =
+      R.FunctionName ? M.getFunction(*R.FunctionName) : nullptr;
+  if (needsReachingFlow(R.EmbeddingKind) && (!R.FunctionName || (Selected && !Selected->isDeclaration()))) {
+    auto Solved = R.FunctionName ? ReachingFlow::solve(M, V, {Selected}) : ReachingFlow::solve(M, V);
+    if (!Solved)
+      return Solved.takeError();
+    Flow.emplace(std::move(*Solved));
+  }
+  const ReachingFlow *FlowPtr = Flow ? &*Flow : nullptr;
   if (R.FunctionName) {
-    const llvm::Function *F = M.getFunction(*R.FunctionName);
+    const llvm::Function *F = Selected;
     if (!F)
       Out.SelectedNotFound = true;
     else if (F->isDeclaration())
       Out.SelectedDeclaration = true;
     else
-      embedFunction(*F, V, R, Out, Printer, TextBuf, Memo);
+      embedFunction(*F, V, R, Out, Printer, TextBuf, Memo, FlowPtr);
   } else {
     for (const llvm::Function &F : M)
       if (!F.isDeclaration())
-        embedFunction(F, V, R, Out, Printer, TextBuf, Memo);
+        embedFunction(F, V, R, Out, Printer, TextBuf, Memo, FlowPtr);
   }
   if (R.Levels.Functions)
     Out.ModuleVector = moduleVector(Out.FunctionVectors, Out.Dim);

@@ -7,6 +7,10 @@
 //   blocks:       a fresh embedder per function, blocks queried in layout order
 //   instructions: a fresh embedder per function, all instructions queried in layout order
 // Only defined functions get rows (declarations have no vectors), in module order.
+// Flow-aware-rd rows read one solution of the module (ReachingFlow.h), so its levels agree:
+// a block is the sum of its instructions, a function the depth-first sum of its blocks.
+// Flow-aware-rd rows read one solution of the module (ReachingFlow.h), so its levels agree:
+// a block is the sum of its instructions, a function the depth-first sum of its blocks.
 //   module:       the sum of its function rows, in module order, starting from +0.0 (IITH
 //                 IR2Vec's "program vector"; LLVM 22 has no module level). Function rows are
 //                 the same at every level, so a module's vector is too.
@@ -74,8 +78,9 @@ std::vector<double> moduleVector(const std::vector<double> &FunctionVectors, uns
 std::vector<double> failedModuleVector(unsigned Dim);
 
 /// Function rows are listed even when Levels.Functions is false (names are needed to group
-/// the finer levels); their vectors (and the module's) are then left empty.
-ModuleEmbedding embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
-                            const EmbedRequest &R);
+/// the finer levels); their vectors (and the module's) are then left empty. Fails only for
+/// flow-aware-rd, when a dependency cycle has no solution (ReachingFlow.h).
+llvm::Expected<ModuleEmbedding> embedModule(const llvm::Module &M, const vocab::Vocabulary &V,
+                                            const EmbedRequest &R);
 
 } // namespace wb::ir2vec

@@ -117,13 +117,16 @@ private:
     R.Levels = Levels;
     R.FunctionName = Name;
     R.InstructionText = Levels.Instructions;
-    ir2vec::ModuleEmbedding E;
+    std::optional<llvm::Expected<ir2vec::ModuleEmbedding>> Rows;
     {
       py::gil_scoped_release Unlocked;
       // One module, one context: calls from several Python threads take turns.
       std::lock_guard<std::mutex> L(Busy);
-      E = ir2vec::embedModule(*M, Vocab, R);
+      Rows.emplace(ir2vec::embedModule(*M, Vocab, R));
     }
+    if (!*Rows)
+      Rows.emplace(support::prefixError(Source, Rows->takeError()));
+    ir2vec::ModuleEmbedding E = valueOrRaise(std::move(*Rows));
     if (E.SelectedNotFound)
       throw py::value_error("Function '" + *Name + "' not found in module " + Source);
     if (E.SelectedDeclaration)
@@ -147,8 +150,11 @@ ir2vec::Kind parseMode(const std::string &Mode) {
     return ir2vec::Kind::Symbolic;
   if (Mode == "fa")
     return ir2vec::Kind::FlowAware;
+  if (Mode == "fa-rd")
+    return ir2vec::Kind::FlowAwareRD;
   throw py::value_error("invalid mode '" + Mode +
-                        "': expected 'sym' (symbolic), 'fa' (flow-aware) or 'mir' (machine IR)");
+                        "': expected 'sym' (symbolic), 'fa' (flow-aware), 'fa-rd' (flow-aware "
+                        "with reaching definitions, the IR2Vec paper's) or 'mir' (machine IR)");
 }
 
 py::object initEmbedding(const std::filesystem::path &File, const std::string &Mode,

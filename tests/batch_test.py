@@ -197,14 +197,14 @@ def test_text_module_level(a, res, d, inputs):
 
 
 def test_jobs_identical(a, res, d, inputs):
-    for level in ["func", "inst"]:
+    for kind, level in [("flow-aware", "func"), ("flow-aware", "inst"), ("flow-aware-rd", "inst")]:
         outs = []
         for j in ["1", "4"]:
-            out = os.path.join(d, f"j{j}-{level}.h5")
+            out = os.path.join(d, f"j{j}-{kind}-{level}.h5")
             text = ["--inst-text"] if level == "inst" else []
-            embed(a, inputs, out, "--level", level, "--kind", "flow-aware", *text, "-j", j)
+            embed(a, inputs, out, "--level", level, "--kind", kind, *text, "-j", j)
             outs.append(open(out, "rb").read())
-        res.check(f"-j1 and -j4 byte-identical HDF5 ({level})", outs[0] == outs[1] and len(outs[0]) > 0)
+        res.check(f"-j1 and -j4 byte-identical HDF5 ({kind}, {level})", outs[0] == outs[1] and len(outs[0]) > 0)
     texts = [run([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--level", "inst", "-j", j, *inputs]).stdout
              for j in ["1", "4"]]
     res.check("-j1 and -j4 byte-identical text", texts[0] == texts[1] and len(texts[0]) > 0)

@@ -103,6 +103,8 @@ with tempfile.TemporaryDirectory(prefix="mpi-test-") as d:
         ("embeddings hdf5 inst", lambda o: ["embeddings", "-q", *V, "--format", "hdf5", "--level",
                                             "inst", "--kind", "flow-aware", "--inst-text", "-o", o,
                                             "@" + irlist]),
+        ("embeddings hdf5 bb flow-aware-rd", lambda o: ["embeddings", "-q", *V, "--format", "hdf5", "--level",
+                                                        "bb", "--kind", "flow-aware-rd", "-o", o, "@" + irlist]),
         ("embeddings hdf5 module", lambda o: ["embeddings", "-q", *V, "--format", "hdf5", "--level",
                                               "module", "-o", o, "@" + irlist]),
         ("embeddings counts", lambda o: ["embeddings", "-q", "--counts", "--format", "hdf5",

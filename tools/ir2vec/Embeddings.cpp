@@ -159,7 +159,7 @@ void addEmbeddingCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   addMode(*Embeddings, E->Mode);
   addVocabularyOptions(*Embeddings, E->Vocab);
   Embeddings
-      ->add_option("--ir2vec-kind,--kind", E->Kind, "Embedding kind: symbolic or flow-aware")
+      ->add_option("--ir2vec-kind,--kind", E->Kind, "Embedding kind: symbolic or flow-aware (LLVM 22's), or flow-aware-rd (the IR2Vec paper's: reaching definitions through memory, cycles solved, callees; docs/embeddings.md)")
       ->check(CLI::IsMember(support::names<ir2vec::Kind>(ir2vec::KindNames)));
   Embeddings
       ->add_option("--level", E->Level,

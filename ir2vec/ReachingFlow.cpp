@@ -1,0 +1,437 @@
+#include "ir2vec/ReachingFlow.h"
+
+#include "ir2vec/Embedder.h"
+#include "support/Error.h"
+
+#include "llvm/ADT/DepthFirstIterator.h"
+#include "llvm/ADT/GraphTraits.h"
+#include "llvm/ADT/SCCIterator.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/AliasAnalysis.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/BasicAliasAnalysis.h"
+#include "llvm/Analysis/MemoryLocation.h"
+#include "llvm/Analysis/MemorySSA.h"
+#include "llvm/Analysis/ScopedNoAliasAA.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Analysis/TypeBasedAliasAnalysis.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <armadillo>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace wb::ir2vec {
+namespace {
+
+// One part of an operand's contribution: a vocabulary row, or Weight times a node's vector.
+struct Part {
+  const double *Row = nullptr;
+  int32_t Node = -1;
+  double Weight = 1.0;
+};
+
+// An unknown: an instruction's vector, or (I == nullptr) the function vector of Fn.
+struct Node {
+  const llvm::Instruction *I = nullptr;
+  const llvm::Function *Fn = nullptr;
+  // Group k (an operand of I, or a block of Fn) is Parts[Begin[k] .. Begin[k + 1]).
+  std::vector<Part> Parts;
+  std::vector<uint32_t> Begin{0};
+  std::vector<const Node *> Deps; // the nodes among Parts, for the SCC walk
+  void closeGroup() { Begin.push_back(static_cast<uint32_t>(Parts.size())); }
+  size_t groups() const { return Begin.size() - 1; }
+};
+
+// A root node leads to every unknown, in canonical order, so that one scc_iterator walk covers
+// them all and emits each component after the components it depends on.
+struct DepGraph {
+  std::vector<Node> Nodes;
+  Node Root;
+};
+
+} // namespace
+} // namespace wb::ir2vec
+
+template <> struct llvm::GraphTraits<const wb::ir2vec::DepGraph *> {
+  using NodeRef = const wb::ir2vec::Node *;
+  using ChildIteratorType = std::vector<NodeRef>::const_iterator;
+  static NodeRef getEntryNode(const wb::ir2vec::DepGraph *G) { return &G->Root; }
+  static ChildIteratorType child_begin(NodeRef N) { return N->Deps.begin(); }
+  static ChildIteratorType child_end(NodeRef N) { return N->Deps.end(); }
+};
+
+namespace wb::ir2vec {
+
+class ReachingSolver {
+public:
+  ReachingSolver(const llvm::Module &M, const vocab::Vocabulary &V)
+      : M(M), V(V), Dim(V.dimension()), TLII(M.getTargetTriple()) {}
+  llvm::Expected<ReachingFlow> run(llvm::ArrayRef<const llvm::Function *> Roots);
+
+private:
+  void number(const std::vector<const llvm::Function *> &Fns);
+  void describe(const llvm::Function &F);
+  void describeInst(const llvm::Instruction &I, const llvm::MemorySSA &MSSA,
+                    llvm::BatchAAResults &BAA, Node &N);
+  // The writes that may reach load L (node ids, sorted) and whether the entry's memory does.
+  void reachingWrites(const llvm::LoadInst &L, const llvm::MemorySSA &MSSA,
+                      llvm::BatchAAResults &BAA, std::vector<int32_t> &Writes, bool &Entry);
+  Part operandPart(const llvm::Use &U) const;
+  void computeAcyclic(const Node &N, double *Out);
+  llvm::Error solveCycle(const std::vector<const Node *> &SCC);
+  int32_t id(const Node *N) const { return static_cast<int32_t>(N - G.Nodes.data()); }
+  double *x(int32_t Node) { return X.data() + size_t(Node) * Dim; }
+
+  const llvm::Module &M;
+  const vocab::Vocabulary &V;
+  const unsigned Dim;
+  const llvm::TargetLibraryInfoImpl TLII; // the module's library functions, built once
+  DepGraph G;
+  llvm::DenseMap<const llvm::Instruction *, int32_t> InstId;
+  llvm::DenseMap<const llvm::Function *, int32_t> FnId;
+  std::vector<double> X; // Nodes x Dim, row-major
+  std::vector<double> ArgScratch, GroupScratch;
+  size_t Cycles = 0;
+};
+
+// Blocks in depth-first order from the entry (successor order, so independent of layout),
+// then the unreachable ones in layout order.
+static std::vector<const llvm::BasicBlock *> canonicalBlocks(const llvm::Function &F) {
+  std::vector<const llvm::BasicBlock *> Order;
+  llvm::SmallPtrSet<const llvm::BasicBlock *, 32> Seen;
+  for (const llvm::BasicBlock *BB : llvm::depth_first(&F)) {
+    Order.push_back(BB);
+    Seen.insert(BB);
+  }
+  for (const llvm::BasicBlock &BB : F)
+    if (!Seen.count(&BB))
+      Order.push_back(&BB);
+  return Order;
+}
+
+void ReachingSolver::number(const std::vector<const llvm::Function *> &Fns) {
+  size_t Count = 0;
+  for (const llvm::Function *F : Fns)
+    Count += F->getInstructionCount() + 1;
+  G.Nodes.reserve(Count); // Deps point into Nodes: it must never reallocate
+  for (const llvm::Function *F : Fns) {
+    for (const llvm::BasicBlock *BB : canonicalBlocks(*F))
+      for (const llvm::Instruction &I : *BB) {
+        InstId[&I] = static_cast<int32_t>(G.Nodes.size());
+        G.Nodes.push_back(Node{&I, F, {}, {0}, {}});
+      }
+    FnId[F] = static_cast<int32_t>(G.Nodes.size());
+    G.Nodes.push_back(Node{nullptr, F, {}, {0}, {}});
+  }
+}
+
+Part ReachingSolver::operandPart(const llvm::Use &U) const {
+  const llvm::Value *Op = U.get();
+  if (const auto *Def = llvm::dyn_cast<llvm::Instruction>(Op))
+    return Part{nullptr, InstId.lookup(Def), 1.0};
+  const auto *Call = llvm::dyn_cast<llvm::CallBase>(U.getUser());
+  if (Call && Call->isCallee(&U))
+    if (const auto *Callee = llvm::dyn_cast<llvm::Function>(Op))
+      if (!Callee->isDeclaration())
+        return Part{nullptr, FnId.lookup(Callee), ReachingFlow::Damping};
+  return Part{V.row(vocab::operandEntity(*Op)), -1, 1.0};
+}
+
+void ReachingSolver::reachingWrites(const llvm::LoadInst &L, const llvm::MemorySSA &MSSA,
+                                    llvm::BatchAAResults &BAA, std::vector<int32_t> &Writes,
+                                    bool &Entry) {
+  Writes.clear();
+  Entry = false;
+  llvm::MemoryAccess *Start = MSSA.getMemoryAccess(&L);
+  if (!Start) { // no access: memory the analyses know to be constant
+    Entry = true;
+    return;
+  }
+  llvm::MemorySSAWalker *W = const_cast<llvm::MemorySSA &>(MSSA).getWalker();
+  const llvm::MemoryLocation Loc = llvm::MemoryLocation::get(&L);
+  llvm::SmallVector<llvm::MemoryAccess *, 8> Work{W->getClobberingMemoryAccess(Start, BAA)};
+  llvm::SmallPtrSet<llvm::MemoryAccess *, 16> Seen;
+  while (!Work.empty()) {
+    llvm::MemoryAccess *A = Work.pop_back_val();
+    if (!Seen.insert(A).second)
+      continue;
+    if (MSSA.isLiveOnEntryDef(A)) {
+      Entry = true;
+    } else if (auto *D = llvm::dyn_cast<llvm::MemoryDef>(A)) {
+      Writes.push_back(InstId.lookup(D->getMemoryInst()));
+    } else if (auto *P = llvm::dyn_cast<llvm::MemoryPhi>(A)) {
+      // A merge of memory states: on each incoming path, the nearest write that may clobber
+      // the loaded location (the walker skips the writes that cannot).
+      for (llvm::Use &In : P->incoming_values())
+        Work.push_back(
+            W->getClobberingMemoryAccess(llvm::cast<llvm::MemoryAccess>(In.get()), Loc, BAA));
+    }
+  }
+  std::sort(Writes.begin(), Writes.end());
+  Writes.erase(std::unique(Writes.begin(), Writes.end()), Writes.end());
+}
+
+void ReachingSolver::describeInst(const llvm::Instruction &I, const llvm::MemorySSA &MSSA,
+                                  llvm::BatchAAResults &BAA, Node &N) {
+  const auto *Load = llvm::dyn_cast<llvm::LoadInst>(&I);
+  std::vector<int32_t> Writes;
+  for (const llvm::Use &U : I.operands()) {
+    Part P = operandPart(U);
+    bool Entry = true;
+    if (Load && U.getOperandNo() == llvm::LoadInst::getPointerOperandIndex())
+      reachingWrites(*Load, MSSA, BAA, Writes, Entry);
+    else
+      Writes.clear();
+    if (Entry)
+      N.Parts.push_back(P);
+    for (int32_t W : Writes)
+      N.Parts.push_back(Part{nullptr, W, 1.0});
+    N.closeGroup();
+  }
+}
+
+void ReachingSolver::describe(const llvm::Function &F) {
+  // The analyses MemorySSA asks about aliasing: the function-level ones of opt's pipelines.
+  auto &Fn = const_cast<llvm::Function &>(F); // MemorySSA reads the IR only
+  llvm::DominatorTree DT(Fn);
+  llvm::AssumptionCache AC(Fn);
+  llvm::TargetLibraryInfo TLI(TLII, &F);
+  llvm::BasicAAResult Basic(M.getDataLayout(), F, TLI, AC, &DT);
+  llvm::TypeBasedAAResult TBAA(/*UsingTypeSanitizer=*/false);
+  llvm::ScopedNoAliasAAResult Scoped;
+  llvm::AAResults AA(TLI);
+  AA.addAAResult(Basic);
+  AA.addAAResult(TBAA);
+  AA.addAAResult(Scoped);
+  llvm::MemorySSA MSSA(Fn, &AA, &DT);
+  llvm::BatchAAResults BAA(AA); // the IR does not change: alias answers are cached across loads
+
+  for (const llvm::BasicBlock &BB : F)
+    for (const llvm::Instruction &I : BB)
+      describeInst(I, MSSA, BAA, G.Nodes[InstId.lookup(&I)]);
+  // The function vector, as Embedder::functionVector sums it: reachable blocks depth first.
+  Node &FN = G.Nodes[FnId.lookup(&F)];
+  for (const llvm::BasicBlock *BB : llvm::depth_first(&F)) {
+    for (const llvm::Instruction &I : BB->instructionsWithoutDebug())
+      FN.Parts.push_back(Part{nullptr, InstId.lookup(&I), 1.0});
+    FN.closeGroup();
+  }
+}
+
+void ReachingSolver::computeAcyclic(const Node &N, double *Out) {
+  std::fill(Out, Out + Dim, 0.0);
+  double *Group = GroupScratch.data();
+  double *Args = N.I ? ArgScratch.data() : Out;
+  std::fill(Args, Args + Dim, 0.0);
+  for (size_t K = 0; K < N.groups(); ++K) {
+    const bool Single = N.I && N.Begin[K + 1] - N.Begin[K] == 1;
+    // An operand with one part is added as LLVM adds it; a block or a set of reaching
+    // definitions is summed on its own first (as LLVM sums a block), then added.
+    double *Acc = Single ? Args : Group;
+    if (!Single)
+      std::fill(Group, Group + Dim, 0.0);
+    for (uint32_t P = N.Begin[K]; P < N.Begin[K + 1]; ++P) {
+      const Part &Pt = N.Parts[P];
+      const double *Row = Pt.Row ? Pt.Row : x(Pt.Node);
+      if (Pt.Weight == 1.0)
+        addInto(Acc, Row, Dim);
+      else
+        for (unsigned D = 0; D < Dim; ++D)
+          Acc[D] += Pt.Weight * Row[D];
+    }
+    if (!Single)
+      addInto(Args, Group, Dim);
+  }
+  if (!N.I)
+    return;
+  const double *Opc = V.row(vocab::opcodeEntity(N.I->getOpcode()));
+  const double *Ty = V.row(vocab::typeEntity(N.I->getType()->getTypeID()));
+  for (unsigned D = 0; D < Dim; ++D)
+    Out[D] = (Opc[D] + Ty[D]) + Args[D];
+  if (const auto *Cmp = llvm::dyn_cast<llvm::CmpInst>(N.I))
+    addInto(Out, V.row(vocab::predicateEntity(Cmp->getPredicate())), Dim);
+}
+
+llvm::Error ReachingSolver::solveCycle(const std::vector<const Node *> &SCC) {
+  ++Cycles;
+  std::vector<int32_t> Members;
+  for (const Node *N : SCC)
+    Members.push_back(id(N));
+  std::sort(Members.begin(), Members.end()); // canonical: the solve is layout-independent
+  llvm::DenseMap<int32_t, arma::uword> Local;
+  for (size_t K = 0; K < Members.size(); ++K)
+    Local[Members[K]] = K;
+  const arma::uword Rows = Members.size();
+  arma::mat B(Rows, Dim, arma::fill::zeros);
+  std::map<std::pair<arma::uword, arma::uword>, unsigned> Edges;
+  std::vector<bool> FnRow(Rows, false);
+  for (arma::uword K = 0; K < Rows; ++K) {
+    const Node &N = G.Nodes[Members[K]];
+    if (N.I) {
+      auto AddRow = [&](const double *Row) {
+        for (unsigned D = 0; D < Dim; ++D)
+          B(K, D) += Row[D];
+      };
+      AddRow(V.row(vocab::opcodeEntity(N.I->getOpcode())));
+      AddRow(V.row(vocab::typeEntity(N.I->getType()->getTypeID())));
+      if (const auto *Cmp = llvm::dyn_cast<llvm::CmpInst>(N.I))
+        AddRow(V.row(vocab::predicateEntity(Cmp->getPredicate())));
+    }
+    for (const Part &Pt : N.Parts) {
+      if (Pt.Row) {
+        for (unsigned D = 0; D < Dim; ++D)
+          B(K, D) += Pt.Row[D];
+        continue;
+      }
+      auto In = Local.find(Pt.Node);
+      if (In == Local.end()) {
+        const double *Row = x(Pt.Node);
+        for (unsigned D = 0; D < Dim; ++D)
+          B(K, D) += Pt.Weight * Row[D];
+        continue;
+      }
+      // An edge inside the cycle: damped, except the function vector's own sum. Edges are
+      // counted first and scaled once, so that five damped self-edges make exactly 1 - 1.0.
+      ++Edges[{K, In->second}];
+      if (!N.I)
+        FnRow[K] = true;
+    }
+  }
+  std::vector<arma::uword> Ri, Ci;
+  std::vector<double> Vals;
+  for (arma::uword K = 0; K < Rows; ++K)
+    if (!Edges.count({K, K}))
+      Ri.push_back(K), Ci.push_back(K), Vals.push_back(1.0);
+  for (const auto &[RC, Count] : Edges) {
+    const double W = FnRow[RC.first] ? 1.0 : ReachingFlow::Damping;
+    Ri.push_back(RC.first), Ci.push_back(RC.second);
+    Vals.push_back((RC.first == RC.second ? 1.0 : 0.0) - W * Count);
+  }
+  // Both solvers estimate the reciprocal condition number with the factorization (LAPACK's
+  // gecon, SuperLU's gscon) and refuse a system below machine epsilon instead of answering
+  // with an approximation (solve_opts::no_approx; superlu_opts::allow_ugly is off).
+  arma::mat Sol;
+  bool Solved;
+  const auto Dense = [&] {
+    arma::mat A(Rows, Rows, arma::fill::zeros);
+    for (size_t E = 0; E < Vals.size(); ++E)
+      A(Ri[E], Ci[E]) += Vals[E];
+    return A;
+  };
+  if (Rows <= ReachingFlow::DenseLimit) {
+    Solved = arma::solve(Sol, Dense(), B, arma::solve_opts::no_approx);
+  } else {
+    arma::umat Loc(2, Vals.size());
+    for (size_t E = 0; E < Vals.size(); ++E)
+      Loc(0, E) = Ri[E], Loc(1, E) = Ci[E];
+    arma::sp_mat A(/*add_values=*/true, Loc, arma::vec(Vals), Rows, Rows);
+    Solved = arma::spsolve(Sol, A, B, "superlu");
+  }
+  if (!Solved || !Sol.is_finite()) {
+    // For the message only: a dense estimate when the system is small enough to afford it.
+    const double Rcond = Rows <= 4 * ReachingFlow::DenseLimit ? arma::rcond(Dense()) : 0.0;
+    const Node &First = G.Nodes[Members.front()];
+    std::string Where;
+    llvm::raw_string_ostream OS(Where);
+    if (First.I)
+      First.I->print(OS);
+    else
+      OS << "the function vector";
+    llvm::StringRef Text = llvm::StringRef(Where).trim();
+    return support::makeError(
+        "function '" + First.Fn->getName() + "': the dependency cycle of " + llvm::Twine(Rows) +
+        " unknowns through '" + Text + "' is singular under damping " +
+        llvm::formatv("{0}", ReachingFlow::Damping) + " (reciprocal condition number " +
+        llvm::formatv("{0:e2}", Rcond) + "): it has no flow-aware-rd vector");
+  }
+  for (arma::uword K = 0; K < Rows; ++K)
+    for (unsigned D = 0; D < Dim; ++D)
+      x(Members[K])[D] = Sol(K, D);
+  return llvm::Error::success();
+}
+
+llvm::Expected<ReachingFlow> ReachingSolver::run(llvm::ArrayRef<const llvm::Function *> Roots) {
+  // The roots and every defined function they reach through direct calls.
+  std::vector<const llvm::Function *> Fns;
+  llvm::SmallPtrSet<const llvm::Function *, 32> Seen;
+  for (const llvm::Function *F : Roots)
+    if (Seen.insert(F).second)
+      Fns.push_back(F);
+  for (size_t K = 0; K < Fns.size(); ++K)
+    for (const llvm::BasicBlock &BB : *Fns[K])
+      for (const llvm::Instruction &I : BB)
+        if (const auto *Call = llvm::dyn_cast<llvm::CallBase>(&I))
+          if (const llvm::Function *Callee = Call->getCalledFunction())
+            if (!Callee->isDeclaration() && Seen.insert(Callee).second)
+              Fns.push_back(Callee);
+  // Canonical order: by name, so that permuting a module's functions changes nothing.
+  llvm::DenseMap<const llvm::Function *, size_t> ModulePos;
+  for (const llvm::Function &F : M)
+    ModulePos[&F] = ModulePos.size();
+  std::sort(Fns.begin(), Fns.end(), [&](const llvm::Function *A, const llvm::Function *B) {
+    if (A->getName() != B->getName())
+      return A->getName() < B->getName();
+    return ModulePos.lookup(A) < ModulePos.lookup(B);
+  });
+
+  number(Fns);
+  for (const llvm::Function *F : Fns)
+    describe(*F);
+  for (Node &N : G.Nodes) {
+    for (const Part &Pt : N.Parts)
+      if (!Pt.Row)
+        N.Deps.push_back(&G.Nodes[Pt.Node]);
+    G.Root.Deps.push_back(&N);
+  }
+
+  X.assign(G.Nodes.size() * size_t(Dim), 0.0);
+  ArgScratch.assign(Dim, 0.0);
+  GroupScratch.assign(Dim, 0.0);
+  for (auto It = llvm::scc_begin(static_cast<const DepGraph *>(&G)); !It.isAtEnd(); ++It) {
+    const std::vector<const Node *> &SCC = *It;
+    if (SCC.size() == 1 && SCC.front() == &G.Root)
+      continue;
+    if (!It.hasCycle()) {
+      computeAcyclic(*SCC.front(), x(id(SCC.front())));
+      continue;
+    }
+    if (llvm::Error E = solveCycle(SCC))
+      return E;
+  }
+
+  ReachingFlow Flow;
+  Flow.Dim = Dim;
+  Flow.Cycles = Cycles;
+  Flow.Slot.reserve(InstId.size());
+  for (const auto &[I, Id] : InstId)
+    Flow.Slot[I] = size_t(Id) * Dim;
+  Flow.Arena = std::move(X);
+  return Flow;
+}
+
+llvm::Expected<ReachingFlow> ReachingFlow::solve(const llvm::Module &M,
+                                                const vocab::Vocabulary &V,
+                                                llvm::ArrayRef<const llvm::Function *> Roots) {
+  return ReachingSolver(M, V).run(Roots);
+}
+
+llvm::Expected<ReachingFlow> ReachingFlow::solve(const llvm::Module &M,
+                                                const vocab::Vocabulary &V) {
+  std::vector<const llvm::Function *> Roots;
+  for (const llvm::Function &F : M)
+    if (!F.isDeclaration())
+      Roots.push_back(&F);
+  return solve(M, V, Roots);
+}
+
+} // namespace wb::ir2vec
