@@ -111,7 +111,8 @@ llvm::json::Value devmapReportJSON(const DevmapResult &R) {
       J = support::withKeys(std::move(J), llvm::json::Object{{"mode", "mir"},
                                                              {"mir_stage", Arm.MirStage},
                                                              {"vocabulary", Arm.Vocabulary.empty() ? "default" : Arm.Vocabulary},
-                                                             {"grewe", Arm.WithGrewe}});
+                                                             {"grewe", Arm.WithGrewe},
+                                                             {"histogram", Arm.WithHistogram}});
     else if (Arm.K == ArmKind::Embedding)
       J = support::withKeys(std::move(J),
                             llvm::json::Object{{"kind", ir2vec::kindName(Arm.EmbeddingKind).str()},
@@ -119,7 +120,8 @@ llvm::json::Value devmapReportJSON(const DevmapResult &R) {
                                                {"weights", llvm::json::Object{{"opcode", double(Arm.Weights.Opcode)},
                                                                               {"type", double(Arm.Weights.Type)},
                                                                               {"arg", double(Arm.Weights.Arg)}}},
-                                               {"grewe", Arm.WithGrewe}});
+                                               {"grewe", Arm.WithGrewe},
+                                               {"histogram", Arm.WithHistogram}});
     Arms.push_back(std::move(J));
   }
   llvm::json::Array Pub;

@@ -71,11 +71,14 @@ std::string DevmapArm::describe() const {
   if (Machine)
     return "MIR2Vec embedding of the x86-64 machine IR (" + MirStage + "), " +
            (Vocabulary.empty() ? std::string("the default MIR vocabulary") : Vocabulary) +
+           (WithHistogram ? ", with the entity histogram" : "") +
            (WithGrewe ? ", with Grewe's features" : "");
   std::string S = ir2vec::kindName(EmbeddingKind).str() + " embedding, " +
                   std::string(vocab::vocabularySource(Vocabulary));
   if (Weights.Opcode != 1.0f || Weights.Type != 0.5f || Weights.Arg != 0.2f)
     S += llvm::formatv(", weights {0}/{1}/{2}", Weights.Opcode, Weights.Type, Weights.Arg).str();
+  if (WithHistogram)
+    S += ", with the entity histogram";
   if (WithGrewe)
     S += ", with Grewe's features";
   return S;
@@ -226,7 +229,7 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     return S;
   }
   llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A, const std::string &Where) -> llvm::Error {
-    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "mir_stage"}))
+    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "histogram", "mir_stage"}))
       return E;
     DevmapArm Arm;
     Arm.Name = A.getString("name").value_or("").str();
@@ -283,6 +286,12 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
       if (!B)
         return R.error(Where + ".grewe", "expected true or false");
       Arm.WithGrewe = *B;
+    }
+    if (const llvm::json::Value *H = A.get("histogram")) {
+      std::optional<bool> B = H->getAsBoolean();
+      if (!B)
+        return R.error(Where + ".histogram", "expected true or false");
+      Arm.WithHistogram = *B;
     }
     // Read now: a vocabulary that cannot be read fails before any work (a MIR vocabulary is
     // read for its target when the arm runs; its file must exist now).
@@ -699,6 +708,9 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
       for (unsigned D = 0; D < V->Loaded.Vocab.dimension(); ++D)
         Out.ColumnNames.push_back("dim" + std::to_string(D));
     }
+    if (Arm.WithHistogram)
+      for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
+        Out.ColumnNames.push_back("count:" + std::string(vocab::entityName(E)));
     if (Arm.K == ArmKind::Grewe || Arm.WithGrewe)
       for (const char *G : GreweColumns)
         Out.ColumnNames.push_back(G);
@@ -711,6 +723,10 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
         std::vector<double> &F = Out.Features[P];
         if (!Vectors.empty()) {
           const std::vector<double> &V = Vectors[ContentOf[FileIndex[kernelFile(Data.Dir, Row)]]];
+          F.insert(F.end(), V.begin(), V.end());
+        }
+        if (Arm.WithHistogram) {
+          const std::vector<double> &V = Counts->Rows[ContentOf[FileIndex[kernelFile(Data.Dir, Row)]]];
           F.insert(F.end(), V.begin(), V.end());
         }
         if (Arm.K == ArmKind::Grewe || Arm.WithGrewe)

@@ -32,6 +32,7 @@ struct DevmapArm {
   std::string Vocabulary;   // "" = the default vocabulary, else a file
   vocab::Weights Weights;   // of the vocabulary's sections
   bool WithGrewe = false;   // Grewe's six columns too
+  bool WithHistogram = false; // the entity histogram's 110 columns too (after the embedding)
   bool Control = false;
   /// Machine IR: the kernel compiled for x86-64 by llc-22 -O2's code generation up to
   /// MirStage, embedded with MIR2Vec (Vocabulary: a MIR vocabulary, "" = the default one).

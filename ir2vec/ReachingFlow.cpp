@@ -40,23 +40,34 @@ struct Part {
   double Weight = 1.0;
 };
 
-// An unknown: an instruction's vector, or (I == nullptr) the function vector of Fn.
+// An unknown: an instruction's vector, or (I == nullptr) the function vector of Fn. Its
+// groups (an operand of I, or a block of Fn) are DepGraph::Groups[FirstGroup .. EndGroup).
 struct Node {
   const llvm::Instruction *I = nullptr;
   const llvm::Function *Fn = nullptr;
-  // Group k (an operand of I, or a block of Fn) is Parts[Begin[k] .. Begin[k + 1]).
-  std::vector<Part> Parts;
-  std::vector<uint32_t> Begin{0};
-  std::vector<const Node *> Deps; // the nodes among Parts, for the SCC walk
-  void closeGroup() { Begin.push_back(static_cast<uint32_t>(Parts.size())); }
-  size_t groups() const { return Begin.size() - 1; }
+  uint32_t FirstGroup = 0, EndGroup = 0;
+  const Node *const *DepBegin = nullptr, *const *DepEnd = nullptr; // for the SCC walk
 };
 
+// All parts of all nodes in one array, groups as offsets into it, dependencies as one list:
+// a module has a node per instruction, and per-node vectors cost more than the embedding.
 // A root node leads to every unknown, in canonical order, so that one scc_iterator walk covers
 // them all and emits each component after the components it depends on.
 struct DepGraph {
   std::vector<Node> Nodes;
+  std::vector<Part> Parts;
+  std::vector<uint32_t> GroupStart{0}; // group g is Parts[GroupStart[g] .. GroupStart[g + 1])
+  std::vector<const Node *> DepList, RootDeps;
   Node Root;
+  void closeGroup() { GroupStart.push_back(static_cast<uint32_t>(Parts.size())); }
+  uint32_t groupCount() const { return static_cast<uint32_t>(GroupStart.size() - 1); }
+  llvm::ArrayRef<Part> group(uint32_t G) const {
+    return llvm::ArrayRef<Part>(Parts).slice(GroupStart[G], GroupStart[G + 1] - GroupStart[G]);
+  }
+  llvm::ArrayRef<Part> parts(const Node &N) const {
+    return llvm::ArrayRef<Part>(Parts).slice(GroupStart[N.FirstGroup],
+                                             GroupStart[N.EndGroup] - GroupStart[N.FirstGroup]);
+  }
 };
 
 } // namespace
@@ -64,10 +75,10 @@ struct DepGraph {
 
 template <> struct llvm::GraphTraits<const wb::ir2vec::DepGraph *> {
   using NodeRef = const wb::ir2vec::Node *;
-  using ChildIteratorType = std::vector<NodeRef>::const_iterator;
+  using ChildIteratorType = const NodeRef *;
   static NodeRef getEntryNode(const wb::ir2vec::DepGraph *G) { return &G->Root; }
-  static ChildIteratorType child_begin(NodeRef N) { return N->Deps.begin(); }
-  static ChildIteratorType child_end(NodeRef N) { return N->Deps.end(); }
+  static ChildIteratorType child_begin(NodeRef N) { return N->DepBegin; }
+  static ChildIteratorType child_end(NodeRef N) { return N->DepEnd; }
 };
 
 namespace wb::ir2vec {
@@ -81,8 +92,10 @@ public:
 private:
   void number(const std::vector<const llvm::Function *> &Fns);
   void describe(const llvm::Function &F);
-  void describeInst(const llvm::Instruction &I, const llvm::MemorySSA &MSSA,
-                    llvm::BatchAAResults &BAA, Node &N);
+  void describeFunctionVector(const llvm::Function &F);
+  // MSSA and BAA null: every load reads the entry's memory.
+  void describeInst(const llvm::Instruction &I, const llvm::MemorySSA *MSSA,
+                    llvm::BatchAAResults *BAA, Node &N);
   // The writes that may reach load L (node ids, sorted) and whether the entry's memory does.
   void reachingWrites(const llvm::LoadInst &L, const llvm::MemorySSA &MSSA,
                       llvm::BatchAAResults &BAA, std::vector<int32_t> &Writes, bool &Entry);
@@ -128,10 +141,10 @@ void ReachingSolver::number(const std::vector<const llvm::Function *> &Fns) {
     for (const llvm::BasicBlock *BB : canonicalBlocks(*F))
       for (const llvm::Instruction &I : *BB) {
         InstId[&I] = static_cast<int32_t>(G.Nodes.size());
-        G.Nodes.push_back(Node{&I, F, {}, {0}, {}});
+        G.Nodes.push_back(Node{&I, F});
       }
     FnId[F] = static_cast<int32_t>(G.Nodes.size());
-    G.Nodes.push_back(Node{nullptr, F, {}, {0}, {}});
+    G.Nodes.push_back(Node{nullptr, F});
   }
 }
 
@@ -181,26 +194,44 @@ void ReachingSolver::reachingWrites(const llvm::LoadInst &L, const llvm::MemoryS
   Writes.erase(std::unique(Writes.begin(), Writes.end()), Writes.end());
 }
 
-void ReachingSolver::describeInst(const llvm::Instruction &I, const llvm::MemorySSA &MSSA,
-                                  llvm::BatchAAResults &BAA, Node &N) {
+void ReachingSolver::describeInst(const llvm::Instruction &I, const llvm::MemorySSA *MSSA,
+                                  llvm::BatchAAResults *BAA, Node &N) {
   const auto *Load = llvm::dyn_cast<llvm::LoadInst>(&I);
   std::vector<int32_t> Writes;
+  N.FirstGroup = G.groupCount();
   for (const llvm::Use &U : I.operands()) {
     Part P = operandPart(U);
     bool Entry = true;
-    if (Load && U.getOperandNo() == llvm::LoadInst::getPointerOperandIndex())
-      reachingWrites(*Load, MSSA, BAA, Writes, Entry);
+    if (Load && MSSA && U.getOperandNo() == llvm::LoadInst::getPointerOperandIndex())
+      reachingWrites(*Load, *MSSA, *BAA, Writes, Entry);
     else
       Writes.clear();
     if (Entry)
-      N.Parts.push_back(P);
+      G.Parts.push_back(P);
     for (int32_t W : Writes)
-      N.Parts.push_back(Part{nullptr, W, 1.0});
-    N.closeGroup();
+      G.Parts.push_back(Part{nullptr, W, 1.0});
+    G.closeGroup();
   }
+  N.EndGroup = G.groupCount();
 }
 
 void ReachingSolver::describe(const llvm::Function &F) {
+  // Without loads, or without anything that may write memory (MemorySSA's definitions are
+  // such instructions, ordered loads included), every load reads the entry's memory: the
+  // analyses, half of this kind's cost, are skipped.
+  bool Loads = false, Writes = false;
+  for (const llvm::BasicBlock &BB : F)
+    for (const llvm::Instruction &I : BB) {
+      Loads |= llvm::isa<llvm::LoadInst>(I);
+      Writes |= I.mayWriteToMemory();
+    }
+  if (!Loads || !Writes) {
+    for (const llvm::BasicBlock &BB : F)
+      for (const llvm::Instruction &I : BB)
+        describeInst(I, nullptr, nullptr, G.Nodes[InstId.lookup(&I)]);
+    describeFunctionVector(F);
+    return;
+  }
   // The analyses MemorySSA asks about aliasing: the function-level ones of opt's pipelines.
   auto &Fn = const_cast<llvm::Function &>(F); // MemorySSA reads the IR only
   llvm::DominatorTree DT(Fn);
@@ -218,14 +249,20 @@ void ReachingSolver::describe(const llvm::Function &F) {
 
   for (const llvm::BasicBlock &BB : F)
     for (const llvm::Instruction &I : BB)
-      describeInst(I, MSSA, BAA, G.Nodes[InstId.lookup(&I)]);
+      describeInst(I, &MSSA, &BAA, G.Nodes[InstId.lookup(&I)]);
+  describeFunctionVector(F);
+}
+
+void ReachingSolver::describeFunctionVector(const llvm::Function &F) {
   // The function vector, as Embedder::functionVector sums it: reachable blocks depth first.
   Node &FN = G.Nodes[FnId.lookup(&F)];
+  FN.FirstGroup = G.groupCount();
   for (const llvm::BasicBlock *BB : llvm::depth_first(&F)) {
     for (const llvm::Instruction &I : BB->instructionsWithoutDebug())
-      FN.Parts.push_back(Part{nullptr, InstId.lookup(&I), 1.0});
-    FN.closeGroup();
+      G.Parts.push_back(Part{nullptr, InstId.lookup(&I), 1.0});
+    G.closeGroup();
   }
+  FN.EndGroup = G.groupCount();
 }
 
 void ReachingSolver::computeAcyclic(const Node &N, double *Out) {
@@ -233,15 +270,15 @@ void ReachingSolver::computeAcyclic(const Node &N, double *Out) {
   double *Group = GroupScratch.data();
   double *Args = N.I ? ArgScratch.data() : Out;
   std::fill(Args, Args + Dim, 0.0);
-  for (size_t K = 0; K < N.groups(); ++K) {
-    const bool Single = N.I && N.Begin[K + 1] - N.Begin[K] == 1;
+  for (uint32_t K = N.FirstGroup; K < N.EndGroup; ++K) {
+    llvm::ArrayRef<Part> Grp = G.group(K);
+    const bool Single = N.I && Grp.size() == 1;
     // An operand with one part is added as LLVM adds it; a block or a set of reaching
     // definitions is summed on its own first (as LLVM sums a block), then added.
     double *Acc = Single ? Args : Group;
     if (!Single)
       std::fill(Group, Group + Dim, 0.0);
-    for (uint32_t P = N.Begin[K]; P < N.Begin[K + 1]; ++P) {
-      const Part &Pt = N.Parts[P];
+    for (const Part &Pt : Grp) {
       const double *Row = Pt.Row ? Pt.Row : x(Pt.Node);
       if (Pt.Weight == 1.0)
         addInto(Acc, Row, Dim);
@@ -287,7 +324,7 @@ llvm::Error ReachingSolver::solveCycle(const std::vector<const Node *> &SCC) {
       if (const auto *Cmp = llvm::dyn_cast<llvm::CmpInst>(N.I))
         AddRow(V.row(vocab::predicateEntity(Cmp->getPredicate())));
     }
-    for (const Part &Pt : N.Parts) {
+    for (const Part &Pt : G.parts(N)) {
       if (Pt.Row) {
         for (unsigned D = 0; D < Dim; ++D)
           B(K, D) += Pt.Row[D];
@@ -387,12 +424,20 @@ llvm::Expected<ReachingFlow> ReachingSolver::run(llvm::ArrayRef<const llvm::Func
   number(Fns);
   for (const llvm::Function *F : Fns)
     describe(*F);
-  for (Node &N : G.Nodes) {
-    for (const Part &Pt : N.Parts)
+  std::vector<std::pair<size_t, size_t>> DepRange(G.Nodes.size());
+  for (size_t K = 0; K < G.Nodes.size(); ++K) {
+    DepRange[K].first = G.DepList.size();
+    for (const Part &Pt : G.parts(G.Nodes[K]))
       if (!Pt.Row)
-        N.Deps.push_back(&G.Nodes[Pt.Node]);
-    G.Root.Deps.push_back(&N);
+        G.DepList.push_back(&G.Nodes[Pt.Node]);
+    DepRange[K].second = G.DepList.size();
+    G.RootDeps.push_back(&G.Nodes[K]);
   }
+  for (size_t K = 0; K < G.Nodes.size(); ++K) // the list is final: pointers into it hold
+    G.Nodes[K].DepBegin = G.DepList.data() + DepRange[K].first,
+    G.Nodes[K].DepEnd = G.DepList.data() + DepRange[K].second;
+  G.Root.DepBegin = G.RootDeps.data();
+  G.Root.DepEnd = G.RootDeps.data() + G.RootDeps.size();
 
   X.assign(G.Nodes.size() * size_t(Dim), 0.0);
   ArgScratch.assign(Dim, 0.0);

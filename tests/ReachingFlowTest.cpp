@@ -429,3 +429,43 @@ TEST(ReachingFlowPermutation, OrdersDoNotChangeVectors) {
     }
   }
 }
+
+// One function selected (llvm-ir2vec's --function): the flow is solved for it and its callees
+// only, and its vectors are the whole module's, bit for bit (callers cannot change a callee).
+TEST(ReachingFlowPermutation, SelectedFunctionEqualsTheWholeModule) {
+  llvm::LLVMContext Ctx;
+  llvm::SMDiagnostic Err;
+  auto M = llvm::parseAssemblyFile(test::testDataPath("rd_mix_O0.ll"), Err, Ctx);
+  ASSERT_TRUE(M) << Err.getMessage().str();
+  const std::string VocabPath = ::testing::TempDir() + "rd-selected.json";
+  auto L = vocab::parseVocabularyJSON(readFile(test::writeFullRandomVocabulary(VocabPath, 9, 3)),
+                                      "random.json", vocab::Weights{});
+  ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
+  ir2vec::EmbedRequest All;
+  All.EmbeddingKind = Kind::FlowAwareRD;
+  All.Levels = {true, true, true};
+  All.InstructionText = false;
+  auto Whole = ir2vec::embedModule(*M, L->Vocab, All);
+  ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+  size_t Compared = 0;
+  for (const char *Fn : {"run", "fib", "is_odd", "sum"}) {
+    ir2vec::EmbedRequest One = All;
+    One.FunctionName = Fn;
+    auto Sel = ir2vec::embedModule(*M, L->Vocab, One);
+    ASSERT_TRUE(bool(Sel)) << llvm::toString(Sel.takeError());
+    const auto &N = Whole->FunctionNames;
+    const size_t Row = std::find(N.begin(), N.end(), Fn) - N.begin();
+    ASSERT_LT(Row, N.size());
+    const unsigned Dim = Whole->Dim;
+    EXPECT_EQ(test::bitDifference(Sel->FunctionVectors,
+                                  {Whole->FunctionVectors.data() + Row * Dim, Dim}), "") << Fn;
+    std::vector<double> Insts;
+    for (size_t K = 0; K < Whole->InstFunction.size(); ++K)
+      if (size_t(Whole->InstFunction[K]) == Row)
+        Insts.insert(Insts.end(), Whole->InstVectors.begin() + K * Dim,
+                     Whole->InstVectors.begin() + (K + 1) * Dim);
+    EXPECT_EQ(test::bitDifference(Sel->InstVectors, Insts), "") << Fn;
+    Compared += Insts.size() / Dim;
+  }
+  EXPECT_GT(Compared, 40u);
+}

@@ -205,6 +205,12 @@ else:
     # A machine-IR arm: its columns are `ir2vec embeddings --mode=mir` of the kernel compiled for
     # x86-64 (module level), then transfer and wgsize.
     import h5py
+
+    def kernel_files(h):
+        """The kernel file of each row of platform "one" in a results.h5, in row order."""
+        return [os.path.join(seps, "kernels_ir", (b.decode() + ".ll") if d.decode() == "default" else f"{b.decode()}_{d.decode()}.ll")
+                for b, d in zip(h["one/benchmark"][:], h["one/dataset"][:])]
+
     spec = W("mir-spec.json")
     json.dump({"protocols": ["paper"], "seeds": [104], "folds": 5,
                "arms": [{"name": "mir", "mode": "mir", "mir_stage": "pre-ra"}]}, open(spec, "w"))
@@ -213,14 +219,37 @@ else:
     if r.returncode == 0:
         h = h5py.File(W("mir-out", "results.h5"), "r")
         feats = h["one/arms/mir/features"][:]
-        files = [os.path.join(seps, "kernels_ir", (b.decode() + ".ll") if d.decode() == "default" else f"{b.decode()}_{d.decode()}.ll")
-                 for b, d in zip(h["one/benchmark"][:], h["one/dataset"][:])]
+        files = kernel_files(h)
         r = run("embeddings", "--mode=mir", "--mtriple", "x86_64-unknown-linux-gnu", "--mir-stage", "pre-ra", "--level", "module",
                 "--format", "hdf5", "-o", W("mir.h5"), "-q", *files)
         e = h5py.File(W("mir.h5"), "r")["modules/embedding"][:]
         check("the machine-IR arm's columns = ir2vec embeddings --mode=mir --mir-stage pre-ra (x86-64), module level",
               r.returncode == 0 and feats.shape[1] == e.shape[1] + 2 and (feats[:, :-2] == e).all()
               and len({tuple(x) for x in e}) > 10, (feats.shape, e.shape))
+    # An arm of the paper's flow-aware encoding with the histogram concatenated: its columns are
+    # `ir2vec embeddings --kind flow-aware-rd --level module`, then `--counts --level module`
+    # (the 110 entity counts), then transfer and wgsize.
+    spec = W("rdh-spec.json")
+    json.dump({"protocols": ["paper"], "seeds": [104], "folds": 5,
+               "arms": [{"name": "rdh", "kind": "flow-aware-rd", "histogram": True}]}, open(spec, "w"))
+    r2 = run("evaluate", "devmap", seps, "--spec", spec, "-o", W("rdh-out"), "-q")
+    check("a flow-aware-rd arm with the histogram: exit 0", r2.returncode == 0, r2.stderr[-600:])
+    if r2.returncode == 0:
+        h = h5py.File(W("rdh-out", "results.h5"), "r")
+        feats = h["one/arms/rdh/features"][:]
+        files = kernel_files(h)
+        ra = run("embeddings", "--kind", "flow-aware-rd", "--level", "module", "--format", "hdf5",
+                 "-o", W("rd.h5"), "-q", *files)
+        rb = run("embeddings", "--counts", "--level", "module", "--format", "hdf5", "-o", W("rdc.h5"), "-q", *files)
+        e = h5py.File(W("rd.h5"), "r")["modules/embedding"][:]
+        c = h5py.File(W("rdc.h5"), "r")["modules/counts"][:] if rb.returncode == 0 else None
+        check("the flow-aware-rd + histogram arm's columns = ir2vec embeddings --kind flow-aware-rd, then --counts, "
+              "module level", ra.returncode == 0 and c is not None and feats.shape[1] == 75 + 110 + 2
+              and (feats[:, :75] == e).all() and (feats[:, 75:185] == c).all()
+              and len({tuple(x) for x in e}) > 10, (feats.shape, e.shape, ra.stderr[-300:], rb.stderr[-300:]))
+        rep = json.load(open(W("rdh-out", "report.json")))
+        arm = [x for x in rep["arms"] if x["name"] == "rdh"][0]
+        check("the report records the arm's kind and histogram", arm["kind"] == "flow-aware-rd" and arm["histogram"] is True, arm)
     # vocab eval --devmap: the same study, arms per vocabulary and kind, folds by kernel.
     if r.returncode == 0:
         vocab_file = W("counts.json")
