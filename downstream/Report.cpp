@@ -121,7 +121,8 @@ llvm::json::Value devmapReportJSON(const DevmapResult &R) {
                                                                               {"type", double(Arm.Weights.Type)},
                                                                               {"arg", double(Arm.Weights.Arg)}}},
                                                {"grewe", Arm.WithGrewe},
-                                               {"histogram", Arm.WithHistogram}});
+                                               {"histogram", Arm.WithHistogram},
+                                               {"aggregation", support::nameOf<Aggregation>(AggregationNames, Arm.Aggregate).str()}});
     Arms.push_back(std::move(J));
   }
   llvm::json::Array Pub;

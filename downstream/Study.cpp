@@ -77,6 +77,10 @@ std::string DevmapArm::describe() const {
                   std::string(vocab::vocabularySource(Vocabulary));
   if (Weights.Opcode != 1.0f || Weights.Type != 0.5f || Weights.Arg != 0.2f)
     S += llvm::formatv(", weights {0}/{1}/{2}", Weights.Opcode, Weights.Type, Weights.Arg).str();
+  if (Aggregate == Aggregation::Mean)
+    S += ", mean over instructions";
+  else if (Aggregate == Aggregation::Max)
+    S += ", per-block maximum";
   if (WithHistogram)
     S += ", with the entity histogram";
   if (WithGrewe)
@@ -229,7 +233,7 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     return S;
   }
   llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A, const std::string &Where) -> llvm::Error {
-    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "histogram", "mir_stage"}))
+    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "histogram", "aggregation", "mir_stage"}))
       return E;
     DevmapArm Arm;
     Arm.Name = A.getString("name").value_or("").str();
@@ -249,9 +253,9 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
       return R.error(Where + ".mode", "expected llvm or mir");
     Arm.Machine = Mode == "mir";
     if (Arm.Machine) {
-      if (A.get("weights") || A.get("kind"))
-        return R.error(Where, "a machine-IR arm (\"mode\": \"mir\") has no kind or weights: "
-                              "MIR2Vec is symbolic, with its own weights");
+      if (A.get("weights") || A.get("kind") || A.get("aggregation"))
+        return R.error(Where, "a machine-IR arm (\"mode\": \"mir\") has no kind, weights or "
+                              "aggregation: MIR2Vec is symbolic, with its own weights, summed");
       Arm.MirStage = A.getString("mir_stage").value_or("post-ra").str();
       if (auto St = mir::parseMirStage(Arm.MirStage); !St)
         return R.error(Where + ".mir_stage", llvm::toString(St.takeError()));
@@ -287,6 +291,14 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
         return R.error(Where + ".grewe", "expected true or false");
       Arm.WithGrewe = *B;
     }
+    if (const llvm::json::Value *G = A.get("aggregation")) {
+      std::optional<llvm::StringRef> Name = G->getAsString();
+      auto Agg = Name ? support::parseNamed<Aggregation>(AggregationNames, *Name, "aggregation")
+                      : llvm::Expected<Aggregation>(support::makeError("expected sum, mean or max"));
+      if (!Agg)
+        return R.error(Where + ".aggregation", llvm::toString(Agg.takeError()));
+      Arm.Aggregate = *Agg;
+    }
     if (const llvm::json::Value *H = A.get("histogram")) {
       std::optional<bool> B = H->getAsBoolean();
       if (!B)
@@ -317,11 +329,22 @@ struct KernelVectors {
   std::vector<std::string> Errors;       // [distinct file]: "" = embedded
 };
 
+/// The element-wise maximum of Dim-wide rows (every block of a module, unreachable ones too);
+/// zeros for a module without blocks.
+std::vector<double> blockMaximum(const std::vector<double> &Rows, unsigned Dim) {
+  std::vector<double> Max(Dim, 0.0);
+  const size_t N = Dim ? Rows.size() / Dim : 0;
+  for (size_t R = 0; R < N; ++R)
+    for (unsigned D = 0; D < Dim; ++D)
+      Max[D] = R == 0 ? Rows[D] : std::max(Max[D], Rows[R * Dim + D]);
+  return Max;
+}
+
 /// Embeds Files with V and K, or with Machine's source (module level: the sum of the function
-/// vectors).
+/// vectors; with BlockMax, the element-wise maximum of the block vectors instead).
 llvm::Expected<KernelVectors> embedFiles(const std::vector<std::string> &Files, const vocab::Vocabulary &V,
                                          ir2vec::Kind K, const DevmapConfig &C,
-                                         const mir::MirSource *Machine = nullptr) {
+                                         const mir::MirSource *Machine = nullptr, bool BlockMax = false) {
   ir2vec::EmbeddingJob J;
   J.Inputs = Files;
   J.Vocab = &V;
@@ -339,10 +362,14 @@ llvm::Expected<KernelVectors> embedFiles(const std::vector<std::string> &Files, 
   Out.Rows.resize(Files.size());
   Out.Errors.resize(Files.size());
   ir2vec::LevelSet Levels;
+  Levels.Blocks = BlockMax;
+  Levels.Functions = !BlockMax;
   llvm::Error E = ir2vec::embedModules(J, Levels, /*InstructionText=*/false, 0, IO,
                                        [&](size_t I, ir2vec::EmbeddedModule &&M) -> llvm::Error {
                                          if (!M.Error.empty())
                                            Out.Errors[I] = M.Error;
+                                         else if (BlockMax)
+                                           Out.Rows[I] = blockMaximum(M.E.BlockVectors, Dim);
                                          else if (M.E.ModuleVector.size() != Dim)
                                            Out.Rows[I].assign(Dim, 0.0); // no functions
                                          else
@@ -698,9 +725,20 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
       auto V = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
       if (!V)
         return V.takeError();
-      auto E = embedFiles(Effective, V->Loaded.Vocab, Arm.EmbeddingKind, C);
+      auto E = embedFiles(Effective, V->Loaded.Vocab, Arm.EmbeddingKind, C, nullptr,
+                          Arm.Aggregate == Aggregation::Max);
       if (!E)
         return E.takeError();
+      if (Arm.Aggregate == Aggregation::Mean)
+        // Each instruction has one opcode: the histogram's opcode columns count them.
+        for (size_t D = 0; D < E->Rows.size(); ++D) {
+          const std::vector<double> &Count = Counts->Rows[D];
+          if (Count.size() != vocab::NumEntities)
+            continue; // a kernel left out of every arm
+          const double N = std::accumulate(Count.begin(), Count.begin() + vocab::NumOpcodes, 0.0);
+          for (double &X : E->Rows[D])
+            X /= std::max(N, 1.0);
+        }
       for (size_t D = 0; D < Effective.size(); ++D)
         if (Usable[D] && !E->Errors[D].empty())
           return support::fileError(Effective[D], "arm " + Arm.Name + ": cannot embed: " + E->Errors[D]);

@@ -10,6 +10,7 @@
 #include "downstream/Devmap.h"
 #include "downstream/Folds.h"
 #include "ir2vec/Embedder.h"
+#include "support/Names.h"
 #include "support/RunSettings.h"
 #include "vocab/Vocabulary.h"
 
@@ -23,6 +24,13 @@ namespace wb::downstream {
 
 inline constexpr const char *DevmapReportSchema = "ir2vec.downstream-devmap/1";
 
+/// How an embedding arm turns a kernel into one vector: the module vector (the sum of its
+/// function vectors, `--level module`), that sum over the number of instructions counted in it,
+/// or the element-wise maximum over its blocks' vectors.
+enum class Aggregation { Sum, Mean, Max };
+inline constexpr support::Named<Aggregation> AggregationNames[] = {
+    {Aggregation::Sum, "sum"}, {Aggregation::Mean, "mean"}, {Aggregation::Max, "max"}};
+
 enum class ArmKind { Static, Grewe, Histogram, Embedding };
 
 struct DevmapArm {
@@ -33,6 +41,7 @@ struct DevmapArm {
   vocab::Weights Weights;   // of the vocabulary's sections
   bool WithGrewe = false;   // Grewe's six columns too
   bool WithHistogram = false; // the entity histogram's 110 columns too (after the embedding)
+  Aggregation Aggregate = Aggregation::Sum; // LLVM IR embedding arms only
   bool Control = false;
   /// Machine IR: the kernel compiled for x86-64 by llc-22 -O2's code generation up to
   /// MirStage, embedded with MIR2Vec (Vocabulary: a MIR vocabulary, "" = the default one).

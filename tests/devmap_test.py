@@ -250,6 +250,45 @@ else:
         rep = json.load(open(W("rdh-out", "report.json")))
         arm = [x for x in rep["arms"] if x["name"] == "rdh"][0]
         check("the report records the arm's kind and histogram", arm["kind"] == "flow-aware-rd" and arm["histogram"] is True, arm)
+    # Aggregations: "mean" = the module vector over the instructions counted in it (the counts
+    # file's opcode columns), "max" = the element-wise maximum of the module's block vectors
+    # (`ir2vec embeddings --level bb`).
+    import numpy as np
+    spec = W("agg-spec.json")
+    json.dump({"protocols": ["paper"], "seeds": [104], "folds": 5,
+               "arms": [{"name": "mean", "aggregation": "mean"}, {"name": "max", "kind": "flow-aware-rd", "aggregation": "max"}]},
+              open(spec, "w"))
+    r3 = run("evaluate", "devmap", seps, "--spec", spec, "-o", W("agg-out"), "-q")
+    check("aggregation arms: exit 0", r3.returncode == 0, r3.stderr[-600:])
+    if r3.returncode == 0:
+        h = h5py.File(W("agg-out", "results.h5"), "r")
+        files = kernel_files(h)
+        ra = run("embeddings", "--level", "module", "--format", "hdf5", "-o", W("m.h5"), "-q", *files)
+        rb = run("embeddings", "--counts", "--level", "module", "--format", "hdf5", "-o", W("mc.h5"), "-q", *files)
+        rc = run("embeddings", "--kind", "flow-aware-rd", "--level", "bb", "--format", "hdf5", "-o", W("b.h5"), "-q", *files)
+        ok = ra.returncode == 0 and rb.returncode == 0 and rc.returncode == 0
+        if ok:
+            m = h5py.File(W("m.h5"), "r")["modules/embedding"][:]
+            cf = h5py.File(W("mc.h5"), "r")
+            names = list(cf["entities/name"][:])
+            nop = next(i for i, n in enumerate(names) if n.endswith(b"Ty"))
+            ninst = cf["modules/counts"][:, :nop].sum(axis=1)
+            mean = m / np.maximum(ninst, 1)[:, None]
+            b = h5py.File(W("b.h5"), "r")
+            fmod = b["functions/module"][:][b["blocks/function"][:]]
+            mx = np.array([b["blocks/embedding"][:][fmod == k].max(axis=0) for k in range(len(files))])
+            fm, fx = h["one/arms/mean/features"][:], h["one/arms/max/features"][:]
+            check("aggregation mean = the module vector / its instruction count (ir2vec embeddings, --counts)",
+                  fm.shape == (len(files), 77) and np.allclose(fm[:, :75], mean, rtol=1e-12, atol=0) and (ninst > 0).all(),
+                  (fm.shape, np.abs(fm[:, :75] - mean).max()))
+            check("aggregation max = the element-wise maximum of the module's blocks (ir2vec embeddings --level bb)",
+                  fx.shape == (len(files), 77) and (fx[:, :75] == mx).all() and not (mx == m).all(), fx.shape)
+        check("aggregation oracles ran", ok, (ra.stderr + rb.stderr + rc.stderr)[-400:])
+    bad_agg = W("bad-agg.json")
+    json.dump({"arms": [{"name": "x", "aggregation": "median"}]}, open(bad_agg, "w"))
+    r4 = run("evaluate", "devmap", seps, "--spec", bad_agg, "-o", W("bad-agg-out"), "-q")
+    check("an unknown aggregation is refused by key", r4.returncode != 0 and b"arms[0].aggregation" in r4.stderr
+          and b"median" in r4.stderr and not os.path.exists(W("bad-agg-out")), r4.stderr[-300:])
     # vocab eval --devmap: the same study, arms per vocabulary and kind, folds by kernel.
     if r.returncode == 0:
         vocab_file = W("counts.json")
