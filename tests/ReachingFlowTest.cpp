@@ -377,7 +377,7 @@ void permute(llvm::Module &M, unsigned Seed) {
 // unreachable from the entry have no layout-independent numbering (ReachingFlow.h): their
 // vectors are compared to 1e-12 relative.
 TEST(ReachingFlowPermutation, OrdersDoNotChangeVectors) {
-  for (const char *File : {"rd_mix_O0.ll", "rd_mix_O2.ll", "phi_cycles.ll", "calls.ll"}) {
+  for (const char *File : {"rd/rd_mix_O0.ll", "rd/rd_mix_O2.ll", "phi_cycles.ll", "calls.ll"}) {
     SCOPED_TRACE(File);
     const std::string Path = test::testDataPath(File);
     auto Load = [&](llvm::LLVMContext &Ctx) {
@@ -435,7 +435,7 @@ TEST(ReachingFlowPermutation, OrdersDoNotChangeVectors) {
 TEST(ReachingFlowPermutation, SelectedFunctionEqualsTheWholeModule) {
   llvm::LLVMContext Ctx;
   llvm::SMDiagnostic Err;
-  auto M = llvm::parseAssemblyFile(test::testDataPath("rd_mix_O0.ll"), Err, Ctx);
+  auto M = llvm::parseAssemblyFile(test::testDataPath("rd/rd_mix_O0.ll"), Err, Ctx);
   ASSERT_TRUE(M) << Err.getMessage().str();
   const std::string VocabPath = ::testing::TempDir() + "rd-selected.json";
   auto L = vocab::parseVocabularyJSON(readFile(test::writeFullRandomVocabulary(VocabPath, 9, 3)),
