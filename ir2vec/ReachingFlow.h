@@ -10,11 +10,14 @@
 //     reaches the load without a write;
 //   - the callee of a direct call to a defined function: Damping times its function vector;
 //   - anything else (constants, arguments, declarations, labels): the vocabulary's operand row.
-// The dependencies form a graph; each strongly connected component is one linear system in
-// which the edges that close a cycle carry Damping (the paper's argument weight, 0.2), solved
-// exactly with Armadillo (LAPACK's LU; SuperLU above DenseLimit unknowns). A singular or
-// ill-conditioned system (reciprocal condition number below machine epsilon) is an error
-// naming the function and an instruction of the cycle.
+// The dependencies form a graph; each strongly connected component with a cycle is one linear
+// system x = B + W x. Inside a cycle an instruction's cyclic dependencies share the damping
+// (the paper's argument weight, 0.2): Damping / m each for m of them, and a recursive call reads
+// its callee's mean instruction. Every row of W then sums to at most 0.2, so every system is
+// well posed, with no sign flips however many self-calls or back edges meet. Solved with
+// Armadillo (LAPACK's LU) up to DenseLimit unknowns, above it by the damped iteration (a
+// contraction) to 1e-15 relative; a system that cannot be solved is an error naming the
+// function and an instruction of the cycle.
 //
 // Order independence: unknowns are numbered by function name, then blocks in depth-first order
 // from the entry (successor order, not layout), then position; sums over reaching definitions
@@ -43,10 +46,11 @@ public:
   /// The weight of a dependency that closes a cycle, and of a callee's function vector: the
   /// argument weight w_a = 0.2 of the paper (and of IITH IR2Vec's solver).
   static constexpr double Damping = 0.2;
-  /// Cycles with more unknowns than this are solved with a sparse LU (SuperLU): the systems
-  /// are as sparse as the code, and a dense LU of the largest cycles of real code (2,000
-  /// unknowns) costs more than all the rest of the embedding.
+  /// Cycles with more unknowns than this are solved by the damped iteration (a contraction:
+  /// see solveCycle) instead of a dense LU.
   static constexpr unsigned DenseLimit = 48;
+  /// The iteration's bound; a contraction by 0.2 reaches its fixed point in about 25 sweeps.
+  static constexpr unsigned MaxSweeps = 200;
 
   /// Solves every instruction of Roots and of the defined functions they call, directly or
   /// not. Roots must be defined functions of M.
