@@ -333,22 +333,23 @@ e:
   expectNear(vec(F, X.inst("sing", "p")), {20.3125, 2.5});
 }
 
-// A cycle of 100 unknowns (above ReachingFlow::DenseLimit: the damped iteration): every
+// A cycle of 300 unknowns (above ReachingFlow::DenseLimit: the damped iteration): every
 // equation, written out by hand, holds for the solved vectors.
-//   p  = PHI + Int + Constant(0) + 0.2 v99      v0 = Add + Int + 0.2 p + Constant(1)
+//   p  = PHI + Int + Constant(0) + 0.2 v298     v0 = Add + Int + 0.2 p + Constant(1)
 //   vk = Add + Int + 0.2 v(k-1) + Constant(1)   (each has one edge inside the cycle)
 TEST(ReachingFlowHand, LargeCycleSatisfiesItsEquations) {
   std::string IR = "define i32 @big(i32 %n) {\nentry:\n  br label %l\nl:\n"
-                   "  %p = phi i32 [ 0, %entry ], [ %v98, %l ]\n  %v0 = add i32 %p, 1\n";
-  for (int K = 1; K < 99; ++K)
+                   "  %p = phi i32 [ 0, %entry ], [ %v298, %l ]\n  %v0 = add i32 %p, 1\n";
+  for (int K = 1; K < 299; ++K)
     IR += "  %v" + std::to_string(K) + " = add i32 %v" + std::to_string(K - 1) + ", 1\n";
-  IR += "  %c = icmp slt i32 %v98, %n\n  br i1 %c, label %l, label %e\ne:\n  ret i32 %v98\n}\n";
+  IR += "  %c = icmp slt i32 %v298, %n\n  br i1 %c, label %l, label %e\ne:\n  ret i32 %v298\n}\n";
   Fixture X(IR);
   ReachingFlow F = X.flow();
   const Vec P = vec(F, X.inst("big", "p"));
-  expectNear(P, {16.25 + D * vec(F, X.inst("big", "v98"))[0], 2 + D * vec(F, X.inst("big", "v98"))[1]});
+  static_assert(ReachingFlow::DenseLimit < 300, "the cycle must take the iteration");
+  expectNear(P, {16.25 + D * vec(F, X.inst("big", "v298"))[0], 2 + D * vec(F, X.inst("big", "v298"))[1]});
   Vec Prev = P;
-  for (int K = 0; K < 99; ++K) {
+  for (int K = 0; K < 299; ++K) {
     const Vec V = vec(F, X.inst("big", ("v" + std::to_string(K)).c_str()));
     expectNear(V, {1.25 + D * Prev[0], 2 + D * Prev[1]});
     Prev = V;
