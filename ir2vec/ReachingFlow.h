@@ -48,7 +48,7 @@ public:
   static constexpr double Damping = 0.2;
   /// Cycles with more unknowns than this are solved by the damped iteration (a contraction:
   /// see solveCycle) instead of a dense LU.
-  static constexpr unsigned DenseLimit = 256;
+  static constexpr unsigned DenseLimit = 48;
   /// The iteration's bound; a contraction by 0.2 reaches its fixed point in about 25 sweeps.
   static constexpr unsigned MaxSweeps = 200;
 
