@@ -41,13 +41,19 @@ Embedder::Embedder(const llvm::Function &F, const vocab::Vocabulary &V)
 
 void Embedder::zero(double *Acc) const { std::fill(Acc, Acc + Dim, 0.0); }
 
-void Embedder::combine(const llvm::Instruction &I, const double *Args, double *Out) const {
-  const double *Opc = Vocab.row(vocab::opcodeEntity(I.getOpcode()));
-  const double *Ty = Vocab.row(vocab::typeEntity(I.getType()->getTypeID()));
+void combineInstruction(const vocab::Vocabulary &V, const llvm::Instruction &I,
+                        const double *Args, double *Out) {
+  const unsigned Dim = V.dimension();
+  const double *Opc = V.row(vocab::opcodeEntity(I.getOpcode()));
+  const double *Ty = V.row(vocab::typeEntity(I.getType()->getTypeID()));
   for (unsigned D = 0; D < Dim; ++D)
     Out[D] = (Opc[D] + Ty[D]) + Args[D];
   if (const auto *Cmp = llvm::dyn_cast<llvm::CmpInst>(&I))
-    addRow(Out, Vocab.row(vocab::predicateEntity(Cmp->getPredicate())));
+    addInto(Out, V.row(vocab::predicateEntity(Cmp->getPredicate())), Dim);
+}
+
+void Embedder::combine(const llvm::Instruction &I, const double *Args, double *Out) const {
+  combineInstruction(Vocab, I, Args, Out);
 }
 
 void Embedder::instVector(const llvm::Instruction &I, llvm::MutableArrayRef<double> Out) {

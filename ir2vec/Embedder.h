@@ -57,6 +57,11 @@ inline void addInto(double *Acc, const double *Row, unsigned Dim) {
     Acc[D] += Row[D];
 }
 
+/// Out = (opcode + type) + Args, then + predicate for compares: an instruction's vector from
+/// the sum of its operands' contributions, as LLVM combines it (every kind shares it).
+void combineInstruction(const vocab::Vocabulary &V, const llvm::Instruction &I,
+                        const double *Args, double *Out);
+
 /// Symbolic instruction vectors by signature (opcode, result type, operand kinds, predicate),
 /// shared by the symbolic embedders of one module: a symbolic vector depends on nothing else,
 /// so a remembered vector is the very value a fresh computation would give, bit for bit.

@@ -21,7 +21,6 @@
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <armadillo>
@@ -294,12 +293,7 @@ void ReachingSolver::computeAcyclic(const Node &N, double *Out) {
   }
   if (!N.I)
     return;
-  const double *Opc = V.row(vocab::opcodeEntity(N.I->getOpcode()));
-  const double *Ty = V.row(vocab::typeEntity(N.I->getType()->getTypeID()));
-  for (unsigned D = 0; D < Dim; ++D)
-    Out[D] = (Opc[D] + Ty[D]) + Args[D];
-  if (const auto *Cmp = llvm::dyn_cast<llvm::CmpInst>(N.I))
-    addInto(Out, V.row(vocab::predicateEntity(Cmp->getPredicate())), Dim);
+  combineInstruction(V, *N.I, Args, Out);
 }
 
 llvm::Error ReachingSolver::solveCycle(const std::vector<const Node *> &SCC) {
@@ -328,11 +322,10 @@ llvm::Error ReachingSolver::solveCycle(const std::vector<const Node *> &SCC) {
       for (unsigned D = 0; D < Dim; ++D)
         B(K, D) += Weight * Row[D];
     };
-    if (N.I) {
-      AddRow(V.row(vocab::opcodeEntity(N.I->getOpcode())), 1.0);
-      AddRow(V.row(vocab::typeEntity(N.I->getType()->getTypeID())), 1.0);
-      if (const auto *Cmp = llvm::dyn_cast<llvm::CmpInst>(N.I))
-        AddRow(V.row(vocab::predicateEntity(Cmp->getPredicate())), 1.0);
+    if (N.I) { // the instruction's own rows: its combination with no operands
+      std::fill(ArgScratch.begin(), ArgScratch.end(), 0.0);
+      combineInstruction(V, *N.I, ArgScratch.data(), GroupScratch.data());
+      AddRow(GroupScratch.data(), 1.0);
     }
     std::map<uint32_t, unsigned> Edges; // column -> count, in column order
     unsigned Inside = 0;
