@@ -15,8 +15,8 @@
 // (the paper's argument weight, 0.2): Damping / m each for m of them, and a recursive call reads
 // its callee's mean instruction. Every row of W then sums to at most 0.2, so every system is
 // well posed, with no sign flips however many self-calls or back edges meet. Solved with
-// Armadillo (LAPACK's LU) up to DenseLimit unknowns, above it by the damped iteration (a
-// contraction) to 1e-15 relative; a system that cannot be solved is an error naming the
+// Armadillo (LAPACK's LU) up to DenseLimit unknowns, above it by Gauss-Seidel sweeps of the
+// damped iteration (a contraction) to 1e-15 relative; a system that cannot be solved is an error naming the
 // function and an instruction of the cycle.
 //
 // Order independence: unknowns are numbered by function name, then blocks in depth-first order
