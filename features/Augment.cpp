@@ -57,8 +57,8 @@ FeatureBytes byFunction(const ir2vec::ModuleEmbedding &E) {
 }
 
 llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef ModulePath,
-                                                          llvm::StringRef VocabPath) {
-  llvm::Expected<vocab::LoadedVocabulary> V = vocab::readVocabularyFile(VocabPath, {});
+                                                          const EmbeddingChoice &Choice) {
+  llvm::Expected<vocab::LoadedVocabulary> V = vocab::readVocabularyFile(Choice.Vocabulary, {});
   if (!V)
     return V.takeError();
   // LLVM's reader and verifier crash on some malformed modules: recovered, the run goes on.
@@ -73,6 +73,7 @@ llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef Module
     }
     ir2vec::EmbedRequest R;
     R.InstructionText = false;
+    R.EmbeddingKind = Choice.Kind;
     auto Rows = ir2vec::embedModule(*M->M, V->Vocab, R);
     if (!Rows)
       ReadError = support::prefixError(ModulePath, Rows.takeError());
@@ -90,6 +91,19 @@ llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef Module
 }
 
 } // namespace
+
+std::string EmbeddingChoice::key() const {
+  if (Kind == ir2vec::Kind::Symbolic)
+    return Vocabulary;
+  return (ir2vec::kindName(Kind) + ":" + Vocabulary).str();
+}
+
+EmbeddingChoice EmbeddingChoice::fromKey(llvm::StringRef Key) {
+  for (const auto &[K, Name] : ir2vec::KindNames)
+    if (K != ir2vec::Kind::Symbolic && Key.starts_with((llvm::Twine(Name) + ":").str()))
+      return {Key.drop_front(llvm::StringRef(Name).size() + 1).str(), K};
+  return {Key.str(), ir2vec::Kind::Symbolic};
+}
 
 namespace {
 /// The target llc is asked for in a compiler command (-mtriple, -mcpu, -mattr; empty = the
@@ -115,7 +129,7 @@ mir::TargetChoice targetOfCommand(llvm::ArrayRef<std::string> Command) {
 } // namespace
 
 llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
-                                               llvm::StringRef VocabPath,
+                                               const EmbeddingChoice &Choice,
                                                llvm::ArrayRef<std::string> Command) {
   // What the task's table asks for, each computed once: the IR2Vec vectors of the module's
   // functions, the MIR2Vec vectors of its machine functions before register allocation.
@@ -132,7 +146,7 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
       llvm::Expected<ir2vec::ModuleEmbedding> R =
           OfMachine ? mir::machineFunctionVectors(ModulePath.str(), mir::MirStage::PreRA,
                                                       targetOfCommand(Command))
-                    : irFunctionVectors(ModulePath, VocabPath);
+                    : irFunctionVectors(ModulePath, Choice);
       if (!R)
         return R.takeError();
       E = std::move(*R);
@@ -157,20 +171,21 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
   return A;
 }
 
-Augmenter embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath) {
+Augmenter embeddingAugmenter(Task T, EmbeddingChoice Choice, std::string ModulePath) {
   return [=](llvm::StringRef SessionDir,
              llvm::ArrayRef<std::string> Command) -> llvm::Expected<Augmentation> {
     std::string Module = ModulePath.empty() ? findModule(Command) : ModulePath;
     if (Module.empty())
       return support::usageError("--embeddings: no .bc or .ll input found in the compiler "
                                  "command; name the IR file with --module");
-    llvm::Expected<Augmentation> A = workbenchFeatures(T, Module, Vocab, Command);
+    llvm::Expected<Augmentation> A = workbenchFeatures(T, Module, Choice, Command);
     if (!A)
       return A.takeError();
     if (T != Task::Inline)
       return A;
     // The compiler reads LLVM's JSON only: the default vocabulary and HDF5 files are written
     // into the session directory as JSON.
+    const std::string &Vocab = Choice.Vocabulary;
     std::string File = Vocab;
     if (Vocab.empty()) {
       File = (SessionDir + "/vocabulary.json").str();

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "features/FeatureSets.h"
+#include "ir2vec/Embedder.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -34,6 +35,20 @@ struct Augmentation {
 using Augmenter = std::function<llvm::Expected<Augmentation>(
     llvm::StringRef SessionDir, llvm::ArrayRef<std::string> Command)>;
 
+/// The embeddings an augmentation computes: a vocabulary ("" = the default vocabulary) and an
+/// IR2Vec kind. What the kind reaches: the workbench's features (module_embedding,
+/// function_embedding); LLVM 22 computes the inliner's callee_embedding and caller_embedding
+/// symbolic whatever -ir2vec-kind says.
+struct EmbeddingChoice {
+  std::string Vocabulary;
+  ir2vec::Kind Kind = ir2vec::Kind::Symbolic;
+  /// The choice as one string, as exploration settings and their fingerprints record it: the
+  /// vocabulary alone for the symbolic kind (the spelling from before kinds), else
+  /// "KIND:VOCABULARY" (docs/formats/mlgo-exploration.md).
+  std::string key() const;
+  static EmbeddingChoice fromKey(llvm::StringRef Key);
+};
+
 /// The IR input among the compiler's arguments: the first existing .bc or .ll that is not an
 /// option's value ("" when there is none).
 std::string findModule(llvm::ArrayRef<std::string> Command);
@@ -43,11 +58,11 @@ std::string findModule(llvm::ArrayRef<std::string> Command);
 /// compiled for the target the compiler Command asks for (llc's -mtriple, -mcpu, -mattr; else
 /// the module's).
 llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
-                                               llvm::StringRef VocabPath,
+                                               const EmbeddingChoice &E,
                                                llvm::ArrayRef<std::string> Command = {});
 
-/// The augmenter for --embeddings VOCAB ("" = default vocabulary). ModulePath "" = the IR
-/// input of the session's compiler command.
-Augmenter embeddingAugmenter(Task T, std::string Vocab, std::string ModulePath);
+/// The augmenter for --embeddings VOCAB (E.Vocabulary "" = default vocabulary). ModulePath "" =
+/// the IR input of the session's compiler command.
+Augmenter embeddingAugmenter(Task T, EmbeddingChoice E, std::string ModulePath);
 
 } // namespace wb::features

@@ -63,16 +63,53 @@ llvm::Error readSeeds(const SpecReader &R, const llvm::json::Object &O,
   return llvm::Error::success();
 }
 
+/// An arm's "kind": where it can change the features and the counting vocabulary's meaning do
+/// not forbid it.
+llvm::Error readArmKind(const SpecReader &R, const llvm::json::Object &A, const std::string &Where,
+                        features::Task T, AblationArm &Arm) {
+  const llvm::json::Value *V = A.get("kind");
+  if (!V)
+    return llvm::Error::success();
+  std::optional<llvm::StringRef> Name = V->getAsString();
+  llvm::Expected<ir2vec::Kind> K = ir2vec::parseKind(Name ? *Name : "");
+  if (!K)
+    return R.error(Where + ".kind", llvm::toString(K.takeError()));
+  Arm.Kind = *K;
+  if (Arm.Kind == ir2vec::Kind::Symbolic)
+    return llvm::Error::success();
+  if (Arm.Counts)
+    return R.error(Where + ".kind", "'" + Arm.Name + "': \"counts\" is the entity histogram, "
+                                    "a symbolic embedding with the counting vocabulary; it has no "
+                                    "other kind");
+  auto Defs = features::featuresOfGroups(T, Arm.Groups);
+  if (!Defs)
+    return Defs.takeError();
+  // LLVM 22 computes the inliner's callee_ and caller_embedding symbolic whatever its
+  // -ir2vec-kind says: a kind only reaches the workbench's own IR2Vec features (those sized by
+  // the IR vocabulary, DimD; MIR2Vec has the symbolic kind only).
+  const bool Reaches = std::any_of(Defs->begin(), Defs->end(), [](const features::FeatureDef *F) {
+    return F->From == features::Origin::Workbench && llvm::is_contained(F->Shape, features::DimD);
+  });
+  if (!Reaches)
+    return R.error(Where + ".kind",
+                   "'" + Arm.Name + "' reads no embedding the workbench computes (LLVM 22 "
+                                    "computes callee_embedding and caller_embedding symbolic "
+                                    "only): the kind would not be used; add the \"module\" group");
+  return llvm::Error::success();
+}
+
 llvm::Error readArms(const SpecReader &R, const llvm::json::Object &O, AblationSpec &S) {
   std::set<std::string> Names;
   return R.objects(O, "arms", "arms", [&](const llvm::json::Object &A,
                                           const std::string &Where) -> llvm::Error {
     AblationArm Arm;
-    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "features", "vocabulary"}))
+    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "features", "vocabulary", "kind"}))
       return E;
     if (llvm::Error E = R.arm(A, Where, Arm.Name, Arm.Groups, Arm.Vocabulary, S.T, /*AllowCounts=*/true))
       return E;
     Arm.Counts = Arm.Vocabulary == "counts";
+    if (llvm::Error E = readArmKind(R, A, Where, S.T, Arm))
+      return E;
     if (!Names.insert(Arm.Name).second)
       return R.error(Where + ".name", "arm '" + Arm.Name + "' is named twice");
     S.Arms.push_back(std::move(Arm));
@@ -269,9 +306,15 @@ namespace {
 
 bool readsEmbeddings(const AblationArm &A) { return A.Vocabulary != "none"; }
 
-/// The augmenter's name of an arm's vocabulary ("" = the default vocabulary).
+/// The augmenter's key of an arm's embeddings (features::EmbeddingChoice; vocabulary "" = the
+/// default vocabulary).
 std::string augmenterVocabulary(const AblationArm &A) {
-  return A.Vocabulary == "default" ? "" : A.Vocabulary;
+  return features::EmbeddingChoice{A.Vocabulary == "default" ? "" : A.Vocabulary, A.Kind}.key();
+}
+
+/// The exploration's observation set an arm trains on.
+std::string observationSet(const AblationArm &A) {
+  return readsEmbeddings(A) ? observationSetName(augmenterVocabulary(A)) : std::string("none");
 }
 
 double agreement(const runners::ModelFile &M, const features::DatasetTable &Labels) {
@@ -417,10 +460,17 @@ std::vector<std::string> answers(const AblationSpec &Spec,
     for (const std::string &G : X.Groups)
       (Embeds(G) ? EmbeddingGroups : Without).insert(G);
     const std::string Vocab =
-        X.Counts ? std::string("entity counts") : llvm::sys::path::filename(X.Vocabulary).str() + " embeddings";
+        X.Counts ? std::string("entity counts") : armEmbeddingName(X) + " embeddings";
     if (const AblationArm *Y = armWith(Spec.Arms, Without, false))
       Answer(X.Counts ? "Do entity counts help?" : "Do embeddings help?", X, Vocab, *Y,
              "the same features without them");
+    // Another kind against the symbolic embeddings of the same vocabulary and groups.
+    if (X.Kind != ir2vec::Kind::Symbolic)
+      for (const AblationArm &Y : Spec.Arms)
+        if (Y.Kind == ir2vec::Kind::Symbolic && !Y.Counts && Y.Vocabulary == X.Vocabulary &&
+            Y.Groups == X.Groups)
+          Answer(("Does the " + ir2vec::kindName(X.Kind).str() + " kind beat symbolic?").c_str(), X,
+                 Vocab, Y, "symbolic embeddings of the vocabulary in their place");
     // The histogram control: the same groups with entity counts in place of the embeddings.
     if (!X.Counts)
       for (const AblationArm &Y : Spec.Arms)
@@ -746,12 +796,12 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
   Res.Arms.resize(Spec.Arms.size());
   for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
     const AblationArm &A = Spec.Arms[AI];
-    auto Data = readObservations(Train, A.Vocabulary);
+    auto Data = readObservations(Train, observationSet(A));
     if (!Data)
       return Data.takeError();
     std::optional<features::DatasetTable> HeldLabels;
     if (!Transfer) {
-      auto L = readObservations(Held, A.Vocabulary);
+      auto L = readObservations(Held, observationSet(A));
       if (!L)
         return L.takeError();
       HeldLabels = std::move(*L);
@@ -967,6 +1017,13 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
     return support::Outcome::partial(std::to_string(R->Failed) +
                                      " evaluations of judged modules failed (each reported)");
   return support::Outcome::complete();
+}
+
+std::string armEmbeddingName(const AblationArm &A) {
+  std::string Name = A.Counts ? std::string("counts") : llvm::sys::path::filename(A.Vocabulary).str();
+  if (A.Kind != ir2vec::Kind::Symbolic)
+    Name += " (" + ir2vec::kindName(A.Kind).str() + ")";
+  return Name;
 }
 
 } // namespace wb::mlgo

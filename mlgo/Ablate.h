@@ -35,7 +35,13 @@ struct AblationArm {
   std::string Vocabulary = "none";
   /// The arm's embedding features are entity counts: the histogram control of embeddings.
   bool Counts = false;
+  /// The IR2Vec kind of the workbench's embedding features (module_embedding for the inliner,
+  /// function_embedding for eviction); LLVM computes callee_ and caller_embedding symbolic.
+  ir2vec::Kind Kind = ir2vec::Kind::Symbolic;
 };
+/// How reports name an arm's embeddings: "none", "counts", the vocabulary file's name, followed
+/// by the kind in parentheses when it is not symbolic.
+std::string armEmbeddingName(const AblationArm &A);
 /// The counting vocabulary as a study writes it into its directory for "counts" arms.
 inline constexpr const char *CountsVocabularyFile = "counts-vocabulary.json";
 

@@ -70,7 +70,7 @@ std::string armCells(const AblationArm &A, const AblationArmResult &X, size_t AI
                                                percent(X.PackageMeans[size_t(X.Worst)].second)
                                          : std::string("–");
   return "| `" + A.Name + "` | " + llvm::join(A.Groups, ", ") + " | " +
-         (A.Counts ? std::string("counts") : llvm::sys::path::filename(A.Vocabulary).str()) + " | " + percent(X.Pooled.Mean) + " | " +
+         armEmbeddingName(A) + " | " + percent(X.Pooled.Mean) + " | " +
          percent(X.Pooled.Low) + " to " + percent(X.Pooled.High) + " | " +
          (AI ? percent(X.Pooled.Diff) : std::string("–")) + " | " +
          (AI ? percent(X.Pooled.DiffLow) + " to " + percent(X.Pooled.DiffHigh) : std::string("–")) +
@@ -120,6 +120,7 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
                          {"features", std::move(Groups)},
                          {"vocabulary", A.Vocabulary},
                          {"counts", A.Counts},
+                         {"kind", ir2vec::kindName(A.Kind)},
                          {"reduction", X.Pooled.Mean},
                          {"ci95", llvm::json::Array{X.Pooled.Low, X.Pooled.High}},
                          {"ci95_packages_mean", llvm::json::Array{PackageLow, PackageHigh}},

@@ -223,7 +223,8 @@ llvm::Expected<std::string> optimizeModule(const std::string &Module, const Tool
 
 features::Augmenter sessionAugmenter(runners::Task T, const std::string &Vocab,
                                      const std::string &Module) {
-  return features::embeddingAugmenter(T, Vocab, T == runners::Task::Inline ? Module : "");
+  return features::embeddingAugmenter(T, features::EmbeddingChoice::fromKey(Vocab),
+                                      T == runners::Task::Inline ? Module : "");
 }
 
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,

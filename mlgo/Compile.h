@@ -71,9 +71,9 @@ struct Compiled {
   std::vector<features::FunctionRegalloc> Regalloc;
 };
 
-/// The --embeddings augmenter of a session compileModule runs (Vocab "" = the default
-/// vocabulary): the workbench's features of the IR the host's compiler reads. For the inliner
-/// that is Module, opt's input; for register allocation it is llc's input, the module as opt
+/// The --embeddings augmenter of a session compileModule runs (Vocab: an EmbeddingChoice key,
+/// "" = the default vocabulary): the workbench's features of the IR the host's compiler
+/// reads. For the inliner that is Module, opt's input; for register allocation it is llc's input, the module as opt
 /// left it (or Module, for a recorded command line), so that the machine IR embedded before
 /// the allocator is the machine IR the allocator sees.
 features::Augmenter sessionAugmenter(runners::Task T, const std::string &Vocab,

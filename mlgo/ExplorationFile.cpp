@@ -1,6 +1,7 @@
 #include "mlgo/ExplorationFile.h"
 
 #include "corpus/H5.h"
+#include "features/Augment.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -13,8 +14,9 @@ namespace wb::mlgo {
 
 namespace h5 = corpus::h5;
 
-std::string observationSetName(const std::string &Vocabulary) {
-  return Vocabulary.empty() ? std::string("default") : Vocabulary;
+std::string observationSetName(const std::string &Key) {
+  const features::EmbeddingChoice C = features::EmbeddingChoice::fromKey(Key);
+  return features::EmbeddingChoice{C.Vocabulary.empty() ? "default" : C.Vocabulary, C.Kind}.key();
 }
 
 llvm::Error refuseHeldOut(const std::string &Path, const ExplorationHeader &H,

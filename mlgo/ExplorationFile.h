@@ -88,7 +88,9 @@ llvm::Expected<features::DatasetTable> readObservations(const std::string &Path,
 llvm::Error refuseHeldOut(const std::string &Path, const ExplorationHeader &H,
                           llvm::StringRef What);
 
-/// An observation set's name for a vocabulary as explorations record them ("" = default).
-std::string observationSetName(const std::string &Vocabulary);
+/// An observation set's name for an embedding choice's key as explorations record them
+/// (features::EmbeddingChoice; vocabulary "" = "default"): "default", "VOCAB",
+/// "flow-aware-rd:default", ...
+std::string observationSetName(const std::string &Key);
 
 } // namespace wb::mlgo

@@ -502,7 +502,13 @@ for change, needle in (({"arms": arms + [{"name": "x", "features": ["cost"], "co
                        ({"arms": [{"name": "a\u0000b", "features": ["cost"]}]}, b"arms[0].name"),
                        ({"arms": [{"name": "x" * 5000, "features": ["cost"]}]}, b"arms[0].name"),
                        ({"model": {"kind": "mlp", "hidden": [4] * 100000}}, b"model.hidden: at most 63 hidden layers"),
-                       ({"seeds": []}, b"seeds: name at least one seed")):
+                       ({"seeds": []}, b"seeds: name at least one seed"),
+                       # a kind only reaches the workbench's embeddings; counts have no kind
+                       ({"arms": [{**arms[1], "kind": "flow-aware-rd"}]}, b"arms[0].kind: 'cost+emb' reads no embedding the workbench computes"),
+                       ({"arms": [{"name": "x", "features": ["cost", "module"], "vocabulary": "counts", "kind": "flow-aware"}]},
+                        b"arms[0].kind: 'x': \"counts\" is the entity histogram"),
+                       ({"arms": [{"name": "x", "features": ["cost", "module"], "vocabulary": "default", "kind": "fancy"}]},
+                        b"arms[0].kind: unknown embedding kind")):
     bad = W("bad-spec.json")
     json.dump({**spec, **change}, open(bad, "w"))
     r = harness.run([a.ir2vec, "mlgo", "ablate", bad, "-o", W("bad-abl")])
@@ -511,8 +517,11 @@ for change, needle in (({"arms": arms + [{"name": "x", "features": ["cost"], "co
 
 # ---- 10b. the ablation by the transfer protocol: cross-validation by package ---------------
 ablt = W("abl-transfer")
+# A second arm reads the module embedding of the IR2Vec paper's kind (issue 39).
+rd_arm = {"name": "module-rd", "features": ["cost", "callgraph", "module"], "vocabulary": "default",
+          "kind": "flow-aware-rd"}
 tspec = {"corpus": ["@" + listfile], "folds": 2, "exploration": {"budget": 6},
-         "model": {"kind": "mlp", "hidden": [8], "epochs": 10}, "seeds": [1], "arms": [arms[0]]}
+         "model": {"kind": "mlp", "hidden": [8], "epochs": 10}, "seeds": [1], "arms": [arms[0], rd_arm]}
 tspec_file = W("ablate-transfer.json")
 json.dump(tspec, open(tspec_file, "w"))
 r = harness.run([a.ir2vec, "mlgo", "ablate", tspec_file, "-o", ablt, "-j", "2"])
@@ -557,6 +566,29 @@ if check("ablate (transfer): exit 0", r.returncode == 0, r.stderr):
     check("ablate (transfer): the worst package and the per-package reductions",
           x["worst_package"]["package"] == worst["package"] and len(sd["packages"]) == len(pkgs), x)
     check("ablate (transfer): the report says so", "Protocol transfer" in open(os.path.join(ablt, "report.md")).read())
+    # The flow-aware-rd arm: its observation set's module_embedding is, row by row, the float of
+    # `ir2vec embeddings --kind flow-aware-rd --level module` of the row's module.
+    check("ablate (transfer): the flow-aware-rd arm records its kind",
+          rep["arms"][1]["kind"] == "flow-aware-rd" and rep["arms"][0]["kind"] == "symbolic", rep["arms"][1])
+    with h5py.File(os.path.join(ablt, "exploration.h5")) as f:
+        sets = {f["observations"][k].attrs["vocabulary"]: f["observations"][k] for k in f["observations"]}
+        if check("ablate (transfer): an observation set of the kind's embeddings",
+                 sorted(sets) == ["flow-aware-rd:default", "none"], sorted(sets)):
+            g = sets["flow-aware-rd:default"]
+            paths = [p_.decode() for p_ in g["modules/path"][:]]
+            rows, emb = g["row/module"][:], g["features/module_embedding"][:]
+            wrong, compared = [], 0
+            for i, p_ in enumerate(paths):
+                mh5 = W(f"rd-module{i}.h5")
+                harness.run([a.ir2vec, "embeddings", "-q", "--kind", "flow-aware-rd", "--level", "module",
+                             "--format", "hdf5", "-o", mh5, p_], check=True)
+                with h5py.File(mh5) as h:
+                    want = h["modules/embedding"][0].astype(np.float32)
+                compared += int((rows == i).sum())
+                if not all(np.array_equal(e, want) for e in emb[rows == i]):
+                    wrong.append(p_)
+            check(f"ablate (transfer): module_embedding of the flow-aware-rd set = the CLI's module vector "
+                  f"({compared} observations of {len(paths)} modules)", not wrong and compared > 0, wrong)
 # SIGTERM while a study trains: it stops and says so, 130 (issue 37's hostile try: the training
 # inside ablate took no signal but SIGKILL, more than 20 minutes under `timeout`).
 slow = W("abl-slow")

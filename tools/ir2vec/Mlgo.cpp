@@ -109,7 +109,10 @@ struct LogOptions {
 FullHooks fullHooks() {
   FullHooks H;
   H.LoadModel = runners::cachingModelLoader();
-  H.Augmenter = features::embeddingAugmenter;
+  H.Augmenter = [](runners::Task T, std::string Vocab, std::string Module) {
+    return features::embeddingAugmenter(T, {std::move(Vocab), ir2vec::Kind::Symbolic},
+                                        std::move(Module));
+  };
   H.ReadRemarks = features::readRegallocRemarks;
   return H;
 }
