@@ -122,7 +122,10 @@ llvm::json::Value devmapReportJSON(const DevmapResult &R) {
                                                                               {"arg", double(Arm.Weights.Arg)}}},
                                                {"grewe", Arm.WithGrewe},
                                                {"histogram", Arm.WithHistogram},
-                                               {"aggregation", support::nameOf<Aggregation>(AggregationNames, Arm.Aggregate).str()}});
+                                               {"aggregation", support::nameOf<Aggregation>(AggregationNames, Arm.Aggregate).str()},
+                                               {"loop_weight", Arm.Aggregate == Aggregation::Loop
+                                                                   ? llvm::json::Value(Arm.LoopWeight)
+                                                                   : llvm::json::Value(nullptr)}});
     Arms.push_back(std::move(J));
   }
   llvm::json::Array Pub;

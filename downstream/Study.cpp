@@ -81,6 +81,8 @@ std::string DevmapArm::describe() const {
     S += ", mean over instructions";
   else if (Aggregate == Aggregation::Max)
     S += ", per-block maximum";
+  else if (Aggregate == Aggregation::Loop)
+    S += llvm::formatv(", blocks weighted {0}^loop depth", LoopWeight).str();
   if (WithHistogram)
     S += ", with the entity histogram";
   if (WithGrewe)
@@ -233,7 +235,7 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     return S;
   }
   llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A, const std::string &Where) -> llvm::Error {
-    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "histogram", "aggregation", "mir_stage"}))
+    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "histogram", "aggregation", "loop_weight", "mir_stage"}))
       return E;
     DevmapArm Arm;
     Arm.Name = A.getString("name").value_or("").str();
@@ -294,10 +296,18 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     if (const llvm::json::Value *G = A.get("aggregation")) {
       std::optional<llvm::StringRef> Name = G->getAsString();
       auto Agg = Name ? support::parseNamed<Aggregation>(AggregationNames, *Name, "aggregation")
-                      : llvm::Expected<Aggregation>(support::makeError("expected sum, mean or max"));
+                      : llvm::Expected<Aggregation>(support::makeError("expected sum, mean, max or loop"));
       if (!Agg)
         return R.error(Where + ".aggregation", llvm::toString(Agg.takeError()));
       Arm.Aggregate = *Agg;
+    }
+    if (const llvm::json::Value *W = A.get("loop_weight")) {
+      std::optional<double> X = W->getAsNumber();
+      if (Arm.Aggregate != Aggregation::Loop)
+        return R.error(Where + ".loop_weight", "only with \"aggregation\": \"loop\"");
+      if (!X || !(*X > 0) || *X > 1000)
+        return R.error(Where + ".loop_weight", "expected a number above 0, at most 1000");
+      Arm.LoopWeight = *X;
     }
     if (const llvm::json::Value *H = A.get("histogram")) {
       std::optional<bool> B = H->getAsBoolean();
@@ -340,11 +350,26 @@ std::vector<double> blockMaximum(const std::vector<double> &Rows, unsigned Dim) 
   return Max;
 }
 
-/// Embeds Files with V and K, or with Machine's source (module level: the sum of the function
-/// vectors; with BlockMax, the element-wise maximum of the block vectors instead).
+/// Sum over blocks of Weight^depth times the block's row (every block, in layout order).
+std::vector<double> loopWeighted(const std::vector<double> &Rows, const std::vector<int64_t> &Depth,
+                                 unsigned Dim, double Weight) {
+  std::vector<double> Sum(Dim, 0.0);
+  for (size_t R = 0; Dim && R < Rows.size() / Dim; ++R) {
+    const double W = std::pow(Weight, double(Depth[R]));
+    for (unsigned D = 0; D < Dim; ++D)
+      Sum[D] += W * Rows[R * Dim + D];
+  }
+  return Sum;
+}
+
+/// Embeds Files with V and K, or with Machine's source, aggregated as Arm says (module level:
+/// the sum of the function vectors; Max and Loop from the block vectors; Mean is the caller's).
 llvm::Expected<KernelVectors> embedFiles(const std::vector<std::string> &Files, const vocab::Vocabulary &V,
                                          ir2vec::Kind K, const DevmapConfig &C,
-                                         const mir::MirSource *Machine = nullptr, bool BlockMax = false) {
+                                         const mir::MirSource *Machine = nullptr,
+                                         const DevmapArm *Arm = nullptr) {
+  const Aggregation Agg = Arm ? Arm->Aggregate : Aggregation::Sum;
+  const bool FromBlocks = Agg == Aggregation::Max || Agg == Aggregation::Loop;
   ir2vec::EmbeddingJob J;
   J.Inputs = Files;
   J.Vocab = &V;
@@ -362,14 +387,18 @@ llvm::Expected<KernelVectors> embedFiles(const std::vector<std::string> &Files, 
   Out.Rows.resize(Files.size());
   Out.Errors.resize(Files.size());
   ir2vec::LevelSet Levels;
-  Levels.Blocks = BlockMax;
-  Levels.Functions = !BlockMax;
+  Levels.Blocks = FromBlocks;
+  Levels.BlockLoopDepths = Agg == Aggregation::Loop;
+  Levels.Functions = !FromBlocks;
   llvm::Error E = ir2vec::embedModules(J, Levels, /*InstructionText=*/false, 0, IO,
                                        [&](size_t I, ir2vec::EmbeddedModule &&M) -> llvm::Error {
                                          if (!M.Error.empty())
                                            Out.Errors[I] = M.Error;
-                                         else if (BlockMax)
+                                         else if (Agg == Aggregation::Max)
                                            Out.Rows[I] = blockMaximum(M.E.BlockVectors, Dim);
+                                         else if (Agg == Aggregation::Loop)
+                                           Out.Rows[I] = loopWeighted(M.E.BlockVectors, M.E.BlockLoopDepth,
+                                                                      Dim, Arm->LoopWeight);
                                          else if (M.E.ModuleVector.size() != Dim)
                                            Out.Rows[I].assign(Dim, 0.0); // no functions
                                          else
@@ -725,8 +754,7 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
       auto V = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
       if (!V)
         return V.takeError();
-      auto E = embedFiles(Effective, V->Loaded.Vocab, Arm.EmbeddingKind, C, nullptr,
-                          Arm.Aggregate == Aggregation::Max);
+      auto E = embedFiles(Effective, V->Loaded.Vocab, Arm.EmbeddingKind, C, nullptr, &Arm);
       if (!E)
         return E.takeError();
       if (Arm.Aggregate == Aggregation::Mean)

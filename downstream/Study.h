@@ -26,10 +26,13 @@ inline constexpr const char *DevmapReportSchema = "ir2vec.downstream-devmap/1";
 
 /// How an embedding arm turns a kernel into one vector: the module vector (the sum of its
 /// function vectors, `--level module`), that sum over the number of instructions counted in it,
-/// or the element-wise maximum over its blocks' vectors.
-enum class Aggregation { Sum, Mean, Max };
-inline constexpr support::Named<Aggregation> AggregationNames[] = {
-    {Aggregation::Sum, "sum"}, {Aggregation::Mean, "mean"}, {Aggregation::Max, "max"}};
+/// the element-wise maximum over its blocks' vectors, or the sum of its blocks' vectors each
+/// weighted by LoopWeight to the power of the block's loop depth.
+enum class Aggregation { Sum, Mean, Max, Loop };
+inline constexpr support::Named<Aggregation> AggregationNames[] = {{Aggregation::Sum, "sum"},
+                                                                   {Aggregation::Mean, "mean"},
+                                                                   {Aggregation::Max, "max"},
+                                                                   {Aggregation::Loop, "loop"}};
 
 enum class ArmKind { Static, Grewe, Histogram, Embedding };
 
@@ -42,6 +45,7 @@ struct DevmapArm {
   bool WithGrewe = false;   // Grewe's six columns too
   bool WithHistogram = false; // the entity histogram's 110 columns too (after the embedding)
   Aggregation Aggregate = Aggregation::Sum; // LLVM IR embedding arms only
+  double LoopWeight = 2;                    // Aggregation::Loop: a block's weight per depth
   bool Control = false;
   /// Machine IR: the kernel compiled for x86-64 by llc-22 -O2's code generation up to
   /// MirStage, embedded with MIR2Vec (Vocabulary: a MIR vocabulary, "" = the default one).

@@ -49,6 +49,7 @@ void encode(const EmbeddedModule &M, support::WireWriter &W) {
   W.strings(E.BlockNames);
   W.array(E.BlockFunction);
   W.array(E.BlockVectors);
+  W.array(E.BlockLoopDepth);
   W.strings(E.InstTexts);
   W.array(E.InstOpcode);
   W.array(E.InstFunction);
@@ -69,6 +70,7 @@ void decode(support::WireReader &In, EmbeddedModule &M) {
   E.BlockNames = In.strings();
   E.BlockFunction = In.array<int64_t>();
   E.BlockVectors = In.array<double>();
+  E.BlockLoopDepth = In.array<int64_t>();
   E.InstTexts = In.strings();
   E.InstOpcode = In.array<int64_t>();
   E.InstFunction = In.array<int64_t>();

@@ -4,7 +4,9 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DepthFirstIterator.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/CFG.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 
@@ -81,6 +83,12 @@ void embedFunction(const llvm::Function &F, const vocab::Vocabulary &V, const Em
     }
   }
 
+  if (R.Levels.Blocks && R.Levels.BlockLoopDepths && !F.empty()) {
+    llvm::DominatorTree DT(const_cast<llvm::Function &>(F)); // reads the IR only
+    llvm::LoopInfo LI(DT);
+    for (const llvm::BasicBlock &BB : F)
+      Out.BlockLoopDepth.push_back(LI.getLoopDepth(&BB));
+  }
   if (!R.Levels.Functions)
     return;
   auto FRow = newRow(Out.FunctionVectors, Dim);

@@ -9,8 +9,6 @@
 // Only defined functions get rows (declarations have no vectors), in module order.
 // Flow-aware-rd rows read one solution of the module (ReachingFlow.h), so its levels agree:
 // a block is the sum of its instructions, a function the depth-first sum of its blocks.
-// Flow-aware-rd rows read one solution of the module (ReachingFlow.h), so its levels agree:
-// a block is the sum of its instructions, a function the depth-first sum of its blocks.
 //   module:       the sum of its function rows, in module order, starting from +0.0 (IITH
 //                 IR2Vec's "program vector"; LLVM 22 has no module level). Function rows are
 //                 the same at every level, so a module's vector is too.
@@ -33,6 +31,9 @@ struct LevelSet {
   bool Functions = true;
   bool Blocks = false;
   bool Instructions = false;
+  /// With Blocks: each block's loop nesting depth too (LoopInfo; 0 outside loops), for
+  /// weighting blocks by how often they may run (downstream aggregation "loop").
+  bool BlockLoopDepths = false;
 };
 
 struct EmbedRequest {
@@ -54,6 +55,7 @@ struct ModuleEmbedding {
   std::vector<std::string> BlockNames;
   std::vector<int64_t> BlockFunction; // row in FunctionNames
   std::vector<double> BlockVectors;
+  std::vector<int64_t> BlockLoopDepth; // with LevelSet::BlockLoopDepths, per block row
   // instructions, layout order within each function; text as LLVM prints it, without the
   // two-space indentation
   std::vector<std::string> InstTexts;  // empty unless EmbedRequest::InstructionText

@@ -1,12 +1,30 @@
 """Hand-made device-mapping datasets laid out as ../shared/downstream/devmap (docs/downstream.md),
 for tests whose answers are known: kernel k's IR has k+1 multiplies (so their histograms differ), its
 name puts it in suite k % 3, and rule(k, data_set_index) gives each row's transfer and whether
-the GPU is faster. Each row's src holds two line breaks: row i starts on CSV line 2 + 3 i."""
+the GPU is faster; with depth(k), the multiplies run inside that many nested loops. Each row's src holds two line breaks: row i starts on CSV line 2 + 3 i."""
 import csv
 import os
 
 
-def make(dir_, rule, kernels=40, sets=("default", "A", "B"), platforms=("one",)):
+def loop_nest(body, result, d):
+    """A function whose body (instructions) runs inside d nested counted loops; its blocks'
+    loop depths are known: headers and latches of loop j have depth j, the body d."""
+    if d == 0:
+        return f"define i32 @f(i32 %v0) {{\n{body}  ret i32 {result}\n}}\n"
+    out = ["define i32 @f(i32 %v0) {", "entry:", "  br label %h1"]
+    for j in range(1, d + 1):
+        pred = "entry" if j == 1 else f"h{j - 1}"
+        out += [f"h{j}:", f"  %i{j} = phi i32 [ 0, %{pred} ], [ %n{j}, %l{j} ]",
+                f"  br label %{'body' if j == d else f'h{j + 1}'}"]
+    out += ["body:", body.rstrip("\n"), f"  br label %l{d}"]
+    for j in range(d, 0, -1):
+        out += [f"l{j}:", f"  %n{j} = add i32 %i{j}, 1", f"  %c{j} = icmp slt i32 %n{j}, 10",
+                f"  br i1 %c{j}, label %h{j}, label %{'exit' if j == 1 else f'l{j - 1}'}"]
+    out += ["exit:", f"  ret i32 {result}", "}"]
+    return "\n".join(out) + "\n"
+
+
+def make(dir_, rule, kernels=40, sets=("default", "A", "B"), platforms=("one",), depth=lambda k: 0):
     os.makedirs(os.path.join(dir_, "kernels_ir"))
     for pl in platforms:
         with open(os.path.join(dir_, f"cgo17-{pl}.csv"), "w", newline="") as f:
@@ -26,7 +44,7 @@ def make(dir_, rule, kernels=40, sets=("default", "A", "B"), platforms=("one",))
                     # so the machine IR differs between kernels too.
                     body = "".join(f"  %v{i + 1} = mul i32 %v{i}, %v0\n" for i in range(k + 1))
                     with open(os.path.join(dir_, "kernels_ir", fn), "w") as g:
-                        g.write(f"define i32 @f(i32 %v0) {{\n{body}  ret i32 %v{k + 1}\n}}\n")
+                        g.write(loop_nest(body, f"%v{k + 1}", depth(k)))
 
 
 def separable(k, s):

@@ -284,11 +284,62 @@ else:
             check("aggregation max = the element-wise maximum of the module's blocks (ir2vec embeddings --level bb)",
                   fx.shape == (len(files), 77) and (fx[:, :75] == mx).all() and not (mx == m).all(), fx.shape)
         check("aggregation oracles ran", ok, (ra.stderr + rb.stderr + rc.stderr)[-400:])
+    # "loop" on kernels inside 0 to 3 nested loops (tests/devmap_data.py loop_nest).
+    loops_ds = W("loops")
+    devmap_data.make(loops_ds, devmap_data.separable, kernels=12, depth=lambda k: k % 4)
+    json.dump({"protocols": ["paper"], "seeds": [104], "folds": 3,
+               "arms": [{"name": "loop", "kind": "flow-aware-rd", "aggregation": "loop", "loop_weight": 3}]},
+              open(spec, "w"))
+    r5 = run("evaluate", "devmap", loops_ds, "--spec", spec, "-o", W("loop-out"), "-q")
+    if check("aggregation loop: exit 0", r5.returncode == 0, r5.stderr[-600:]):
+        with h5py.File(W("loop-out", "results.h5"), "r") as h:
+            fl = h["one/arms/loop/features"][:]
+            files = [os.path.join(loops_ds, "kernels_ir", (b.decode() + ".ll") if d.decode() == "default" else f"{b.decode()}_{d.decode()}.ll")
+                     for b, d in zip(h["one/benchmark"][:], h["one/dataset"][:])]
+        rep_ = json.load(open(W("loop-out", "report.json")))
+        arm = [x for x in rep_["arms"] if x["name"] == "loop"][0]
+        check("the report records the aggregation and its weight", arm["aggregation"] == "loop" and arm["loop_weight"] == 3, arm)
+        # "loop": each block times 3^(its loop depth), summed. Depths from opt-22's
+        # print<loops> on copies whose blocks instnamer named (the kernels' are unnamed;
+        # names change no vector), block vectors from --level bb of those copies.
+        want, deep = [], 0
+        for k, f_ in enumerate(files):
+            named = W(f"named{k}.ll")
+            subprocess.run(["opt-22", "-passes=instnamer", "-S", f_, "-o", named], check=True)
+            loops = subprocess.run(["opt-22", "-passes=print<loops>", "-disable-output", named],
+                                   capture_output=True, text=True, check=True).stderr
+            depth, fn = {}, None
+            for line in loops.splitlines():
+                mf = re.match(r"Loop info for function '(.*)':", line)
+                if mf:
+                    fn = mf.group(1)
+                ml = re.search(r"Loop at depth (\d+) containing: (.*)", line)
+                if ml:
+                    for blk in ml.group(2).split(","):
+                        key = (fn, re.sub(r"<[^>]*>", "", blk).strip().lstrip("%"))
+                        depth[key] = max(depth.get(key, 0), int(ml.group(1)))
+            nb = run("embeddings", "--kind", "flow-aware-rd", "--level", "bb", "--format", "hdf5",
+                     "-o", W("nb.h5"), "-q", named)
+            with h5py.File(W("nb.h5"), "r") as g:
+                fnames = [x.decode() for x in g["functions/name"][:]]
+                bnames = [x.decode() for x in g["blocks/name"][:]]
+                bfun = g["blocks/function"][:]
+                emb = g["blocks/embedding"][:]
+            d = [depth.get((fnames[bfun[i]], bnames[i]), 0) for i in range(len(bnames))]
+            deep += sum(x > 0 for x in d)
+            want.append(sum(3.0 ** x * e for x, e in zip(d, emb)) if len(emb) else np.zeros(75))
+        want = np.array(want)
+        check(f"aggregation loop = the blocks times 3^loop depth (opt-22 print<loops>; {deep} blocks in loops)",
+              fl.shape == (len(files), 77) and np.allclose(fl[:, :75], want, rtol=1e-12, atol=1e-9) and deep > 0,
+              (fl.shape, np.abs(fl[:, :75] - want).max() if fl.shape[0] == len(want) else None))
     bad_agg = W("bad-agg.json")
-    json.dump({"arms": [{"name": "x", "aggregation": "median"}]}, open(bad_agg, "w"))
-    r4 = run("evaluate", "devmap", seps, "--spec", bad_agg, "-o", W("bad-agg-out"), "-q")
-    check("an unknown aggregation is refused by key", r4.returncode != 0 and b"arms[0].aggregation" in r4.stderr
-          and b"median" in r4.stderr and not os.path.exists(W("bad-agg-out")), r4.stderr[-300:])
+    for arm, key in (({"name": "x", "aggregation": "median"}, b"arms[0].aggregation"),
+                     ({"name": "x", "loop_weight": 2}, b"arms[0].loop_weight"),
+                     ({"name": "x", "aggregation": "loop", "loop_weight": -1}, b"arms[0].loop_weight")):
+        json.dump({"arms": [arm]}, open(bad_agg, "w"))
+        r4 = run("evaluate", "devmap", seps, "--spec", bad_agg, "-o", W("bad-agg-out"), "-q")
+        check(f"a bad aggregation ({arm}) is refused by key", r4.returncode != 0 and key in r4.stderr
+              and not os.path.exists(W("bad-agg-out")), r4.stderr[-300:])
     # vocab eval --devmap: the same study, arms per vocabulary and kind, folds by kernel.
     if r.returncode == 0:
         vocab_file = W("counts.json")
