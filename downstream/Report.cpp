@@ -110,13 +110,17 @@ llvm::json::Value devmapReportJSON(const DevmapResult &R) {
     if (Arm.Machine)
       J = support::withKeys(std::move(J), llvm::json::Object{{"mode", "mir"},
                                                              {"mir_stage", Arm.MirStage},
-                                                             {"vocabulary", Arm.Vocabulary.empty() ? "default" : Arm.Vocabulary},
+                                                             {"vocabulary", Arm.FoldVocab ? "folds" : Arm.Vocabulary.empty() ? "default" : Arm.Vocabulary},
+                                               {"fold_vocabulary", Arm.FoldVocab ? llvm::json::Value(Arm.FoldVocab->toJSON())
+                                                                                 : llvm::json::Value(nullptr)},
                                                              {"grewe", Arm.WithGrewe},
                                                              {"histogram", Arm.WithHistogram}});
     else if (Arm.K == ArmKind::Embedding)
       J = support::withKeys(std::move(J),
                             llvm::json::Object{{"kind", ir2vec::kindName(Arm.EmbeddingKind).str()},
-                                               {"vocabulary", Arm.Vocabulary.empty() ? "default" : Arm.Vocabulary},
+                                               {"vocabulary", Arm.FoldVocab ? "folds" : Arm.Vocabulary.empty() ? "default" : Arm.Vocabulary},
+                                               {"fold_vocabulary", Arm.FoldVocab ? llvm::json::Value(Arm.FoldVocab->toJSON())
+                                                                                 : llvm::json::Value(nullptr)},
                                                {"weights", llvm::json::Object{{"opcode", double(Arm.Weights.Opcode)},
                                                                               {"type", double(Arm.Weights.Type)},
                                                                               {"arg", double(Arm.Weights.Arg)}}},
@@ -147,6 +151,7 @@ llvm::json::Value devmapReportJSON(const DevmapResult &R) {
       {"settings", R.Spec.settingsJSON()},
       {"arms", std::move(Arms)},
       {"trainings", int64_t(R.Trainings)},
+      {"fold_vocabularies", int64_t(R.FoldVocabularies)},
       {"published", std::move(Pub)}};
 }
 

@@ -1,4 +1,5 @@
 #include "downstream/Study.h"
+#include "ir2vec/FromCounts.h"
 
 #include "ir2vec/EmbeddingBatch.h"
 #include "mir/MirCorpus.h"
@@ -74,7 +75,11 @@ std::string DevmapArm::describe() const {
            (WithHistogram ? ", with the entity histogram" : "") +
            (WithGrewe ? ", with Grewe's features" : "");
   std::string S = ir2vec::kindName(EmbeddingKind).str() + " embedding, " +
-                  std::string(vocab::vocabularySource(Vocabulary));
+                  (FoldVocab ? llvm::formatv("a {0}-dimensional vocabulary trained per training set on its "
+                                             "kernels' triplets ({1} epochs, seed {2}, start {3})",
+                                             FoldVocab->Dim, FoldVocab->Epochs, FoldVocab->Seed, FoldVocab->Init)
+                                   .str()
+                             : std::string(vocab::vocabularySource(Vocabulary)));
   if (Weights.Opcode != 1.0f || Weights.Type != 0.5f || Weights.Arg != 0.2f)
     S += llvm::formatv(", weights {0}/{1}/{2}", Weights.Opcode, Weights.Type, Weights.Arg).str();
   if (Aggregate == Aggregation::Mean)
@@ -137,6 +142,43 @@ llvm::Expected<DevmapSpec> defaultDevmapSpec(const std::vector<std::string> &Voc
       S.Arms.push_back(std::move(A));
     }
   return S;
+}
+
+/// An arm's "fold_vocabulary" (with "vocabulary": "folds"): the training settings, and what
+/// such an arm cannot be (its vectors are counts times each fold's vocabulary).
+static llvm::Error readFoldVocabulary(const mlgo::SpecReader &R, const llvm::json::Object &A,
+                                      const std::string &Where, DevmapArm &Arm) {
+  FoldVocabSettings S;
+  if (const llvm::json::Value *V = A.get("fold_vocabulary")) {
+    const llvm::json::Object *O = V->getAsObject();
+    const std::string At = Where + ".fold_vocabulary";
+    if (!O)
+      return R.error(At, "expected an object (dim, epochs, seed, init)");
+    if (llvm::Error E = R.onlyKeys(*O, At, {"dim", "epochs", "seed", "init"}))
+      return E;
+    if (llvm::Error E = R.integer(*O, "dim", At, S.Dim, 1))
+      return E;
+    if (llvm::Error E = R.integer(*O, "epochs", At, S.Epochs, 1))
+      return E;
+    if (llvm::Error E = R.integer(*O, "seed", At, S.Seed, 0))
+      return E;
+    if (S.Dim > 4096 || S.Epochs > 100000)
+      return R.error(At, "at most 4096 dimensions and 100000 epochs");
+    if (const llvm::json::Value *I = O->get("init")) {
+      if (!I->getAsString())
+        return R.error(At + ".init", "expected \"none\", \"default\" or a vocabulary file");
+      S.Init = I->getAsString()->str();
+      if (S.Init != "none" && S.Init != "default")
+        S.Init = R.resolve(S.Init);
+    }
+  }
+  if (Arm.Machine || Arm.EmbeddingKind != ir2vec::Kind::Symbolic ||
+      (Arm.Aggregate != Aggregation::Sum && Arm.Aggregate != Aggregation::Mean))
+    return R.error(Where + ".vocabulary", "\"folds\" is for symbolic LLVM IR arms summed or "
+                                          "averaged (their vectors are counts times each fold's "
+                                          "vocabulary)");
+  Arm.FoldVocab = S;
+  return llvm::Error::success();
 }
 
 llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
@@ -235,7 +277,7 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     return S;
   }
   llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A, const std::string &Where) -> llvm::Error {
-    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "histogram", "aggregation", "loop_weight", "mir_stage"}))
+    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "histogram", "aggregation", "loop_weight", "mir_stage", "fold_vocabulary"}))
       return E;
     DevmapArm Arm;
     Arm.Name = A.getString("name").value_or("").str();
@@ -271,7 +313,9 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     if (const llvm::json::Value *VV = A.get("vocabulary"); VV && !VV->getAsString())
       return R.error(Where + ".vocabulary", "expected \"default\" or a file name");
     std::string V = A.getString("vocabulary").value_or("default").str();
-    Arm.Vocabulary = V == "default" ? "" : R.resolve(V);
+    Arm.Vocabulary = V == "default" || V == "folds" ? "" : R.resolve(V);
+    if (V != "folds" && A.get("fold_vocabulary"))
+      return R.error(Where + ".fold_vocabulary", "only with \"vocabulary\": \"folds\"");
     if (const llvm::json::Value *WV = A.get("weights")) {
       const llvm::json::Object *W = WV->getAsObject();
       if (!W)
@@ -315,11 +359,17 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
         return R.error(Where + ".histogram", "expected true or false");
       Arm.WithHistogram = *B;
     }
+    if (V == "folds")
+      if (llvm::Error E = readFoldVocabulary(R, A, Where, Arm))
+        return E;
     // Read now: a vocabulary that cannot be read fails before any work (a MIR vocabulary is
     // read for its target when the arm runs; its file must exist now).
     if (Arm.Machine) {
       if (!Arm.Vocabulary.empty() && !llvm::sys::fs::exists(Arm.Vocabulary))
         return R.error(Where + ".vocabulary", Arm.Vocabulary + ": no such MIR vocabulary file");
+    } else if (Arm.FoldVocab) {
+      if (auto I = foldInit(*Arm.FoldVocab); !I)
+        return R.error(Where + ".fold_vocabulary.init", llvm::toString(I.takeError()));
     } else if (auto Vocab = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights); !Vocab) {
       return R.error(Where + ".vocabulary", llvm::toString(Vocab.takeError()));
     }
@@ -348,6 +398,41 @@ std::vector<double> blockMaximum(const std::vector<double> &Rows, unsigned Dim) 
     for (unsigned D = 0; D < Dim; ++D)
       Max[D] = R == 0 ? Rows[D] : std::max(Max[D], Rows[R * Dim + D]);
   return Max;
+}
+
+/// Each kernel's vector over its instruction count (each instruction has one opcode: the
+/// histogram's opcode columns count them); kernels left out (no counts) untouched.
+void overInstructions(std::vector<std::vector<double>> &Rows,
+                      const std::vector<std::vector<double>> &Counts) {
+  for (size_t D = 0; D < Rows.size(); ++D) {
+    const std::vector<double> &Count = Counts[D];
+    if (Count.size() != vocab::NumEntities)
+      continue;
+    const double N = std::accumulate(Count.begin(), Count.begin() + vocab::NumOpcodes, 0.0);
+    for (double &X : Rows[D])
+      X /= std::max(N, 1.0);
+  }
+}
+
+/// An arm's feature rows (row-major) for a platform's Rows: the kernel's vector (Vectors, by
+/// distinct content KernelOf[row]; none for the controls), its counts with the histogram,
+/// Grewe's columns, then the run's transfer and work-group size.
+std::vector<double> rowFeatures(const DevmapArm &Arm, const std::vector<std::vector<double>> &Vectors,
+                                const std::vector<std::vector<double>> &Counts,
+                                const std::vector<DevmapRow> &Rows, const std::vector<size_t> &KernelOf) {
+  std::vector<double> F;
+  for (size_t I = 0; I < Rows.size(); ++I) {
+    const DevmapRow &Row = Rows[I];
+    if (!Vectors.empty())
+      F.insert(F.end(), Vectors[KernelOf[I]].begin(), Vectors[KernelOf[I]].end());
+    if (Arm.WithHistogram)
+      F.insert(F.end(), Counts[KernelOf[I]].begin(), Counts[KernelOf[I]].end());
+    if (Arm.K == ArmKind::Grewe || Arm.WithGrewe)
+      F.insert(F.end(), Row.Grewe.begin(), Row.Grewe.end());
+    F.push_back(Row.Transfer);
+    F.push_back(Row.WorkGroupSize);
+  }
+  return F;
 }
 
 /// Sum over blocks of Weight^depth times the block's row (every block, in layout order).
@@ -721,6 +806,42 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
   // Features of every arm: per distinct content a vector, per row the run's own columns.
   const size_t NA = Spec.Arms.size();
   R.Arms.resize(NA);
+  std::vector<std::vector<size_t>> KernelOfRow(NP); // [platform][row]: its distinct content
+  for (size_t P = 0; P < NP; ++P)
+    for (const DevmapRow &Row : R.Rows[P])
+      KernelOfRow[P].push_back(ContentOf[FileIndex[kernelFile(Data.Dir, Row)]]);
+  // Fold vocabularies: every kernel's triplets once, a warm start per arm.
+  std::optional<KernelTriplets> Triplets;
+  std::vector<std::optional<vocab::InitialEntities>> Inits(NA);
+  for (size_t A = 0; A < NA; ++A) {
+    if (!Spec.Arms[A].FoldVocab)
+      continue;
+    if (!Triplets) {
+      auto T = KernelTriplets::collect(Effective, Usable);
+      if (!T)
+        return T.takeError();
+      Triplets = std::move(*T);
+    }
+    auto I = foldInit(*Spec.Arms[A].FoldVocab);
+    if (!I)
+      return support::prefixError("arm " + Spec.Arms[A].Name, I.takeError());
+    Inits[A] = std::move(*I);
+  }
+  // A fold vocabulary's vectors per distinct content: the counts times it (summed as the
+  // symbolic module vector is, by linearity), over the instruction count with Mean.
+  auto FoldVectors = [&](const DevmapArm &Arm, const vocab::Vocabulary &V) {
+    std::vector<std::vector<double>> Out(Counts->Rows.size());
+    for (size_t D = 0; D < Out.size(); ++D)
+      if (Usable[D])
+        Out[D] = ir2vec::countsTimesVocabulary(Counts->Rows[D], V);
+    if (Arm.Aggregate == Aggregation::Mean)
+      overInstructions(Out, Counts->Rows);
+    return Out;
+  };
+  auto TrainFold = [&](size_t A, const std::vector<size_t> &Kernels) {
+    const DevmapArm &Arm = Spec.Arms[A];
+    return Triplets->train(Kernels, *Arm.FoldVocab, Arm.Weights, Inits[A] ? &*Inits[A] : nullptr);
+  };
   for (size_t A = 0; A < NA; ++A) {
     const DevmapArm &Arm = Spec.Arms[A];
     DevmapArmResult &Out = R.Arms[A];
@@ -750,6 +871,19 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
       Vectors = std::move(E->Rows);
       for (unsigned D = 0; D < (*Src)->vocabulary().Dim; ++D)
         Out.ColumnNames.push_back("mir" + std::to_string(D));
+    } else if (Arm.FoldVocab) {
+      // Each training uses its own (below); results.h5 keeps the vectors of the vocabulary
+      // trained on every kernel, for inspection.
+      std::vector<size_t> All;
+      for (size_t D = 0; D < Usable.size(); ++D)
+        if (Usable[D])
+          All.push_back(D);
+      auto V = TrainFold(A, All);
+      if (!V)
+        return support::prefixError("arm " + Arm.Name, V.takeError());
+      Vectors = FoldVectors(Arm, *V);
+      for (unsigned D = 0; D < Arm.FoldVocab->Dim; ++D)
+        Out.ColumnNames.push_back("dim" + std::to_string(D));
     } else if (Arm.K == ArmKind::Embedding) {
       auto V = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
       if (!V)
@@ -758,15 +892,7 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
       if (!E)
         return E.takeError();
       if (Arm.Aggregate == Aggregation::Mean)
-        // Each instruction has one opcode: the histogram's opcode columns count them.
-        for (size_t D = 0; D < E->Rows.size(); ++D) {
-          const std::vector<double> &Count = Counts->Rows[D];
-          if (Count.size() != vocab::NumEntities)
-            continue; // a kernel left out of every arm
-          const double N = std::accumulate(Count.begin(), Count.begin() + vocab::NumOpcodes, 0.0);
-          for (double &X : E->Rows[D])
-            X /= std::max(N, 1.0);
-        }
+        overInstructions(E->Rows, Counts->Rows);
       for (size_t D = 0; D < Effective.size(); ++D)
         if (Usable[D] && !E->Errors[D].empty())
           return support::fileError(Effective[D], "arm " + Arm.Name + ": cannot embed: " + E->Errors[D]);
@@ -785,21 +911,7 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
     Out.Columns = Out.ColumnNames.size();
     Out.Features.resize(NP);
     for (size_t P = 0; P < NP; ++P)
-      for (const DevmapRow &Row : R.Rows[P]) {
-        std::vector<double> &F = Out.Features[P];
-        if (!Vectors.empty()) {
-          const std::vector<double> &V = Vectors[ContentOf[FileIndex[kernelFile(Data.Dir, Row)]]];
-          F.insert(F.end(), V.begin(), V.end());
-        }
-        if (Arm.WithHistogram) {
-          const std::vector<double> &V = Counts->Rows[ContentOf[FileIndex[kernelFile(Data.Dir, Row)]]];
-          F.insert(F.end(), V.begin(), V.end());
-        }
-        if (Arm.K == ArmKind::Grewe || Arm.WithGrewe)
-          F.insert(F.end(), Row.Grewe.begin(), Row.Grewe.end());
-        F.push_back(Row.Transfer);
-        F.push_back(Row.WorkGroupSize);
-      }
+      Out.Features[P] = rowFeatures(Arm, Vectors, Counts->Rows, R.Rows[P], KernelOfRow[P]);
   }
   R.EmbedSeconds = seconds(EmbedStart);
   Tmp.reset();
@@ -873,7 +985,7 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
       Y[P].push_back(Row.GPU);
   const auto TrainStart = std::chrono::steady_clock::now();
   support::Progress Prog("trainings", Tasks.size(), C.Run.ShowProgress);
-  std::atomic<size_t> Next{0}, Done{0};
+  std::atomic<size_t> Next{0}, Done{0}, FoldVocabs{0};
   std::mutex M;
   std::optional<std::string> Failure;
   {
@@ -894,10 +1006,31 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
           std::vector<size_t> Train, Test;
           for (size_t I = 0; I < F.size(); ++I)
             (F[I] == Tk.Fold ? Test : Train).push_back(I);
-          auto Probs = trainAndPredict(X[Tk.A][Tk.P], Y[Tk.P], Train, Test, Spec.Boost);
+          const FloatMatrix *Xm = &X[Tk.A][Tk.P];
+          FloatMatrix Own; // an arm with fold vocabularies: this training's own features
+          const DevmapArm &Arm = Spec.Arms[Tk.A];
+          if (Arm.FoldVocab) {
+            std::vector<size_t> Kernels;
+            for (size_t I : Train)
+              Kernels.push_back(KernelOfRow[Tk.P][I]);
+            std::sort(Kernels.begin(), Kernels.end());
+            Kernels.erase(std::unique(Kernels.begin(), Kernels.end()), Kernels.end());
+            auto V = TrainFold(Tk.A, Kernels);
+            if (!V) {
+              std::lock_guard<std::mutex> G(M);
+              Failure = "arm " + Arm.Name + ": " + llvm::toString(V.takeError());
+              return;
+            }
+            size_t Used = 0;
+            Own = scaled(rowFeatures(Arm, FoldVectors(Arm, *V), Counts->Rows, R.Rows[Tk.P], KernelOfRow[Tk.P]),
+                         R.Rows[Tk.P].size(), R.Arms[Tk.A].Columns, Used);
+            Xm = &Own;
+            ++FoldVocabs;
+          }
+          auto Probs = trainAndPredict(*Xm, Y[Tk.P], Train, Test, Spec.Boost);
           std::lock_guard<std::mutex> G(M);
           if (!Probs) {
-            Failure = "arm " + Spec.Arms[Tk.A].Name + ": " + llvm::toString(Probs.takeError());
+            Failure = "arm " + Arm.Name + ": " + llvm::toString(Probs.takeError());
             return;
           }
           std::vector<uint8_t> &Pred = R.Arms[Tk.A].Predictions[Tk.P][Tk.Pr][Tk.S];
@@ -915,6 +1048,7 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
   if (Failure)
     return support::makeError(*Failure);
   R.Trainings = Tasks.size();
+  R.FoldVocabularies = FoldVocabs.load();
   R.TrainSeconds = seconds(TrainStart);
   for (size_t A = 0; A < NA; ++A)
     for (size_t P = 0; P < NP; ++P)

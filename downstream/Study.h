@@ -9,6 +9,7 @@
 #include "downstream/Boost.h"
 #include "downstream/Devmap.h"
 #include "downstream/Folds.h"
+#include "downstream/FoldVocab.h"
 #include "ir2vec/Embedder.h"
 #include "support/Names.h"
 #include "support/RunSettings.h"
@@ -46,6 +47,9 @@ struct DevmapArm {
   bool WithHistogram = false; // the entity histogram's 110 columns too (after the embedding)
   Aggregation Aggregate = Aggregation::Sum; // LLVM IR embedding arms only
   double LoopWeight = 2;                    // Aggregation::Loop: a block's weight per depth
+  /// "vocabulary": "folds": every training of the arm uses a vocabulary trained on the
+  /// triplets of its training rows' kernels only (FoldVocab.h); symbolic, sum or mean.
+  std::optional<FoldVocabSettings> FoldVocab;
   bool Control = false;
   /// Machine IR: the kernel compiled for x86-64 by llc-22 -O2's code generation up to
   /// MirStage, embedded with MIR2Vec (Vocabulary: a MIR vocabulary, "" = the default one).
@@ -125,6 +129,7 @@ struct DevmapResult {
   std::vector<Interval> OracleSpeedup;                           // [platform]
   std::vector<DevmapArmResult> Arms;
   size_t Trainings = 0, DistinctKernelFiles = 0;
+  size_t FoldVocabularies = 0; // vocabularies trained for arms with "vocabulary": "folds"
   double Seconds = 0, EmbedSeconds = 0, TrainSeconds = 0;
   std::string BoostVersion;
 };

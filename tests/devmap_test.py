@@ -332,13 +332,47 @@ else:
         check(f"aggregation loop = the blocks times 3^loop depth (opt-22 print<loops>; {deep} blocks in loops)",
               fl.shape == (len(files), 77) and np.allclose(fl[:, :75], want, rtol=1e-12, atol=1e-9) and deep > 0,
               (fl.shape, np.abs(fl[:, :75] - want).max() if fl.shape[0] == len(want) else None))
+    # "vocabulary": "folds": a vocabulary per training set, trained on its kernels' triplets.
+    # results.h5 keeps the vectors of the one trained on every kernel: equal to the command-line
+    # path (triplets --format openke --extended-relations, vocab train with the same settings,
+    # embeddings --level module). One vocabulary per training: platforms x seeds x folds.
+    json.dump({"protocols": ["kernel"], "seeds": [104, 105], "folds": 3,
+               "arms": [{"name": "f", "vocabulary": "folds", "fold_vocabulary": {"dim": 8, "epochs": 50, "seed": 3}}]},
+              open(spec, "w"))
+    r6 = run("evaluate", "devmap", loops_ds, "--spec", spec, "-o", W("folds-out"), "-q")
+    if check("fold vocabularies: exit 0", r6.returncode == 0, r6.stderr[-600:]):
+        rep_ = json.load(open(W("folds-out", "report.json")))
+        arm = [x for x in rep_["arms"] if x["name"] == "f"][0]
+        check("fold vocabularies: one per training (1 platform x 2 seeds x 3 folds), recorded with their settings",
+              rep_["fold_vocabularies"] == 6 and arm["vocabulary"] == "folds"
+              and arm["fold_vocabulary"] == {"dim": 8, "epochs": 50, "seed": 3, "init": "none"}, (rep_["fold_vocabularies"], arm))
+        trip, voc, mod = W("fv-triplets"), W("fv.json"), W("fv-m.h5")
+        ok = run("triplets", "-q", "--format", "openke", "--extended-relations", "-o", trip,
+                 os.path.join(loops_ds, "kernels_ir")).returncode == 0
+        ok = ok and run("vocab", "train", trip, "--dim", "8", "--epochs", "50", "--seed", "3", "--eval-every", "0",
+                        "--valid-fraction", "0", "--test-fraction", "0", "-o", voc, "-q").returncode == 0
+        ok = ok and run("embeddings", "-q", "--vocab", voc, "--level", "module", "--format", "hdf5", "-o", mod,
+                        os.path.join(loops_ds, "kernels_ir")).returncode == 0
+        if check("fold vocabularies: the command-line oracle ran", ok):
+            with h5py.File(W("folds-out", "results.h5"), "r") as h, h5py.File(mod, "r") as m:
+                fe = h["one/arms/f/features"][:]
+                files = [os.path.realpath(os.path.join(loops_ds, "kernels_ir", (b.decode() + ".ll") if d.decode() == "default" else f"{b.decode()}_{d.decode()}.ll"))
+                         for b, d in zip(h["one/benchmark"][:], h["one/dataset"][:])]
+                paths = [os.path.realpath(p_.decode()) for p_ in m["modules/path"][:]]
+                want = m["modules/embedding"][:][[paths.index(f_) for f_ in files]]
+            check("fold vocabularies: the every-kernel vocabulary's vectors = triplets, vocab train, embeddings",
+                  fe.shape == (len(files), 10) and np.allclose(fe[:, :8], want, rtol=1e-12, atol=1e-12), np.abs(fe[:, :8] - want).max())
     bad_agg = W("bad-agg.json")
     for arm, key in (({"name": "x", "aggregation": "median"}, b"arms[0].aggregation"),
                      ({"name": "x", "loop_weight": 2}, b"arms[0].loop_weight"),
-                     ({"name": "x", "aggregation": "loop", "loop_weight": -1}, b"arms[0].loop_weight")):
+                     ({"name": "x", "aggregation": "loop", "loop_weight": -1}, b"arms[0].loop_weight"),
+                     ({"name": "x", "vocabulary": "folds", "kind": "flow-aware"}, b"arms[0].vocabulary"),
+                     ({"name": "x", "fold_vocabulary": {"dim": 8}}, b"arms[0].fold_vocabulary"),
+                     ({"name": "x", "vocabulary": "folds", "fold_vocabulary": {"dim": 0}}, b"arms[0].fold_vocabulary.dim"),
+                     ({"name": "x", "vocabulary": "folds", "fold_vocabulary": {"init": "nope.json"}}, b"arms[0].fold_vocabulary.init")):
         json.dump({"arms": [arm]}, open(bad_agg, "w"))
         r4 = run("evaluate", "devmap", seps, "--spec", bad_agg, "-o", W("bad-agg-out"), "-q")
-        check(f"a bad aggregation ({arm}) is refused by key", r4.returncode != 0 and key in r4.stderr
+        check(f"a bad arm ({arm}) is refused by key", r4.returncode != 0 and key in r4.stderr
               and not os.path.exists(W("bad-agg-out")), r4.stderr[-300:])
     # vocab eval --devmap: the same study, arms per vocabulary and kind, folds by kernel.
     if r.returncode == 0:
