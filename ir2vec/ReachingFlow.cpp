@@ -112,10 +112,24 @@ private:
   DepGraph G;
   llvm::DenseMap<const llvm::Instruction *, int32_t> InstId;
   llvm::DenseMap<const llvm::Function *, int32_t> FnId;
+  // Instructions a function vector sums (reachable blocks, no debug intrinsics): a call reads
+  // its callee's mean instruction, F / n.
+  llvm::DenseMap<const llvm::Function *, size_t> FnSize;
   std::vector<double> X; // Nodes x Dim, row-major
   std::vector<double> ArgScratch, GroupScratch;
   size_t Cycles = 0;
 };
+
+// An unknown as an error message names it: the instruction as LLVM prints it.
+static std::string describeNode(const Node &N) {
+  std::string Where;
+  llvm::raw_string_ostream OS(Where);
+  if (N.I)
+    N.I->print(OS);
+  else
+    OS << "the function vector";
+  return llvm::StringRef(Where).trim().str();
+}
 
 // Blocks in depth-first order from the entry (successor order, so independent of layout),
 // then the unreachable ones in layout order.
@@ -145,6 +159,11 @@ void ReachingSolver::number(const std::vector<const llvm::Function *> &Fns) {
       }
     FnId[F] = static_cast<int32_t>(G.Nodes.size());
     G.Nodes.push_back(Node{nullptr, F});
+    size_t Summed = 0;
+    for (const llvm::BasicBlock *BB : llvm::depth_first(F))
+      Summed += size_t(std::distance(BB->instructionsWithoutDebug().begin(),
+                                     BB->instructionsWithoutDebug().end()));
+    FnSize[F] = Summed;
   }
 }
 
@@ -156,7 +175,8 @@ Part ReachingSolver::operandPart(const llvm::Use &U) const {
   if (Call && Call->isCallee(&U))
     if (const auto *Callee = llvm::dyn_cast<llvm::Function>(Op))
       if (!Callee->isDeclaration())
-        return Part{nullptr, FnId.lookup(Callee), ReachingFlow::Damping};
+        return Part{nullptr, FnId.lookup(Callee),
+                    ReachingFlow::Damping / double(std::max<size_t>(FnSize.lookup(Callee), 1))};
   return Part{V.row(vocab::operandEntity(*Op)), -1, 1.0};
 }
 
@@ -209,7 +229,7 @@ void ReachingSolver::describeInst(const llvm::Instruction &I, const llvm::Memory
     if (Entry)
       G.Parts.push_back(P);
     for (int32_t W : Writes)
-      G.Parts.push_back(Part{nullptr, W, 1.0});
+      G.Parts.push_back(Part{nullptr, W, ReachingFlow::Damping});
     G.closeGroup();
   }
   N.EndGroup = G.groupCount();
@@ -405,15 +425,8 @@ llvm::Error ReachingSolver::solveCycle(const std::vector<const Node *> &SCC) {
   }
   if (!Solved || !Sol.is_finite()) {
     const Node &First = G.Nodes[Members.front()];
-    std::string Where;
-    llvm::raw_string_ostream OS(Where);
-    if (First.I)
-      First.I->print(OS);
-    else
-      OS << "the function vector";
-    llvm::StringRef Text = llvm::StringRef(Where).trim();
     return support::makeError("function '" + First.Fn->getName() + "': the dependency cycle of " +
-                              llvm::Twine(Rows) + " unknowns through '" + Text +
+                              llvm::Twine(Rows) + " unknowns through '" + describeNode(First) +
                               "' could not be solved: it has no flow-aware-rd vector");
   }
   for (uint32_t K = 0; K < Rows; ++K)
@@ -478,6 +491,16 @@ llvm::Expected<ReachingFlow> ReachingSolver::run(llvm::ArrayRef<const llvm::Func
     if (llvm::Error E = solveCycle(SCC))
       return E;
   }
+
+  // A vector that overflowed is an error, never a silent infinity: straight-line code doubles
+  // along a chain of instructions that use a value twice, as in LLVM's flow-aware kind.
+  for (size_t K = 0; K < G.Nodes.size(); ++K)
+    if (!std::all_of(x(int32_t(K)), x(int32_t(K)) + Dim, [](double V) { return std::isfinite(V); })) {
+      const Node &N = G.Nodes[K];
+      return support::makeError("function '" + N.Fn->getName() + "': the vector of '" +
+                                describeNode(N) +
+                                "' overflows a double: it has no flow-aware-rd vector");
+    }
 
   ReachingFlow Flow;
   Flow.Dim = Dim;

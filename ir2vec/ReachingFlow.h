@@ -4,11 +4,12 @@
 // An instruction's vector is LLVM's combination (opcode + type) + args [+ predicate], where an
 // operand's contribution is (docs/embeddings.md, "flow-aware-rd", gives the equations):
 //   - a value defined by an instruction: that instruction's vector (as LLVM's flow-aware kind);
-//   - the pointer of a load: the sum of the vectors of its reaching definitions, the stores and
-//     memory-writing calls that may reach it (LLVM's MemorySSA over BasicAA, TBAA and scoped
-//     no-alias metadata), plus the pointer's own contribution when some path from the entry
-//     reaches the load without a write;
-//   - the callee of a direct call to a defined function: Damping times its function vector;
+//   - the pointer of a load: Damping times the sum of the vectors of its reaching definitions,
+//     the stores and memory-writing calls that may reach it (LLVM's MemorySSA over BasicAA,
+//     TBAA and scoped no-alias metadata), plus the pointer's own contribution when some path
+//     from the entry reaches the load without a write;
+//   - the callee of a direct call to a defined function: Damping times its mean instruction
+//     (its function vector over the n instructions it sums);
 //   - anything else (constants, arguments, declarations, labels): the vocabulary's operand row.
 // The dependencies form a graph; each strongly connected component with a cycle is one linear
 // system x = B + W x. Inside a cycle an instruction's cyclic dependencies share the damping

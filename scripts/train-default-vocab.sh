@@ -14,16 +14,8 @@ work=${1:-$repo/build/default-vocab}
 ir2vec=$repo/build/bin/ir2vec
 mkdir -p "$work"
 
-# 1. Corpus: IR before any LLVM pass (as MLGO corpora), so that step 2 sees each module at
-#    every optimisation level exactly as opt-22 -O<x> would produce it.
-bash "$repo/scripts/build-test-corpus.sh" "$repo/../shared/corpus/build-corpus.sh" \
-  "$work/corpus" -Oz -Xclang -disable-llvm-passes
-
-# 2. Triplets: the corpus plus the training supplement (rare constructs), LLVM's default
-#    pipelines O0..Oz in-process, with the extended relations (predicates, operand types).
-{ cat "$work/corpus/corpus.list"; echo "$repo/vocab/default/supplement.ll"; } > "$work/inputs.list"
-"$ir2vec" triplets --format openke -o "$work/triplets" --extended-relations \
-  --opt-levels O0,O1,O2,O3,Os,Oz -j "$(nproc)" "@$work/inputs.list"
+# 1 and 2. The corpus as IR before any LLVM pass, and its triplets at every level.
+bash "$repo/scripts/vocab-triplets.sh" "$work"
 
 # 3. TransE, 75 dimensions, L1, margin 4, Adam; early stopping on validation MRR. Started from
 #    LLVM's seed vocabulary (issue 38): trained from random vectors, the vocabulary predicted
