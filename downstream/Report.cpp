@@ -342,7 +342,9 @@ llvm::Error writeDevmapOutputs(const DevmapResult &R, const std::string &Dir, co
   if (llvm::Error E = drawPlot(R, Stage->path(), Gnuplot, CancelFd))
     return E;
   std::vector<std::pair<std::string, std::unique_ptr<llvm::MemoryBuffer>>> Made;
-  for (const char *N : {"results.h5", "accuracy.png", "accuracy.svg"}) {
+  for (const char *N : DevmapOutputFiles) {
+    if (llvm::StringRef(N).starts_with("report."))
+      continue; // written from memory below
     auto B = llvm::MemoryBuffer::getFile(Stage->file(N));
     if (!B)
       return support::fileError(Stage->file(N), "cannot read back: " + B.getError().message());

@@ -75,7 +75,7 @@ std::string DevmapArm::describe() const {
            (WithHistogram ? ", with the entity histogram" : "") +
            (WithGrewe ? ", with Grewe's features" : "");
   std::string S = ir2vec::kindName(EmbeddingKind).str() + " embedding, " +
-                  (FoldVocab ? llvm::formatv("a {0}-dimensional vocabulary trained per training set on its "
+                  (FoldVocab ? llvm::formatv("a vocabulary of {0} dimensions trained per training set on its "
                                              "kernels' triplets ({1} epochs, seed {2}, start {3})",
                                              FoldVocab->Dim, FoldVocab->Epochs, FoldVocab->Seed, FoldVocab->Init)
                                    .str()
@@ -162,8 +162,10 @@ static llvm::Error readFoldVocabulary(const mlgo::SpecReader &R, const llvm::jso
       return E;
     if (llvm::Error E = R.integer(*O, "seed", At, S.Seed, 0))
       return E;
-    if (S.Dim > 4096 || S.Epochs > 100000)
-      return R.error(At, "at most 4096 dimensions and 100000 epochs");
+    if (S.Dim > 4096)
+      return R.error(At + ".dim", "at most 4096 dimensions");
+    if (S.Epochs > 100000)
+      return R.error(At + ".epochs", "at most 100000 epochs");
     if (const llvm::json::Value *I = O->get("init")) {
       if (!I->getAsString())
         return R.error(At + ".init", "expected \"none\", \"default\" or a vocabulary file");
@@ -488,6 +490,13 @@ llvm::Expected<KernelVectors> embedFiles(const std::vector<std::string> &Files, 
                                            Out.Rows[I].assign(Dim, 0.0); // no functions
                                          else
                                            Out.Rows[I] = std::move(M.E.ModuleVector);
+                                         // A kernel vector XGBoost cannot use (a loop weight
+                                         // to a deep nest's power, LLVM's flow-aware kind on
+                                         // a doubling chain) fails the kernel, named.
+                                         if (M.Error.empty() &&
+                                             !llvm::all_of(Out.Rows[I], [](double X) { return std::isfinite(X); }))
+                                           Out.Errors[I] = "its vector is not finite (it overflows a double" +
+                                                           std::string(Agg == Aggregation::Loop ? ": loop_weight to the power of its loop depth" : "") + ")";
                                          return llvm::Error::success();
                                        });
   if (E)

@@ -143,6 +143,10 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
 /// the mean last: paired (same rows, folds, seeds and bootstrap resamples of kernels).
 std::vector<Interval> pairedDifference(const DevmapResult &R, size_t A, size_t B, size_t Protocol);
 
+/// The files writeDevmapOutputs puts in its directory.
+inline constexpr const char *DevmapOutputFiles[] = {"report.json", "report.md", "results.h5",
+                                                    "accuracy.png", "accuracy.svg"};
+
 /// Renderers (Report.cpp).
 llvm::json::Value devmapReportJSON(const DevmapResult &R);
 std::string devmapReportMarkdown(const DevmapResult &R);

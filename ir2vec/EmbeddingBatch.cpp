@@ -266,11 +266,6 @@ llvm::Error EmbeddingJob::validate() const {
   const bool HDF5 = Format == OutputFormat::HDF5;
   if (Header.Counts && !HDF5)
     return usageError("--counts needs --format hdf5");
-  // Counts times a vocabulary rebuilds symbolic vectors only (from-counts): a flow-aware kind
-  // would be recorded and silently not honoured.
-  if (Header.Counts && EmbeddingKind != Kind::Symbolic)
-    return usageError("--counts counts entities, from which only symbolic vectors can be "
-                      "rebuilt: not with --kind " + kindName(EmbeddingKind).str());
   if (HDF5 && Output == "-")
     return usageError("--format hdf5 needs an output file: -o FILE.h5");
   if (Resume && !HDF5)

@@ -66,7 +66,7 @@ struct FileHeader {
 
   /// Levels computed for a file of this granularity: they accumulate (inst has all three).
   LevelSet levels() const;
-  /// The schema attribute: "ir2vec.embeddings/3" or "ir2vec.counts/3".
+  /// The schema attribute: "ir2vec.embeddings/4" or "ir2vec.counts/4".
   std::string schema() const;
   /// Whether rows written under H can continue a file written under this header.
   bool sameRows(const FileHeader &H) const;

@@ -1,6 +1,7 @@
 #include "ir2vec/ModuleEmbedding.h"
 #include "ir2vec/InstructionPrinter.h"
 #include "ir2vec/ReachingFlow.h"
+#include "support/Error.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DepthFirstIterator.h"
@@ -10,7 +11,10 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace wb::ir2vec {
 namespace {
@@ -158,6 +162,32 @@ llvm::Expected<ModuleEmbedding> embedModule(const llvm::Module &M, const vocab::
   }
   if (R.Levels.Functions)
     Out.ModuleVector = moduleVector(Out.FunctionVectors, Out.Dim);
+  // The solver refuses an instruction vector that overflows; a sum of finite ones (a block, a
+  // function, the module) can overflow too, and this kind promises no infinities. LLVM's kinds
+  // are left as LLVM computes them.
+  if (Flow) {
+    // Level, rows, and the function row of each (none for the module).
+    struct LevelRows {
+      const char *Level;
+      const std::vector<double> &Rows;
+      const std::vector<int64_t> *FunctionOf;
+    };
+    std::vector<int64_t> Identity(Out.FunctionNames.size());
+    std::iota(Identity.begin(), Identity.end(), 0);
+    for (const LevelRows &L : {LevelRows{"an instruction", Out.InstVectors, &Out.InstFunction},
+                               LevelRows{"a block", Out.BlockVectors, &Out.BlockFunction},
+                               LevelRows{"the function", Out.FunctionVectors, &Identity},
+                               LevelRows{"the module", Out.ModuleVector, nullptr}}) {
+      auto Bad = std::find_if(L.Rows.begin(), L.Rows.end(), [](double X) { return !std::isfinite(X); });
+      if (Bad == L.Rows.end())
+        continue;
+      const size_t Row = size_t(Bad - L.Rows.begin()) / Out.Dim;
+      const std::string Where =
+          L.FunctionOf ? " of function '" + Out.FunctionNames[size_t((*L.FunctionOf)[Row])] + "'" : "";
+      return support::makeError(llvm::Twine("the flow-aware-rd vector of ") + L.Level + Where +
+                                " overflows a double (a sum of finite vectors): it has none");
+    }
+  }
   return Out;
 }
 

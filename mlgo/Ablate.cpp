@@ -71,7 +71,9 @@ llvm::Error readArmKind(const SpecReader &R, const llvm::json::Object &A, const 
   if (!V)
     return llvm::Error::success();
   std::optional<llvm::StringRef> Name = V->getAsString();
-  llvm::Expected<ir2vec::Kind> K = ir2vec::parseKind(Name ? *Name : "");
+  if (!Name)
+    return R.error(Where + ".kind", "expected a string: symbolic, flow-aware or flow-aware-rd");
+  llvm::Expected<ir2vec::Kind> K = ir2vec::parseKind(*Name);
   if (!K)
     return R.error(Where + ".kind", llvm::toString(K.takeError()));
   Arm.Kind = *K;
@@ -87,14 +89,22 @@ llvm::Error readArmKind(const SpecReader &R, const llvm::json::Object &A, const 
   // LLVM 22 computes the inliner's callee_ and caller_embedding symbolic whatever its
   // -ir2vec-kind says: a kind only reaches the workbench's own IR2Vec features (those sized by
   // the IR vocabulary, DimD; MIR2Vec has the symbolic kind only).
-  const bool Reaches = std::any_of(Defs->begin(), Defs->end(), [](const features::FeatureDef *F) {
-    return F->From == features::Origin::Workbench && llvm::is_contained(F->Shape, features::DimD);
-  });
-  if (!Reaches)
+  auto TakesKind = [](const features::FeatureDef &F) {
+    return F.From == features::Origin::Workbench && llvm::is_contained(F.Shape, features::DimD);
+  };
+  const bool Reaches = std::any_of(Defs->begin(), Defs->end(),
+                                   [&](const features::FeatureDef *F) { return TakesKind(*F); });
+  if (!Reaches) {
+    std::vector<std::string> Groups; // the task's groups a kind reaches, from its table
+    for (const features::FeatureDef &F : features::taskInfo(T).Features)
+      if (TakesKind(F) && !llvm::is_contained(Groups, F.Group))
+        Groups.push_back(F.Group);
     return R.error(Where + ".kind",
-                   "'" + Arm.Name + "' reads no embedding the workbench computes (LLVM 22 "
-                                    "computes callee_embedding and caller_embedding symbolic "
-                                    "only): the kind would not be used; add the \"module\" group");
+                   "'" + Arm.Name + "' reads no IR2Vec embedding the workbench computes (the "
+                                    "kind reaches only the group" + (Groups.size() > 1 ? "s " : " ") +
+                                    "\"" + llvm::join(Groups, "\", \"") + "\"; LLVM 22 computes "
+                                    "its own embeddings symbolic): the kind would not be used");
+  }
   return llvm::Error::success();
 }
 

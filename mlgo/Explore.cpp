@@ -196,8 +196,7 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
   for (const std::string &V : C.Vocabularies) {
     llvm::Expected<Compiled> R = Run(BestRun.Decisions, BestRun.Rule, V);
     if (!R) {
-      X.Error = "replaying the best decisions with embeddings (" +
-                (V.empty() ? std::string("default vocabulary") : V) +
+      X.Error = "replaying the best decisions with embeddings (" + observationSetName(V) +
                 "): " + llvm::toString(R.takeError());
       return X;
     }

@@ -529,3 +529,38 @@ TEST(ReachingFlowHand, OverflowIsAnError) {
   EXPECT_NE(Message.find("function 'dbl'"), std::string::npos) << Message;
   EXPECT_NE(Message.find("overflows a double"), std::string::npos) << Message;
 }
+
+// Sums of finite vectors can overflow too: with two functions of n doubling steps each, some n
+// leaves every instruction and function finite (the solver accepts them) but not their module
+// vector; the same chain in a block unreachable from the entry overflows that block's sum.
+// Both are errors naming the level, for the first n where the solver itself still succeeds.
+TEST(ReachingFlowHand, OverflowingSumsAreErrors) {
+  auto Chain = [](const std::string &Fn, const std::string &Entry, int N) {
+    std::string IR = "define i32 @" + Fn + "(i32 %x0) {\n" + Entry;
+    for (int K = 1; K <= N; ++K)
+      IR += "  %x" + std::to_string(K) + " = add i32 %x" + std::to_string(K - 1) + ", %x" +
+            std::to_string(K - 1) + "\n";
+    return IR + "  ret i32 %x" + std::to_string(N) + "\n}\n";
+  };
+  // The error for each n: "" when it succeeds.
+  auto Errors = [&](auto Make, ir2vec::EmbedRequest R) {
+    std::vector<std::string> Out;
+    for (int N = 1000; N <= 1030; ++N) {
+      Fixture X(Make(N));
+      auto E = ir2vec::embedModule(*X.M, *X.V, R);
+      Out.push_back(E ? std::string() : llvm::toString(E.takeError()));
+    }
+    return Out;
+  };
+  ir2vec::EmbedRequest R;
+  R.EmbeddingKind = Kind::FlowAwareRD;
+  auto Module = Errors([&](int N) { return Chain("a", "", N) + Chain("b", "", N); }, R);
+  auto Found = std::find_if(Module.begin(), Module.end(), [](const std::string &M) { return !M.empty(); });
+  ASSERT_NE(Found, Module.end());
+  EXPECT_NE(Found->find("the flow-aware-rd vector of the module overflows"), std::string::npos) << *Found;
+  R.Levels.Blocks = true;
+  auto Block = Errors([&](int N) { return Chain("d", "entry:\n  ret i32 0\ndead:\n", N); }, R);
+  Found = std::find_if(Block.begin(), Block.end(), [](const std::string &M) { return !M.empty(); });
+  ASSERT_NE(Found, Block.end());
+  EXPECT_NE(Found->find("of a block of function 'd' overflows"), std::string::npos) << *Found;
+}

@@ -362,6 +362,29 @@ else:
                 want = m["modules/embedding"][:][[paths.index(f_) for f_ in files]]
             check("fold vocabularies: the every-kernel vocabulary's vectors = triplets, vocab train, embeddings",
                   fe.shape == (len(files), 10) and np.allclose(fe[:, :8], want, rtol=1e-12, atol=1e-12), np.abs(fe[:, :8] - want).max())
+    # A loop weight to the power of a 110-deep nest overflows: the kernel fails, named, nothing
+    # written (XGBoost would otherwise train on infinities).
+    deep_ds = W("deep")
+    devmap_data.make(deep_ds, devmap_data.separable, kernels=9, depth=lambda k: 110 if k == 0 else 1)
+    json.dump({"protocols": ["kernel"], "seeds": [104], "folds": 3,
+               "arms": [{"name": "l", "aggregation": "loop", "loop_weight": 1000}]}, open(W("deep.json"), "w"))
+    r9 = run("evaluate", "devmap", deep_ds, "--spec", W("deep.json"), "-o", W("deep-out"), "-q")
+    check("a loop-weighted vector that overflows: exit 1 naming the kernel, nothing written",
+          r9.returncode == 1 and b"suite0-1.0-prog0-kern" in r9.stderr and b"not finite" in r9.stderr
+          and not os.path.exists(W("deep-out")), r9.stderr[-400:])
+    # An existing output directory keeps its other files, and a second run into it replaces
+    # the report (docs/downstream.md); an entry that is a symlink to the spec is replaced, not the spec.
+    exist = W("exist-out")
+    os.makedirs(exist)
+    open(os.path.join(exist, "keep.txt"), "w").write("mine")
+    os.symlink(spec, os.path.join(exist, "report.md"))
+    spec_bytes = open(spec, "rb").read()
+    r7 = run("evaluate", "devmap", loops_ds, "--spec", spec, "-o", exist, "-q")
+    r8 = run("evaluate", "devmap", loops_ds, "--spec", spec, "-o", exist, "-q")
+    check("an existing output directory: written twice, its other files kept, a symlinked entry replaced",
+          r7.returncode == 0 and r8.returncode == 0 and open(os.path.join(exist, "keep.txt")).read() == "mine"
+          and not os.path.islink(os.path.join(exist, "report.md")) and open(spec, "rb").read() == spec_bytes
+          and os.path.exists(os.path.join(exist, "report.json")), (r7.stderr[-300:], r8.stderr[-300:]))
     bad_agg = W("bad-agg.json")
     for arm, key in (({"name": "x", "aggregation": "median"}, b"arms[0].aggregation"),
                      ({"name": "x", "loop_weight": 2}, b"arms[0].loop_weight"),

@@ -504,7 +504,7 @@ for change, needle in (({"arms": arms + [{"name": "x", "features": ["cost"], "co
                        ({"model": {"kind": "mlp", "hidden": [4] * 100000}}, b"model.hidden: at most 63 hidden layers"),
                        ({"seeds": []}, b"seeds: name at least one seed"),
                        # a kind only reaches the workbench's embeddings; counts have no kind
-                       ({"arms": [{**arms[1], "kind": "flow-aware-rd"}]}, b"arms[0].kind: 'cost+emb' reads no embedding the workbench computes"),
+                       ({"arms": [{**arms[1], "kind": "flow-aware-rd"}]}, b"arms[0].kind: 'cost+emb' reads no IR2Vec embedding the workbench computes (the kind reaches only the group \"module\""),
                        ({"arms": [{"name": "x", "features": ["cost", "module"], "vocabulary": "counts", "kind": "flow-aware"}]},
                         b"arms[0].kind: 'x': \"counts\" is the entity histogram"),
                        ({"arms": [{"name": "x", "features": ["cost", "module"], "vocabulary": "default", "kind": "fancy"}]},

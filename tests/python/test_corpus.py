@@ -89,6 +89,30 @@ def test_counts_equal_the_counts_file(opts, tmp_path, level):
     assert_same_as_file(got, f, "counts")
 
 
+@pytest.mark.parametrize("kind", ["flow-aware", "flow-aware-rd"])
+def test_counts_of_the_flow_kinds_rebuild_their_embeddings(opts, tmp_path, kind):
+    """Both flow kinds are linear in the vocabulary (their weights and damping are not the
+    vocabulary's): counts are each entity's coefficient, and counts @ V is the embedding; the
+    CLI's counts file and from-counts give the same."""
+    inputs = modules(opts)
+    c = ir2vec.counts(inputs, kind=kind)
+    assert c.attrs["kind"] == kind
+    assert_same_as_file(c, cli_h5(opts, tmp_path, inputs, "--counts", "--kind", kind), "counts")
+    e = ir2vec.embed(inputs, vocab=opts["vocab"], kind=kind)
+    v = ir2vec.Vocabulary(opts["vocab"]).matrix
+    rebuilt = c.functions.counts @ v
+    assert np.abs(rebuilt - e.functions.embedding).max() <= 1e-12 * np.abs(e.functions.embedding).max()
+    counts_file, out = tmp_path / "c.h5", tmp_path / "fc.h5"
+    subprocess.run([opts["ir2vec"], "embeddings", "-q", "--counts", "--kind", kind, "--format", "hdf5",
+                    "-o", str(counts_file), *inputs], check=True)
+    subprocess.run([opts["ir2vec"], "from-counts", "-q", str(counts_file), "--vocab", opts["vocab"],
+                    "-o", str(out)], check=True)
+    with h5py.File(out, "r") as f:
+        assert f.attrs["kind"] == kind
+        got = f["functions/embedding"][:]
+    assert np.abs(got - e.functions.embedding).max() <= 1e-12 * np.abs(e.functions.embedding).max()
+
+
 @pytest.mark.parametrize("opt", ["O0", "O2", "Oz"])
 def test_opt_level_equals_the_cli(opts, tmp_path, opt):
     """opt_level runs the pipeline `embeddings --opt-level` runs (which tests/cli_test.py compares

@@ -249,10 +249,10 @@ std::vector<std::string> listFiles(const std::vector<std::string> &Args,
 
 llvm::Error checkOutputs(const std::vector<std::string> &Outputs,
                          const std::vector<std::string> &Inputs,
-                         const std::vector<std::string> &More) {
+                         const std::vector<std::string> &More, support::Within W) {
   std::vector<std::string> All = Inputs;
   All.insert(All.end(), More.begin(), More.end());
-  if (llvm::Error E = support::checkOutputsAgainstInputs(Outputs, All))
+  if (llvm::Error E = support::checkOutputsAgainstInputs(Outputs, All, W))
     return E;
   // Once per run, before this run makes any: what runs killed by SIGKILL left.
   support::sweepStaleTemporaries(Outputs);

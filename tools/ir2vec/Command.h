@@ -10,6 +10,7 @@
 #include "support/RunSettings.h"
 #include "support/Diagnostics.h"
 #include "support/Error.h"
+#include "support/Files.h"
 #include "support/Ranks.h"
 
 #include <CLI/CLI.hpp>
@@ -148,7 +149,8 @@ std::vector<std::string> listFiles(const std::vector<std::string> &Args,
                                    std::vector<std::string> More = {});
 llvm::Error checkOutputs(const std::vector<std::string> &Outputs,
                          const std::vector<std::string> &Inputs,
-                         const std::vector<std::string> &More = {});
+                         const std::vector<std::string> &More = {},
+                         support::Within W = support::Within::Named);
 
 /// llvm-ir2vec (LLVM's cl library) also accepts long options with one dash ("-level=bb");
 /// rewrites those to "--" when the name is one of App's, and reverses the vector as CLI11

@@ -3,6 +3,7 @@
 #include "tools/ir2vec/Groups.h"
 
 #include "downstream/Study.h"
+#include "support/Files.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -45,7 +46,13 @@ llvm::Expected<support::Outcome> runDevmap(const DevmapOptions &O, const support
         return support::fileError(O.Output, "cannot write the output: it is inside the dataset " + O.Data);
     }
   }
-  if (llvm::Error E = checkOutputs({O.Output}, Inputs, {}))
+  // The output is a directory (an existing one keeps its other files): what is checked
+  // against the inputs is each entry written in it (an entry that is a symlink is replaced,
+  // not what it names).
+  std::vector<std::string> Outputs;
+  for (const char *N : downstream::DevmapOutputFiles)
+    Outputs.push_back(support::pathIn(O.Output, N));
+  if (llvm::Error E = checkOutputs(Outputs, Inputs, {}, support::Within::Directory))
     return E;
   // findProgramByName returns a name with a slash as it is: whether it runs is asked too.
   if (auto G = llvm::sys::findProgramByName(O.Gnuplot); !G || !llvm::sys::fs::can_execute(*G))
