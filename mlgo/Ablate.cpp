@@ -147,17 +147,17 @@ llvm::Expected<AblationSpec> readEvictSpec(const SpecReader &R, const llvm::json
     if (llvm::Error E = R.onlyKeys(*Tr, "training",
                                    {"steps", "pairs", "modules_per_step", "sigma", "learning_rate"}))
       return E;
-    if (llvm::Error E = R.integer(*Tr, "steps", "training", T.Steps, 1))
+    if (llvm::Error E = R.integer(*Tr, "steps", "training", T.ES.Steps, 1))
       return E;
-    if (llvm::Error E = R.integer(*Tr, "pairs", "training", T.Pairs, 1))
+    if (llvm::Error E = R.integer(*Tr, "pairs", "training", T.ES.Pairs, 1))
       return E;
-    if (llvm::Error E = R.integer(*Tr, "modules_per_step", "training", T.ModulesPerStep, 1))
+    if (llvm::Error E = R.integer(*Tr, "modules_per_step", "training", T.ES.ModulesPerStep, 1))
       return E;
-    if (llvm::Error E = R.number(*Tr, "sigma", "training", T.Sigma))
+    if (llvm::Error E = R.number(*Tr, "sigma", "training", T.ES.Sigma))
       return E;
-    if (llvm::Error E = R.number(*Tr, "learning_rate", "training", T.LearningRate))
+    if (llvm::Error E = R.number(*Tr, "learning_rate", "training", T.ES.Optimizer.LearningRate))
       return E;
-    if (!(T.Sigma > 0) || !(T.LearningRate > 0))
+    if (!(T.ES.Sigma > 0) || !(T.ES.Optimizer.LearningRate > 0))
       return R.error("training", "sigma and learning_rate must be positive");
   }
   if (const llvm::json::Object *M = O.getObject("model")) {
@@ -559,33 +559,23 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
   AblationResult Res;
   Res.Spec = Spec;
   Res.Dir = Dir;
-  SplitOptions SplitOpts = Spec.Split;
-  auto Inputs = support::expandInputs(Spec.Corpus, C.Run.Report, &SplitOpts.Names);
-  if (!Inputs)
-    return Inputs.takeError();
-  auto S = splitCorpus(*Inputs, SplitOpts);
-  if (!S)
-    return S.takeError();
-  Res.Split = *S;
-  Toolchain Tools = C.Tools;
-  if (llvm::Error E = loadRecordedCommands(Tools, Spec.Corpus))
-    return E;
-  Tools.TimeoutSeconds = Spec.Timeout;
-  Res.Tools = Tools;
-  Res.Compile = Tools.describe();
-  EvalRunConfig RC{Tools, C.Run};
+  llvm::Expected<Prepared> P =
+      prepare({Spec.Corpus, Protocol::Split, Spec.Split, std::nullopt, Spec.Timeout}, C);
+  if (!P)
+    return P.takeError();
+  Res.Split = P->Split;
+  const Bench &RC = P->B;
+  Res.Tools = RC.Tools;
+  Res.Compile = RC.Tools.describe();
   auto Interrupted = [&] {
     return support::interruptedError("interrupted; the models written so far are in " + Dir);
   };
-  llvm::Expected<std::vector<TuneModule>> Tune = evictTrainingModules(S->modules(false), RC);
+  llvm::Expected<std::vector<TuneModule>> Tune = evictTrainingModules(Res.Split.modules(false), RC);
   if (!Tune)
     return Tune.takeError();
   Res.ExploredModules = Tune->size();
-  Res.Judged = measureBaselines(S->modules(true), RC, features::Task::Evict);
-  const std::vector<std::string> Keys = S->keysOf(true);
-  for (size_t I = 0; I < Res.Judged.size(); ++I)
-    Res.Judged[I].Package = Keys[I];
-  Res.Compilations = S->modules(false).size() + Res.Judged.size();
+  Res.Judged = P->baselines(true, features::Task::Evict);
+  Res.Compilations = Res.Split.modules(false).size() + Res.Judged.size();
   if (C.Run.cancelled())
     return Interrupted();
   const EvictStudySettings &T = Spec.Evict;
@@ -597,10 +587,10 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
     const std::optional<std::string> Emb =
         readsEmbeddings(A) ? std::optional<std::string>(augmenterVocabulary(A)) : std::nullopt;
     llvm::Expected<features::DatasetTable> Obs =
-        evictObservations(evictStartModel(), *Tune, T.ModulesPerStep, Emb, RC);
+        evictObservations(evictStartModel(), *Tune, T.ES.ModulesPerStep, Emb, RC);
     if (!Obs)
       return Obs.takeError();
-    Res.Compilations += std::min<size_t>(Tune->size(), T.ModulesPerStep);
+    Res.Compilations += std::min<size_t>(Tune->size(), T.ES.ModulesPerStep);
     // The arm's inputs as the compiler (and the augmenter) send them; the mask only binds
     // legality.
     auto Defs = features::featuresOfGroups(features::Task::Evict, A.Groups);
@@ -624,13 +614,9 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
         return Interrupted();
       FineTuneConfig FC;
       FC.Method = TuneMethod::ES;
-      FC.Steps = T.Steps;
-      FC.Pairs = T.Pairs;
-      FC.ModulesPerStep = T.ModulesPerStep;
-      FC.Sigma = T.Sigma;
-      FC.Optimizer.LearningRate = T.LearningRate;
+      static_cast<ESSettings &>(FC) = T.ES;
       FC.Seed = Seed;
-      FC.Tools = Tools;
+      FC.Tools = RC.Tools;
       FC.Run = C.Run;
       FC.Embeddings = Emb;
       llvm::Expected<FineTuneResult> Tuned =
@@ -644,11 +630,8 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
       }
       Res.Compilations += Tuned->Compilations;
       runners::ModelFile &M = Tuned->Model;
-      M.setProvenance("created_by", "ir2vec mlgo ablate");
-      M.setProvenance("arm", A.Name);
-      M.setProvenance("llvm_version", WB_LLVM_VERSION);
-      M.setProvenance("tool_version", WB_VERSION);
-      M.setProvenance("split", S->toJSONText());
+      stampProvenance(M, "ir2vec mlgo ablate", {{"arm", A.Name}});
+      M.setProvenance("split", Res.Split.toJSONText());
       M.setProvenance("trained_from", "the density rule (an MLP, mlgo/EvictTrain.h)");
       M.setProvenance("finetune_training_reduction_start",
                       llvm::formatv("{0:f6}", Tuned->StartReduction).str());
@@ -665,13 +648,12 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
       Session.MakePolicy = [&M]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
         return runners::makeModelPolicy(M);
       };
-      std::vector<EvalModule> Judged = Res.Judged;
-      measurePolicy(Judged, Session, Emb, RC);
-      Res.Compilations += Judged.size();
+      Verdict V = judge(Res.Judged, {Session, Emb}, RC, Seed);
+      Res.Compilations += V.Modules.size();
       R.Models.push_back({File});
-      R.Summaries.push_back(summarize(Judged, Seed));
-      Res.Failed += R.Summaries.back().Failed;
-      R.PerSeed.push_back(std::move(Judged));
+      R.Summaries.push_back(V.Summary);
+      Res.Failed += V.Summary.Failed;
+      R.PerSeed.push_back(std::move(V.Modules));
       R.Agreement.push_back(-1);
       R.TrainingReductions.push_back({Tuned->StartReduction, Tuned->TunedReduction});
       C.Run.Report({Diagnostic::Note,
@@ -690,65 +672,44 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
   return Res;
 }
 
-llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const std::string &Dir,
-                                                const AblationConfig &C) {
-  if (Spec.T == features::Task::Evict)
-    return runEvictStudy(Spec, Dir, C);
-  using Clock = std::chrono::steady_clock;
-  const auto Start = Clock::now();
-  const std::string Models = support::pathIn(Dir, "models");
-  AblationResult Res;
-  Res.Spec = Spec;
-  Res.Dir = Dir;
-  mlgo::SplitOptions SplitOpts = Spec.Split;
-  auto Inputs = support::expandInputs(Spec.Corpus, C.Run.Report, &SplitOpts.Names);
-  if (!Inputs)
-    return Inputs.takeError();
-  const bool Transfer = Spec.Proto == Protocol::Transfer;
-  if (Transfer)
-    SplitOpts.TestFraction = 1; // every module keyed by its package; the folds divide them
-  auto S = splitCorpus(*Inputs, SplitOpts);
-  if (!S)
-    return S.takeError();
-  Res.Split = *S;
-  if (Transfer) {
-    auto F = foldsByPackage(S->Keys, Spec.Folds, Spec.Split.Seed);
-    if (!F)
-      return F.takeError();
-    Res.Folds = std::move(*F);
-  }
+namespace {
 
-  // The explorations, with every vocabulary: every module once (transfer), or the training
-  // side and the held-out side (split: labels for the held-out agreement).
+using Clock = std::chrono::steady_clock;
+
+/// The plan of a study: its corpus by its protocol (transfer: folds of packages).
+CorpusPlan studyPlan(const AblationSpec &Spec) {
+  const bool Transfer = Spec.Proto == Protocol::Transfer;
+  return {Spec.Corpus, Spec.Proto, Spec.Split,
+          Transfer ? std::optional<unsigned>(Spec.Folds) : std::nullopt, Spec.Timeout};
+}
+
+/// The explorations with every arm's vocabulary, made or reused (a rerun in Dir with the same
+/// settings): every module once (transfer), or the training side and the held-out side (split:
+/// labels for the held-out agreement). Returns the training exploration, read.
+llvm::Expected<ExplorationFile> exploreStudy(const AblationSpec &Spec, const std::string &Dir,
+                                             const Prepared &P, AblationResult &Res) {
   ExploreConfig EC;
-  EC.Tools = C.Tools;
-  if (llvm::Error E = loadRecordedCommands(EC.Tools, Spec.Corpus))
-    return E;
-  EC.Tools.TimeoutSeconds = Spec.Timeout;
+  EC.Tools = P.B.Tools;
   EC.Search = Spec.Search;
   for (const AblationArm &A : Spec.Arms)
-    if (readsEmbeddings(A) &&
-        std::find(EC.Vocabularies.begin(), EC.Vocabularies.end(), augmenterVocabulary(A)) ==
-            EC.Vocabularies.end())
+    if (readsEmbeddings(A) && !llvm::is_contained(EC.Vocabularies, augmenterVocabulary(A)))
       EC.Vocabularies.push_back(augmenterVocabulary(A));
-  EC.Run = C.Run;
-  Res.Tools = EC.Tools;
-  Res.Compile = EC.Tools.describe();
+  EC.Run = P.B.Run;
   const std::string Train = support::pathIn(Dir, "exploration.h5"),
                     Held = support::pathIn(Dir, "heldout.h5");
   std::vector<std::pair<ExploredSide, std::string>> Explorations;
-  if (Transfer)
+  if (P.Folds)
     Explorations = {{ExploredSide::All, Train}};
   else
     Explorations = {{ExploredSide::Train, Train}, {ExploredSide::Test, Held}};
   for (const auto &[Side, File] : Explorations) {
     EC.Side = Side;
-    if (sameExploration(File, EC, *S)) {
-      C.Run.Report({Diagnostic::Note, File + ": reusing the exploration made with these settings"});
+    if (sameExploration(File, EC, P.Split)) {
+      EC.Run.Report({Diagnostic::Note, File + ": reusing the exploration made with these settings"});
       continue;
     }
     const auto T0 = Clock::now();
-    auto R = runExploration(*Inputs, SplitOpts, EC, File, /*Resume=*/true);
+    auto R = runExploration(P.Inputs, P.SplitOpts, EC, File, /*Resume=*/true);
     if (!R)
       return R.takeError();
     Res.ExploreSeconds += std::chrono::duration<double>(Clock::now() - T0).count();
@@ -762,149 +723,191 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
   }
   Res.ExploredModules = Explored->Modules.size();
   Res.Compilations = Res.Rollouts;
+  return Explored;
+}
 
-  EvalRunConfig RC;
-  RC.Tools = EC.Tools;
-  RC.Run = C.Run;
-  const auto T1 = Clock::now();
-  // The judged modules with their -Oz .text, each compiled once by the command alone (the
-  // exploration's first rollout is the heuristic under the host, which LLVM's interactive mode
-  // does not always make equal: 34 bytes apart in 1 of the 934 modules of the pinned corpus),
-  // and, under transfer, the smallest .text the exploration found.
-  std::vector<EvalModule> TrainBase;
-  for (const ModuleExploration &X : Explored->Modules)
-    TrainBase.push_back({X.Path, X.Error, double(X.BaselineSize), -1, 0, X.Key,
-                         double(X.BestSize)});
-  if (Transfer) {
-    std::vector<std::string> Paths;
-    for (const ModuleExploration &X : Explored->Modules)
-      Paths.push_back(X.Path);
-    Res.Judged = measureBaselines(Paths, RC);
-    for (size_t I = 0; I < Res.Judged.size(); ++I) {
-      Res.Judged[I].Package = TrainBase[I].Package;
-      Res.Judged[I].Best = TrainBase[I].Best;
-      if (Res.Judged[I].Error.empty() && !TrainBase[I].Error.empty())
-        Res.Judged[I].Error = TrainBase[I].Error;
-    }
-  } else {
-    Res.Judged = measureBaselines(S->modules(true), RC);
-    const std::vector<std::string> Keys = S->keysOf(true);
-    for (size_t I = 0; I < Res.Judged.size(); ++I)
-      Res.Judged[I].Package = Keys[I];
+/// The judged modules with their -Oz .text, each compiled once by the command alone (the
+/// exploration's first rollout is the heuristic under the host, which LLVM's interactive mode
+/// does not always make equal: 34 bytes apart in 1 of the 934 modules of the pinned corpus),
+/// and, under transfer, the smallest .text the exploration found.
+std::vector<EvalModule> judgedModules(const Prepared &P, const ExplorationFile &Explored,
+                                      const std::vector<EvalModule> &TrainBase) {
+  if (!P.Folds)
+    return P.baselines(true);
+  std::vector<std::string> Paths;
+  for (const ModuleExploration &X : Explored.Modules)
+    Paths.push_back(X.Path);
+  std::vector<EvalModule> Judged = measureBaselines(Paths, P.B);
+  for (size_t I = 0; I < Judged.size(); ++I) {
+    Judged[I].Package = TrainBase[I].Package;
+    Judged[I].Best = TrainBase[I].Best;
+    if (Judged[I].Error.empty() && !TrainBase[I].Error.empty())
+      Judged[I].Error = TrainBase[I].Error;
   }
-  Res.Compilations += Res.Judged.size();
-  // Fold of each judged module (transfer), by its position in the exploration.
-  std::vector<unsigned> FoldOf;
-  if (Transfer)
-    for (const ModuleExploration &X : Explored->Modules)
-      FoldOf.push_back(Res.Folds->FoldOfKey.at(X.Key));
-  const unsigned Folds = Transfer ? Res.Folds->Count : 1;
+  return Judged;
+}
 
-  auto TrainSHA = support::sha256OfFile(Train);
+/// What every arm of an inline study shares: the prepared corpus, the explorations' data and
+/// where the models go.
+struct InlineStudy {
+  const AblationSpec &Spec;
+  const Prepared &P;
+  std::string Train, Held, Models, Dir;
+  std::string TrainSHA;
+  std::vector<EvalModule> TrainBase; // the exploration's modules, with its sizes
+  std::vector<unsigned> FoldOf;      // transfer: each judged module's fold
+};
+
+/// The model's own split: under transfer, trained on the other folds, never on fold F.
+std::string modelSplit(const InlineStudy &St, unsigned F) {
+  if (!St.P.Folds)
+    return St.P.Split.toJSONText();
+  CorpusSplit Own = St.P.Split;
+  Own.TrainKeys.clear();
+  Own.TestKeys = St.P.Folds->keys(F);
+  for (const auto &[K, Fo] : St.P.Folds->FoldOfKey)
+    if (Fo != F)
+      Own.TrainKeys.push_back(K);
+  return Own.toJSONText();
+}
+
+/// One arm: per seed, a model per fold (one under split) trained on the labels outside it,
+/// written, and judged on the fold's modules; agreement with the fold's labels; the first
+/// arm's first model gives the permutation importance.
+llvm::Error runInlineArm(const InlineStudy &St, size_t AI, AblationResult &Res) {
+  const AblationSpec &Spec = St.Spec;
+  const AblationArm &A = Spec.Arms[AI];
+  const bool Transfer = St.P.Folds.has_value();
+  const Bench &RC = St.P.B;
+  auto Data = readObservations(St.Train, observationSet(A));
+  if (!Data)
+    return Data.takeError();
+  std::optional<features::DatasetTable> HeldLabels;
+  if (!Transfer) {
+    auto L = readObservations(St.Held, observationSet(A));
+    if (!L)
+      return L.takeError();
+    HeldLabels = std::move(*L);
+  }
+  AblationArmResult &R = Res.Arms[AI];
+  const std::optional<std::string> Emb =
+      readsEmbeddings(A) ? std::optional<std::string>(augmenterVocabulary(A)) : std::nullopt;
+  const unsigned Folds = Transfer ? St.P.Folds->Count : 1;
+  for (uint64_t Seed : Spec.Seeds) {
+    std::vector<EvalModule> Judged = Res.Judged;
+    std::vector<std::string> Files;
+    size_t Same = 0, Labels = 0;
+    for (unsigned F = 0; F < Folds; ++F) {
+      if (RC.Run.cancelled())
+        return support::interruptedError("interrupted; the explorations are kept in " + St.Dir);
+      // Under transfer: train on the other folds' modules, judge this fold's.
+      auto InFold = [&](size_t Module) { return Transfer && St.FoldOf[Module] == F; };
+      const features::DatasetTable TrainRows =
+          Transfer ? features::selectRows(*Data, [&](size_t M) { return !InFold(M); }) : *Data;
+      TrainConfig TC = Spec.Model;
+      TC.Groups = A.Groups;
+      TC.Seed = Seed;
+      TrainingReport TR;
+      auto M = trainPolicy(TrainRows, TC, TR);
+      if (!M)
+        return support::prefixError("arm '" + A.Name + "'", M.takeError());
+      const std::string File = support::pathIn(
+          St.Models, A.Name + "-seed" + std::to_string(Seed) +
+                         (Transfer ? "-fold" + std::to_string(F) : std::string()) + ".h5");
+      M->Provenance = trainingProvenance("ir2vec mlgo ablate", St.Train, St.TrainSHA, A.Vocabulary,
+                                         modelSplit(St, F), TC, TR);
+      M->Provenance.emplace_back("arm", A.Name);
+      if (llvm::Error E = runners::writeModelFile(File, *M))
+        return E;
+      Files.push_back(File);
+      runners::SessionConfig Session;
+      Session.T = runners::Task::Inline;
+      Session.Policy.Name = M->Kind;
+      Session.Policy.ModelPath = File;
+      Session.Policy.LoadModel = runners::cachingModelLoader();
+      // The one read of the model file, before the workers (runners::cachingModelLoader).
+      if (auto Made = runners::makePolicy(Session.T, Session.Policy); !Made)
+        return Made.takeError();
+      // This fold's modules (all of the held-out side under split).
+      std::vector<size_t> Index;
+      std::vector<EvalModule> Part;
+      for (size_t I = 0; I < Judged.size(); ++I)
+        if (!Transfer || InFold(I)) {
+          Index.push_back(I);
+          Part.push_back(Judged[I]);
+        }
+      measurePolicy(Part, Session, Emb, RC);
+      Res.Compilations += Part.size();
+      for (size_t K = 0; K < Index.size(); ++K)
+        Judged[Index[K]] = std::move(Part[K]);
+      const features::DatasetTable FoldLabels =
+          Transfer ? features::selectRows(*Data, InFold) : *HeldLabels;
+      const double Agree = agreement(*M, FoldLabels);
+      if (Agree >= 0) {
+        Same += size_t(Agree * double(FoldLabels.rows()) + 0.5);
+        Labels += FoldLabels.rows();
+      }
+      if (AI == 0 && Seed == Spec.Seeds.front() && F == 0)
+        Res.Importance = permutationImportance(*M, FoldLabels, Seed);
+      if (!Transfer && Spec.TrainingSide && Seed == Spec.Seeds.front()) {
+        Verdict TrainSide = judge(St.TrainBase, {Session, Emb}, RC, Seed);
+        Res.Compilations += TrainSide.Modules.size();
+        R.TrainingSide = TrainSide.Summary;
+      }
+    }
+    R.Models.push_back(std::move(Files));
+    R.Summaries.push_back(summarize(Judged, Seed));
+    Res.Failed += R.Summaries.back().Failed;
+    R.PerSeed.push_back(std::move(Judged));
+    R.Agreement.push_back(Labels ? double(Same) / double(Labels) : -1.0);
+    RC.Run.Report({Diagnostic::Note,
+                   llvm::formatv("arm {0}, seed {1}: {2} reduction {3}, agreement {4:f4}",
+                                 A.Name, Seed, Transfer ? "cross-validated" : "held-out",
+                                 percent(R.Summaries.back().Reduction), R.Agreement.back())
+                       .str()});
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const std::string &Dir,
+                                                const AblationConfig &C) {
+  if (Spec.T == features::Task::Evict)
+    return runEvictStudy(Spec, Dir, C);
+  const auto Start = Clock::now();
+  AblationResult Res;
+  Res.Spec = Spec;
+  Res.Dir = Dir;
+  llvm::Expected<Prepared> P = prepare(studyPlan(Spec), C);
+  if (!P)
+    return P.takeError();
+  Res.Split = P->Split;
+  Res.Folds = P->Folds;
+  Res.Tools = P->B.Tools;
+  Res.Compile = P->B.Tools.describe();
+  llvm::Expected<ExplorationFile> Explored = exploreStudy(Spec, Dir, *P, Res);
+  if (!Explored)
+    return Explored.takeError();
+  InlineStudy St{Spec, *P, support::pathIn(Dir, "exploration.h5"),
+                 support::pathIn(Dir, "heldout.h5"), support::pathIn(Dir, "models"), Dir, "", {}, {}};
+  const auto T1 = Clock::now();
+  for (const ModuleExploration &X : Explored->Modules) {
+    St.TrainBase.push_back({X.Path, X.Error, double(X.BaselineSize), -1, 0, X.Key,
+                            double(X.BestSize)});
+    if (P->Folds)
+      St.FoldOf.push_back(P->Folds->FoldOfKey.at(X.Key));
+  }
+  Res.Judged = judgedModules(*P, *Explored, St.TrainBase);
+  Res.Compilations += Res.Judged.size();
+  auto TrainSHA = support::sha256OfFile(St.Train);
   if (!TrainSHA)
     return TrainSHA.takeError();
+  St.TrainSHA = *TrainSHA;
   Res.Arms.resize(Spec.Arms.size());
-  for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
-    const AblationArm &A = Spec.Arms[AI];
-    auto Data = readObservations(Train, observationSet(A));
-    if (!Data)
-      return Data.takeError();
-    std::optional<features::DatasetTable> HeldLabels;
-    if (!Transfer) {
-      auto L = readObservations(Held, observationSet(A));
-      if (!L)
-        return L.takeError();
-      HeldLabels = std::move(*L);
-    }
-    AblationArmResult &R = Res.Arms[AI];
-    const std::optional<std::string> Emb =
-        readsEmbeddings(A) ? std::optional<std::string>(augmenterVocabulary(A)) : std::nullopt;
-    for (uint64_t Seed : Spec.Seeds) {
-      std::vector<EvalModule> Judged = Res.Judged;
-      std::vector<std::string> Files;
-      size_t Same = 0, Labels = 0;
-      for (unsigned F = 0; F < Folds; ++F) {
-        if (C.Run.cancelled())
-          return support::interruptedError("interrupted; the explorations are kept in " + Dir);
-        // Under transfer: train on the other folds' modules, judge this fold's.
-        auto InFold = [&](size_t Module) { return Transfer && FoldOf[Module] == F; };
-        const features::DatasetTable TrainRows =
-            Transfer ? features::selectRows(*Data, [&](size_t M) { return !InFold(M); }) : *Data;
-        TrainConfig TC = Spec.Model;
-        TC.Groups = A.Groups;
-        TC.Seed = Seed;
-        TrainingReport TR;
-        auto M = trainPolicy(TrainRows, TC, TR);
-        if (!M)
-          return support::prefixError("arm '" + A.Name + "'", M.takeError());
-        const std::string File = support::pathIn(
-            Models, A.Name + "-seed" + std::to_string(Seed) +
-                        (Transfer ? "-fold" + std::to_string(F) : std::string()) + ".h5");
-        std::string SplitText = S->toJSONText();
-        if (Transfer) {
-          // The model's own split: trained on the other folds, never on this one.
-          CorpusSplit Own = *S;
-          Own.TrainKeys.clear();
-          Own.TestKeys = Res.Folds->keys(F);
-          for (const auto &[K, Fo] : Res.Folds->FoldOfKey)
-            if (Fo != F)
-              Own.TrainKeys.push_back(K);
-          SplitText = Own.toJSONText();
-        }
-        M->Provenance = trainingProvenance("ir2vec mlgo ablate", Train, *TrainSHA, A.Vocabulary,
-                                           SplitText, TC, TR);
-        M->Provenance.emplace_back("arm", A.Name);
-        if (llvm::Error E = runners::writeModelFile(File, *M))
-          return E;
-        Files.push_back(File);
-        runners::SessionConfig Session;
-        Session.T = runners::Task::Inline;
-        Session.Policy.Name = M->Kind;
-        Session.Policy.ModelPath = File;
-        Session.Policy.LoadModel = runners::cachingModelLoader();
-        // The one read of the model file, before the workers (runners::cachingModelLoader).
-        if (auto P = runners::makePolicy(Session.T, Session.Policy); !P)
-          return P.takeError();
-        // This fold's modules (all of the held-out side under split).
-        std::vector<size_t> Index;
-        std::vector<EvalModule> Part;
-        for (size_t I = 0; I < Judged.size(); ++I)
-          if (!Transfer || InFold(I)) {
-            Index.push_back(I);
-            Part.push_back(Judged[I]);
-          }
-        measurePolicy(Part, Session, Emb, RC);
-        Res.Compilations += Part.size();
-        for (size_t K = 0; K < Index.size(); ++K)
-          Judged[Index[K]] = std::move(Part[K]);
-        const features::DatasetTable FoldLabels =
-            Transfer ? features::selectRows(*Data, InFold) : *HeldLabels;
-        const double Agree = agreement(*M, FoldLabels);
-        if (Agree >= 0) {
-          Same += size_t(Agree * double(FoldLabels.rows()) + 0.5);
-          Labels += FoldLabels.rows();
-        }
-        if (AI == 0 && Seed == Spec.Seeds.front() && F == 0)
-          Res.Importance = permutationImportance(*M, FoldLabels, Seed);
-        if (!Transfer && Spec.TrainingSide && Seed == Spec.Seeds.front()) {
-          std::vector<EvalModule> TrainSide = TrainBase;
-          measurePolicy(TrainSide, Session, Emb, RC);
-          Res.Compilations += TrainSide.size();
-          R.TrainingSide = summarize(TrainSide, Seed);
-        }
-      }
-      R.Models.push_back(std::move(Files));
-      R.Summaries.push_back(summarize(Judged, Seed));
-      Res.Failed += R.Summaries.back().Failed;
-      R.PerSeed.push_back(std::move(Judged));
-      R.Agreement.push_back(Labels ? double(Same) / double(Labels) : -1.0);
-      C.Run.Report({Diagnostic::Note,
-                    llvm::formatv("arm {0}, seed {1}: {2} reduction {3}, agreement {4:f4}",
-                                  A.Name, Seed, Transfer ? "cross-validated" : "held-out",
-                                  percent(R.Summaries.back().Reduction), R.Agreement.back())
-                        .str()});
-    }
-  }
+  for (size_t AI = 0; AI < Spec.Arms.size(); ++AI)
+    if (llvm::Error E = runInlineArm(St, AI, Res))
+      return E;
   if (C.Run.cancelled())
     return support::interruptedError("interrupted; the explorations are kept in " + Dir);
   conclude(Res, T1, Start);
@@ -913,19 +916,10 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
 
 llvm::Expected<std::vector<std::string>> checkStudyInputs(const AblationSpec &Spec,
                                                           const support::RunSettings &Run) {
-  mlgo::SplitOptions SO = Spec.Split;
-  auto Inputs = support::expandInputs(Spec.Corpus, Run.Report, &SO.Names);
-  if (!Inputs)
-    return Inputs.takeError();
-  if (Spec.Proto == Protocol::Transfer)
-    SO.TestFraction = 1;
-  auto S = splitCorpus(*Inputs, SO);
-  if (!S)
-    return S.takeError();
-  if (Spec.Proto == Protocol::Transfer)
-    if (auto F = foldsByPackage(S->Keys, Spec.Folds, Spec.Split.Seed); !F)
-      return F.takeError();
-  return S->Keys;
+  llvm::Expected<Prepared> P = prepare(studyPlan(Spec), {Toolchain(), Run});
+  if (!P)
+    return P.takeError();
+  return P->Split.Keys;
 }
 
 llvm::Error checkStudyOutputs(const std::string &Dir, const std::vector<std::string> &Names,
@@ -967,17 +961,25 @@ llvm::Error checkStudyOutputs(const std::string &Dir, const std::vector<std::str
   return llvm::Error::success();
 }
 
+llvm::Expected<StudyDirs> prepareStudyDirs(const std::string &Dir) {
+  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
+  if (!Out)
+    return Out.takeError();
+  llvm::Expected<support::OutputDirectory> Models =
+      support::OutputDirectory::prepare(Out->file("models"));
+  if (!Models)
+    return Models.takeError();
+  return StudyDirs{std::move(*Out), std::move(*Models)};
+}
+
 llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std::string &Dir,
                                              const AblationConfig &C) {
   if (Dir.empty() || Dir == "-")
     return support::usageError("ablate needs an output directory: -o DIR");
-  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
-  if (!Out)
-    return Out.takeError();
-  llvm::Expected<support::OutputDirectory> ModelsDir =
-      support::OutputDirectory::prepare(Out->file("models"));
-  if (!ModelsDir)
-    return ModelsDir.takeError();
+  llvm::Expected<StudyDirs> Dirs = prepareStudyDirs(Dir);
+  if (!Dirs)
+    return Dirs.takeError();
+  support::OutputDirectory *Out = &Dirs->Out, *ModelsDir = &Dirs->Models;
   if (auto Keys = checkStudyInputs(Spec, C.Run); !Keys)
     return Keys.takeError();
   if (llvm::Error E = checkStudyOutputs(Dir, {"report.json", "results.h5", "report.md",

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "mlgo/Eval.h"
+#include "mlgo/FineTune.h"
 #include "mlgo/Explore.h"
 #include "mlgo/Train.h"
 
@@ -50,8 +51,7 @@ inline constexpr const char *CountsVocabularyFile = "counts-vocabulary.json";
 /// the training side's register allocation cost; the held-out packages are judged against the
 /// default advisor.
 struct EvictStudySettings {
-  unsigned Steps = 12, Pairs = 6, ModulesPerStep = 24;
-  double Sigma = 0.1, LearningRate = 0.05;
+  ESSettings ES = ESSettings::evict();
   std::vector<unsigned> Hidden = {16};
 };
 
@@ -80,10 +80,8 @@ struct AblationSpec {
 /// errors naming the key.
 llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path);
 
-struct AblationConfig {
-  Toolchain Tools;
+struct AblationConfig : Bench {
   std::string Gnuplot = "gnuplot";
-  support::RunSettings Run;
 };
 
 /// Pooled statistics of arms evaluated with several seeds on the same modules.
@@ -141,6 +139,13 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
 /// a spec that cannot run leaves no output directory behind. Returns the modules' keys.
 llvm::Expected<std::vector<std::string>> checkStudyInputs(const AblationSpec &Spec,
                                                           const support::RunSettings &Run);
+
+/// A study's output directory and its models/ in it, made as `mkdir` makes them; each is
+/// removed again (with what it holds) unless kept.
+struct StudyDirs {
+  support::OutputDirectory Out, Models;
+};
+llvm::Expected<StudyDirs> prepareStudyDirs(const std::string &Dir);
 
 /// Before any work: the files a study writes in Dir (Names) can be written there (entries of
 /// the directory, replaced themselves, never followed), and none is one of its inputs (the

@@ -77,6 +77,22 @@ std::string armCells(const AblationArm &A, const AblationArmResult &X, size_t AI
          " | " + Worst;
 }
 
+/// An eviction study's training settings as its report states them.
+llvm::json::Object evictTrainingJSON(const AblationResult &R) {
+  const EvictStudySettings &S = R.Spec.Evict;
+  llvm::json::Array Hidden;
+  for (unsigned H : S.Hidden)
+    Hidden.push_back(int64_t(H));
+  return llvm::json::Object{{"method", "es from the density rule (an MLP)"},
+                            {"steps", int64_t(S.ES.Steps)},
+                            {"pairs", int64_t(S.ES.Pairs)},
+                            {"modules_per_step", int64_t(S.ES.ModulesPerStep)},
+                            {"sigma", S.ES.Sigma},
+                            {"learning_rate", S.ES.Optimizer.LearningRate},
+                            {"hidden", std::move(Hidden)},
+                            {"training_modules", int64_t(R.ExploredModules)}};
+}
+
 } // namespace
 
 llvm::json::Object ablationJSON(const AblationResult &R) {
@@ -161,29 +177,17 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
   llvm::json::Value Training = nullptr;
   if (evict(R)) {
     Search = nullptr;
-    llvm::json::Array Hidden;
-    for (unsigned H : Spec.Evict.Hidden)
-      Hidden.push_back(int64_t(H));
-    Training = llvm::json::Object{{"method", "es from the density rule (an MLP)"},
-                                  {"steps", int64_t(Spec.Evict.Steps)},
-                                  {"pairs", int64_t(Spec.Evict.Pairs)},
-                                  {"modules_per_step", int64_t(Spec.Evict.ModulesPerStep)},
-                                  {"sigma", Spec.Evict.Sigma},
-                                  {"learning_rate", Spec.Evict.LearningRate},
-                                  {"hidden", std::move(Hidden)},
-                                  {"training_modules", int64_t(R.ExploredModules)}};
+    Training = evictTrainingJSON(R);
   }
-  return llvm::json::Object{
+  llvm::json::Object Report{
       {"schema", AblationSchema},
       {"task", features::taskInfo(Spec.T).Name},
       {"measure", measureOf(R).Title},
       {"training", std::move(Training)},
       {"spec", Spec.Path},
       {"spec_sha256", Spec.SHA256},
-      {"llvm_version", WB_LLVM_VERSION},
-      {"tool_version", WB_VERSION},
-      {"opt", R.Tools.Opt + " " + llvm::join(R.Tools.OptArgs, " ")},
-      {"llc", R.Tools.Llc + " " + llvm::join(R.Tools.LlcArgs, " ") + " -filetype=obj"},
+      {"opt", R.Tools.optCommand()},
+      {"llc", R.Tools.llcCommand()},
       {"compile", support::nameOf<CompileMode>(CompileModeNames, R.Tools.Mode)},
       {"protocol", support::nameOf<Protocol>(ProtocolNames, Spec.Proto)},
       {"folds", R.Folds ? llvm::json::Value(R.Folds->toJSON()) : nullptr},
@@ -200,6 +204,8 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
       {"evaluation_seconds", R.EvalSeconds},
       {"compilations", int64_t(R.Compilations)},
       {"compilations_per_second", R.Seconds > 0 ? double(R.Compilations) / R.Seconds : 0.0}};
+  addVersions(Report);
+  return Report;
 }
 
 llvm::Error writeAblationHDF5(const AblationResult &R, const std::string &ReportText,
@@ -307,9 +313,9 @@ static llvm::Error writeEvictMarkdown(const AblationResult &R, const std::string
        << ". Models: an MLP (" << joinNumbers(T.Hidden)
        << ") scoring each of the 33 columns, started from the density rule and tuned by "
           "evolution strategies ("
-       << T.Steps << " steps × " << T.Pairs << " antithetic pairs × " << T.ModulesPerStep
-       << " training modules, σ " << llvm::formatv("{0:f3}", T.Sigma).str() << ", learning rate "
-       << llvm::formatv("{0:f3}", T.LearningRate).str()
+       << T.ES.Steps << " steps × " << T.ES.Pairs << " antithetic pairs × " << T.ES.ModulesPerStep
+       << " training modules, σ " << llvm::formatv("{0:f3}", T.ES.Sigma).str() << ", learning rate "
+       << llvm::formatv("{0:f3}", T.ES.Optimizer.LearningRate).str()
        << ") on the training side's cost; seeds "
        << seedList(Spec)
        << ".\n\n"
@@ -317,8 +323,8 @@ static llvm::Error writeEvictMarkdown(const AblationResult &R, const std::string
        << "Cost = Σ over a module's functions of 0.2 × copies + 4 × reloads + 1 × spills, "
           "weighted by block frequency (docs/regalloc.md); reduction = 1 − Σ policy / Σ default "
           "advisor over the held-out modules, averaged over the seeds; intervals are 95% "
-          "bootstrap intervals over modules (1000 resamples), the difference to `"
-       << Spec.Arms.front().Name
+          "bootstrap intervals over modules ("
+       << BootstrapResamples << " resamples), the difference to `" << Spec.Arms.front().Name
        << "` with paired resamples; the worst package has the smallest seed-mean reduction. "
           "Training side: ES's reduction on the training modules, start model → tuned model "
           "(the tuned model is kept only when better), seed means.\n\n"
@@ -371,8 +377,8 @@ llvm::Error writeAblationMarkdown(const AblationResult &R, const std::string &Pa
     OS << "## " << (T ? "Cross-validated" : "Held-out") << " .text reduction against -Oz\n\n"
        << "Reduction = 1 − Σ policy / Σ -Oz over the judged modules (native objects, "
           "`.text` and `.text.*`), averaged over the seeds; intervals are 95% bootstrap "
-          "intervals over modules (1000 resamples), the difference to `"
-       << Spec.Arms.front().Name
+          "intervals over modules ("
+       << BootstrapResamples << " resamples), the difference to `" << Spec.Arms.front().Name
        << "` with paired resamples; the worst package is the one with the smallest seed-mean "
           "reduction; captured is the share of the exploration's headroom the arm took.\n\n"
        << "| arm | features | vocabulary | reduction | 95% interval | vs `" << Spec.Arms.front().Name

@@ -59,7 +59,7 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
       if (llvm::Error E = R.onlyKeys(*P, Where, {"name", "search"}))
         return E;
       B.Name = P->getString("name").value_or("").str();
-      auto Grid = ruleGridFromJSON(*G, Where + ".search");
+      auto Grid = ruleGridFromJSON(R, *G, Where + ".search");
       if (!Grid) // named in the spec file like every other spec error
         return support::fileError(R.Path, llvm::toString(Grid.takeError()));
       B.Search = std::move(*Grid);
@@ -228,7 +228,7 @@ llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
       {"protocol", llvm::json::Object{{"name", "transfer"},
                                       {"folds", St.Folds ? llvm::json::Value(St.Folds->toJSON()) : nullptr},
                                       {"seed", int64_t(R.Spec.Seed)},
-                                      {"bootstrap", llvm::json::Object{{"resamples", 1000}, {"seed", int64_t(R.Spec.Seed)}}}}},
+                                      {"bootstrap", bootstrapJSON(R.Spec.Seed)}}},
       {"exploration", withKeys(R.Spec.Search.toJSON(), llvm::json::Object
                                {{"modules", int64_t(St.ExploredModules)},
                                 {"compilations", int64_t(St.Rollouts)},
@@ -250,10 +250,8 @@ llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
   if (!R.Spec.CorpusManifest.empty())
     CorpusManifest = llvm::json::Object{{"file", R.Spec.CorpusManifest},
                                         {"sha256", sha256Or(R.Spec.CorpusManifest)}};
-  return llvm::json::Object{
+  llvm::json::Object M{
       {"schema", BenchmarkManifestSchema},
-      {"llvm_version", WB_LLVM_VERSION},
-      {"tool_version", WB_VERSION},
       {"spec", llvm::json::Object{{"file", R.Spec.Path}, {"sha256", R.Spec.SHA256}}},
       {"corpus", std::move(Corpus)},
       {"corpus_manifest", R.Spec.CorpusManifest.empty() ? llvm::json::Value(nullptr)
@@ -262,8 +260,8 @@ llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
                       {"mode", support::nameOf<CompileMode>(CompileModeNames, St.Tools.Mode)},
                       {"recorded", "each module with its recorded command line: clang-22 ARGS -x ir MODULE -o OUT (ARGS: the .cmd beside it, -cc1 ... -Oz)"},
                       {"pipeline", St.Compile + " (modules without a recorded command line)"}}},
-      {"opt", St.Tools.Opt + " " + llvm::join(St.Tools.OptArgs, " ")},
-      {"llc", St.Tools.Llc + " " + llvm::join(St.Tools.LlcArgs, " ") + " -filetype=obj"},
+      {"opt", St.Tools.optCommand()},
+      {"llc", St.Tools.llcCommand()},
       {"toolchain", St.Tools.fingerprint()},
       {"seeds", llvm::json::Object{{"folds_and_bootstrap", int64_t(R.Spec.Seed)},
                                    {"exploration", int64_t(R.Spec.Search.Seed)},
@@ -276,15 +274,17 @@ llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
       {"fixed_policies_seconds", R.FixedSeconds},
       {"compilations", int64_t(St.Compilations)},
       {"perf_track", R.Perf ? llvm::json::Value(perfTrackManifestJSON(*R.Perf)) : llvm::json::Value(nullptr)}};
+  addVersions(M);
+  return M;
 }
 
-llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const std::string &Dir,
-                                              const BenchmarkConfig &C) {
-  using Clock = std::chrono::steady_clock;
-  const auto Start = Clock::now();
-  if (Dir.empty() || Dir == "-")
-    return support::usageError("benchmark needs an output directory: -o DIR");
-  // A fixed policy that cannot be made (an unreadable model) fails here, before any work.
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Makes each fixed policy once: one that cannot be made (an unreadable model) fails here,
+/// before any work.
+llvm::Error checkFixedPolicies(const BenchmarkSpec &Spec) {
   for (const BenchmarkPolicy &P : Spec.Policies) {
     if (!P.fixed())
       continue;
@@ -300,15 +300,12 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
     if (auto Made = runners::makePolicy(runners::Task::Inline, O); !Made)
       return support::prefixError("policy '" + P.Name + "'", Made.takeError());
   }
-  // The performance track is checked before any work too: a results file that does not hold
-  // up is refused, not drawn.
-  std::optional<PerfTrack> Perf;
-  if (!C.PerfResults.empty()) {
-    llvm::Expected<PerfTrack> T = readPerfResults(C.PerfResults);
-    if (!T)
-      return T.takeError();
-    Perf = std::move(*T);
-  }
+  return llvm::Error::success();
+}
+
+/// The trained policies are the arms of a transfer study: one exploration of every module,
+/// each fold of packages judged by the models trained on the others, one seed.
+AblationSpec trainedPoliciesStudy(const BenchmarkSpec &Spec) {
   AblationSpec A;
   A.Path = Spec.Path;
   A.Corpus = Spec.Corpus;
@@ -323,18 +320,17 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
   for (const BenchmarkPolicy &P : Spec.Policies)
     if (P.trained())
       A.Arms.push_back(P.Train);
-  llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
-  if (!Out)
-    return Out.takeError();
-  llvm::Expected<support::OutputDirectory> ModelsDir =
-      support::OutputDirectory::prepare(Out->file("models"));
-  if (!ModelsDir)
-    return ModelsDir.takeError();
+  return A;
+}
+
+/// Every file the run writes, checked before any work: writable entries of Dir, none of them an
+/// input (the spec, the corpus and its lists, a model, the corpus manifest, the performance
+/// track); and no fixed policy whose model was trained on every package.
+llvm::Error checkBenchmarkJob(const BenchmarkSpec &Spec, const AblationSpec &A,
+                              const std::string &Dir, const BenchmarkConfig &C) {
   auto Keys = checkStudyInputs(A, C.Run);
   if (!Keys)
     return Keys.takeError();
-  // Every file this run writes, checked before any work: writable entries of DIR, none of
-  // them an input (the spec, the corpus and its lists, a model, the corpus manifest).
   std::vector<std::string> Extra;
   if (!Spec.CorpusManifest.empty())
     Extra.push_back(Spec.CorpusManifest);
@@ -347,131 +343,74 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
                                               "exploration.h5"},
                                         A, Extra, C.Run))
     return E;
-  // A fixed policy whose model was trained on every package has nothing to be judged on.
   for (const BenchmarkPolicy &P : Spec.Policies) {
     if (!P.fixed() || P.Make)
       continue;
     runners::PolicyOptions O;
     O.Name = P.Policy;
     O.ModelPath = P.Model;
-    const std::string Model = runners::modelFileOf(O);
-    if (Model.empty())
-      continue;
-    auto Seen = trainingPackagesOf(Model);
-    if (!Seen)
-      return Seen.takeError();
-    std::set<std::string> SeenSet(Seen->begin(), Seen->end());
-    if (llvm::all_of(*Keys, [&](const std::string &K) { return SeenSet.count(K) != 0; }))
-      return support::makeError("policy '" + P.Name + "': its model " + Model +
-                                " was trained on every package of this corpus: nothing is "
-                                "left to judge it on");
+    if (auto X = transferExclusion(runners::modelFileOf(O), *Keys); !X)
+      return support::prefixError("policy '" + P.Name + "'", X.takeError());
   }
-  Out->keep(); // the exploration is reused by a rerun
-  ModelsDir->keep();
-  AblationConfig AC;
-  AC.Tools = C.Tools;
-  AC.Run = C.Run;
-  BenchmarkResult R;
-  R.Spec = Spec;
-  R.Perf = std::move(Perf);
-  llvm::Expected<AblationResult> Study = runAblationStudy(A, Dir, AC);
-  if (!Study)
-    return Study.takeError();
-  R.Study = std::move(*Study);
+  return llvm::Error::success();
+}
 
-  // The fixed policies, each on every package its model was not trained on.
-  const auto T0 = Clock::now();
-  EvalRunConfig RC;
-  RC.Tools = R.Study.Tools;
-  RC.Run = C.Run;
-  size_t Arm = 0, Failed = R.Study.Failed;
-  for (const BenchmarkPolicy &P : Spec.Policies) {
-    BenchmarkEntry E;
-    E.Policy = &P;
-    if (P.trained()) {
-      const AblationArmResult &X = R.Study.Arms[Arm++];
-      E.Modules = X.PerSeed.front();
-      E.ModelFiles = X.Models.front();
-    } else if (P.searched()) {
-      RuleSearchJob J;
-      J.Name = P.Name;
-      J.Grid = *P.Search;
-      J.Judged = R.Study.Judged;
-      J.Split = &R.Study.Split;
-      J.Folds = &*R.Study.Folds;
-      J.ModelsDir = ModelsDir->path();
-      J.Provenance = {{"created_by", "ir2vec mlgo benchmark (rule search)"},
-                      {"benchmark_spec", Spec.Path},
-                      {"benchmark_spec_sha256", Spec.SHA256},
-                      {"llvm_version", WB_LLVM_VERSION},
-                      {"tool_version", WB_VERSION}};
-      auto S = runRuleSearch(J, RC);
-      if (!S)
-        return support::prefixError("policy '" + P.Name + "'", S.takeError());
-      R.Study.Compilations += S->Compilations;
-      E.Modules = S->Judged;
-      E.ModelFiles = S->ModelFiles;
-      E.Search = std::move(*S);
-    } else {
-      if (C.Run.cancelled())
-        return support::interruptedError("interrupted; the exploration is kept in " + Dir);
-      runners::SessionConfig Session;
-      Session.T = runners::Task::Inline;
-      Session.Policy.Name = P.Policy;
-      Session.Policy.ModelPath = P.Model;
-      Session.Policy.LoadModel = runners::cachingModelLoader();
-      Session.MakePolicy = P.Make;
-      const std::string Model = P.Make ? std::string() : runners::modelFileOf(Session.Policy);
-      std::set<std::string> Seen;
-      if (!Model.empty()) {
-        E.ModelFiles.push_back(Model);
-        auto Keys = trainingPackagesOf(Model);
-        if (!Keys)
-          return Keys.takeError();
-        Seen.insert(Keys->begin(), Keys->end());
-      }
-      for (const EvalModule &M : R.Study.Judged)
-        if (!Seen.count(M.Package))
-          E.Modules.push_back(M);
-      for (const std::string &K : Seen)
-        if (llvm::any_of(R.Study.Judged, [&](const EvalModule &M) { return M.Package == K; }))
-          E.Excluded.push_back(K);
-      std::optional<std::string> Emb;
-      if (!P.Embeddings.empty())
-        Emb = P.Embeddings == "default" ? "" : P.Embeddings;
-      measurePolicy(E.Modules, Session, Emb, RC);
-      R.Study.Compilations += E.Modules.size();
-    }
-    E.Summary = summarize(E.Modules, Spec.Seed);
-    if (!P.trained())
-      Failed += E.Summary.Failed;
-    C.Run.Report({Diagnostic::Note,
-                  llvm::formatv("{0}: reduction {1:P2} on {2} modules of {3} packages; worst "
-                                "package {4} {5:P2}",
-                                P.Name, E.Summary.Reduction, E.Summary.Modules - E.Summary.Failed,
-                                E.Summary.Packages.size(),
-                                E.Summary.Worst >= 0 ? E.Summary.Packages[size_t(E.Summary.Worst)].Key : "-",
-                                E.Summary.Worst >= 0 ? E.Summary.Packages[size_t(E.Summary.Worst)].Reduction : 0.0)
-                      .str()});
-    R.Entries.push_back(std::move(E));
-  }
-  // Stopped during the last policy's modules: its measurements are failures, not results.
-  if (C.Run.cancelled())
-    return support::interruptedError("interrupted; the exploration is kept in " + Dir);
-  // Not one module measured by any policy (e.g. an exploration reused from a run in another
-  // working directory, whose module paths no longer resolve): nothing usable, so the results
-  // of an earlier run in DIR are not replaced by all-failed ones.
-  if (llvm::all_of(R.Entries, [](const BenchmarkEntry &E) { return E.Summary.Modules == E.Summary.Failed; }))
-    return support::makeError("every evaluation failed (" + std::to_string(Failed) +
-                              ", each reported): nothing usable; the results in " + Dir +
-                              " are left as they were");
-  R.FixedSeconds = std::chrono::duration<double>(Clock::now() - T0).count();
-  R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+/// A searched policy: the rule search over the study's folds.
+llvm::Error judgeSearched(const BenchmarkPolicy &P, BenchmarkResult &R, BenchmarkEntry &E,
+                          const std::string &ModelsDir, const Bench &RC) {
+  RuleSearchJob J;
+  J.Name = P.Name;
+  J.Grid = *P.Search;
+  J.Judged = R.Study.Judged;
+  J.Split = &R.Study.Split;
+  J.Folds = &*R.Study.Folds;
+  J.ModelsDir = ModelsDir;
+  J.Provenance = provenance("ir2vec mlgo benchmark (rule search)",
+                            {{"benchmark_spec", R.Spec.Path},
+                             {"benchmark_spec_sha256", R.Spec.SHA256}});
+  auto S = runRuleSearch(J, RC);
+  if (!S)
+    return support::prefixError("policy '" + P.Name + "'", S.takeError());
+  R.Study.Compilations += S->Compilations;
+  E.Modules = S->Judged;
+  E.ModelFiles = S->ModelFiles;
+  E.Search = std::move(*S);
+  return llvm::Error::success();
+}
 
+/// A fixed policy, on every package its model was not trained on.
+llvm::Error judgeFixed(const BenchmarkPolicy &P, BenchmarkResult &R, BenchmarkEntry &E,
+                       const Bench &RC) {
+  runners::SessionConfig Session;
+  Session.T = runners::Task::Inline;
+  Session.Policy.Name = P.Policy;
+  Session.Policy.ModelPath = P.Model;
+  Session.Policy.LoadModel = runners::cachingModelLoader();
+  Session.MakePolicy = P.Make;
+  const std::string Model = P.Make ? std::string() : runners::modelFileOf(Session.Policy);
+  if (!Model.empty())
+    E.ModelFiles.push_back(Model);
+  auto X = transferExclusion(Model, R.Study.Split.Keys);
+  if (!X)
+    return X.takeError();
+  std::vector<EvalModule> Judged;
+  for (const EvalModule &M : R.Study.Judged)
+    if (!X->excludes(M.Package))
+      Judged.push_back(M);
+  E.Excluded = X->Packages;
+  std::optional<std::string> Emb;
+  if (!P.Embeddings.empty())
+    Emb = P.Embeddings == "default" ? "" : P.Embeddings;
+  E.Modules = judge(std::move(Judged), {Session, Emb}, RC, R.Spec.Seed).Modules;
+  R.Study.Compilations += E.Modules.size();
+  return llvm::Error::success();
+}
+
+/// results.json, manifest.json and index.html in Dir, together or not at all.
+llvm::Error writeBenchmarkFiles(const BenchmarkResult &R, const std::string &Dir) {
   std::string Results;
   llvm::raw_string_ostream(Results) << llvm::formatv("{0:2}", llvm::json::Value(benchmarkResultsJSON(R)));
   Results += "\n";
-  // The three files appear together or not at all.
   support::OutputGroup Group;
   auto Write = [&](const std::string &Name, const std::string &Text) -> llvm::Error {
     // An entry of the output directory: replaced itself, never followed (a symlink there
@@ -489,7 +428,89 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
     return E;
   if (llvm::Error E = Write("index.html", benchmarkPage(Results)))
     return E;
-  if (llvm::Error E = Group.commit())
+  return Group.commit();
+}
+
+} // namespace
+
+llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const std::string &Dir,
+                                              const BenchmarkConfig &C) {
+  const auto Start = Clock::now();
+  if (Dir.empty() || Dir == "-")
+    return support::usageError("benchmark needs an output directory: -o DIR");
+  if (llvm::Error E = checkFixedPolicies(Spec))
+    return E;
+  // The performance track is checked before any work too: a results file that does not hold
+  // up is refused, not drawn.
+  BenchmarkResult R;
+  R.Spec = Spec;
+  if (!C.PerfResults.empty()) {
+    llvm::Expected<PerfTrack> T = readPerfResults(C.PerfResults);
+    if (!T)
+      return T.takeError();
+    R.Perf = std::move(*T);
+  }
+  const AblationSpec A = trainedPoliciesStudy(Spec);
+  llvm::Expected<StudyDirs> Dirs = prepareStudyDirs(Dir);
+  if (!Dirs)
+    return Dirs.takeError();
+  support::OutputDirectory *Out = &Dirs->Out, *ModelsDir = &Dirs->Models;
+  if (llvm::Error E = checkBenchmarkJob(Spec, A, Dir, C))
+    return E;
+  Out->keep(); // the exploration is reused by a rerun
+  ModelsDir->keep();
+  AblationConfig AC;
+  static_cast<Bench &>(AC) = C;
+  llvm::Expected<AblationResult> Study = runAblationStudy(A, Dir, AC);
+  if (!Study)
+    return Study.takeError();
+  R.Study = std::move(*Study);
+
+  const auto T0 = Clock::now();
+  const Bench RC{R.Study.Tools, C.Run};
+  size_t Arm = 0, Failed = R.Study.Failed;
+  for (const BenchmarkPolicy &P : Spec.Policies) {
+    BenchmarkEntry E;
+    E.Policy = &P;
+    if (P.trained()) {
+      const AblationArmResult &X = R.Study.Arms[Arm++];
+      E.Modules = X.PerSeed.front();
+      E.ModelFiles = X.Models.front();
+    } else if (P.searched()) {
+      if (llvm::Error Err = judgeSearched(P, R, E, ModelsDir->path(), RC))
+        return Err;
+    } else {
+      if (C.Run.cancelled())
+        return support::interruptedError("interrupted; the exploration is kept in " + Dir);
+      if (llvm::Error Err = judgeFixed(P, R, E, RC))
+        return Err;
+    }
+    E.Summary = summarize(E.Modules, Spec.Seed);
+    if (!P.trained())
+      Failed += E.Summary.Failed;
+    const EvalSummary &S = E.Summary;
+    C.Run.Report({Diagnostic::Note,
+                  llvm::formatv("{0}: reduction {1:P2} on {2} modules of {3} packages; worst "
+                                "package {4} {5:P2}",
+                                P.Name, S.Reduction, S.Modules - S.Failed, S.Packages.size(),
+                                S.Worst >= 0 ? S.Packages[size_t(S.Worst)].Key : "-",
+                                S.Worst >= 0 ? S.Packages[size_t(S.Worst)].Reduction : 0.0)
+                      .str()});
+    R.Entries.push_back(std::move(E));
+  }
+  // Stopped during the last policy's modules: its measurements are failures, not results.
+  if (C.Run.cancelled())
+    return support::interruptedError("interrupted; the exploration is kept in " + Dir);
+  // Not one module measured by any policy (e.g. an exploration reused from a run in another
+  // working directory, whose module paths no longer resolve): nothing usable, so the results
+  // of an earlier run in DIR are not replaced by all-failed ones.
+  if (llvm::all_of(R.Entries, [](const BenchmarkEntry &E) { return E.Summary.Modules == E.Summary.Failed; }))
+    return support::makeError("every evaluation failed (" + std::to_string(Failed) +
+                              ", each reported): nothing usable; the results in " + Dir +
+                              " are left as they were");
+  R.FixedSeconds = std::chrono::duration<double>(Clock::now() - T0).count();
+  R.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+  if (llvm::Error E = writeBenchmarkFiles(R, Dir))
     return E;
   C.Run.Report({Diagnostic::Note, llvm::formatv("wrote {0} ({1:f0} s, {2} compilations)",
                                                 support::pathIn(Dir, "index.html"), R.Seconds,

@@ -87,9 +87,7 @@ struct BenchmarkResult {
   double Seconds = 0, FixedSeconds = 0;
 };
 
-struct BenchmarkConfig {
-  Toolchain Tools;
-  support::RunSettings Run;
+struct BenchmarkConfig : Bench {
   std::string PerfResults; // the performance track's results.json ("" = none)
 };
 

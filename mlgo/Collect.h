@@ -23,14 +23,11 @@ namespace wb::mlgo {
 using runners::PolicyOptions;
 using runners::Task;
 
-struct CollectConfig {
+struct CollectConfig : Bench {
   Task T = Task::Inline;
   PolicyOptions Policy;
   runners::BindOptions Bind;
   std::optional<std::string> Embeddings;
-  Toolchain Tools;
-  /// Rank 0 of an MPI run writes the parts and the dataset.
-  support::RunSettings Run;
   /// Continue an interrupted run of the same settings and inputs: finished modules wait in
   /// OUT.parts/ (mlgo/Parts.h) and are not compiled again.
   bool Resume = false;

@@ -159,6 +159,12 @@ Toolchain::recordedCommand(const std::string &Module) const {
   return Args;
 }
 
+std::string Toolchain::optCommand() const { return Opt + " " + llvm::join(OptArgs, " "); }
+
+std::string Toolchain::llcCommand() const {
+  return Llc + " " + llvm::join(LlcArgs, " ") + " -filetype=obj";
+}
+
 std::string Toolchain::describe(const std::string &Module) const {
   auto R = recordedCommand(Module);
   if (R && *R)

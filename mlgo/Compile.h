@@ -12,6 +12,7 @@
 #include "runners/InteractiveHost.h"
 #include "support/Files.h"
 #include "support/Names.h"
+#include "support/RunSettings.h"
 
 #include "llvm/Support/Error.h"
 
@@ -46,8 +47,20 @@ struct Toolchain {
   /// The commands as run, with MODULE and OUT for the files ("opt-22 ... MODULE -o X.bc;
   /// llc-22 ... -filetype=obj X.bc -o OUT", or "clang-22 ARGS -x ir MODULE -o OUT").
   std::string describe(const std::string &Module = "MODULE") const;
+  /// The fixed pipeline's two commands as every report records them, without files:
+  /// "opt-22 -passes=default<Oz>" and "llc-22 -O2 -filetype=obj".
+  std::string optCommand() const;
+  std::string llcCommand() const;
   /// Everything that decides the objects (tools, arguments, mode, every recorded command).
   std::string fingerprint() const;
+};
+
+/// The compilers and how a run goes: every compilation of a pipeline or a study is made with
+/// one, and every config over the host is one plus its own settings. Under MPI (Run.Dist),
+/// rank 0 keeps the measurements and writes the outputs.
+struct Bench {
+  Toolchain Tools;
+  support::RunSettings Run;
 };
 
 /// Reads the recorded command lines of the inputs (corpus descriptions among them) into T.

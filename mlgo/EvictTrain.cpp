@@ -160,7 +160,7 @@ llvm::Error everyModuleFailed(llvm::StringRef Side, const std::vector<EvalModule
 } // namespace
 
 llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<std::string> &Paths,
-                                                             const EvalRunConfig &EC) {
+                                                             const Bench &EC) {
   std::vector<EvalModule> Train = measureBaselines(Paths, EC, runners::Task::Evict);
   std::vector<TuneModule> Tune;
   for (const EvalModule &M : Train)
@@ -178,7 +178,7 @@ llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<s
 llvm::Expected<features::DatasetTable>
 evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule> &Tune,
                   size_t Modules, const std::optional<std::string> &Embeddings,
-                  const EvalRunConfig &EC) {
+                  const Bench &EC) {
   llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-finetune");
   if (!D)
     return D.takeError();
@@ -225,30 +225,99 @@ std::string jobFingerprint(const EvictTrainJob &J, const CorpusSplit &S) {
           .str());
 }
 
+/// Where ES starts: the model file Path, or the density rule ("").
+llvm::Expected<runners::ModelFile> startModel(const std::string &Path) {
+  if (Path.empty())
+    return evictStartModel();
+  llvm::Expected<runners::ModelFile> M = runners::readModelFile(Path);
+  if (!M)
+    return M.takeError();
+  if (M->ForTask != runners::Task::Evict || M->Kind == "rule")
+    return support::fileError(Path, "not an eviction model (linear or mlp)");
+  return M;
+}
+
+/// What a trained eviction model records of its training.
+void stampEvictModel(runners::ModelFile &M, const EvictTrainJob &J, const CorpusSplit &S,
+                     const FineTuneResult &R) {
+  auto Set = [&M](const std::string &K, const std::string &V) { M.setProvenance(K, V); };
+
+  llvm::json::Array Fit;
+  for (double F : R.StepFitness)
+    Fit.push_back(F);
+  stampProvenance(M, "ir2vec mlgo train-evict");
+  Set("split", S.toJSONText());
+  Set("trained_from", J.StartModel.empty() ? "the density rule" : J.StartModel);
+  Set("reward", "1 - sum(cost) / sum(default advisor's cost); cost = " +
+                    features::RegallocWeights{}.describe());
+  Set("finetune_hyperparameters",
+      llvm::formatv("{0}", llvm::json::Value(llvm::json::Object{
+                               {"method", "es"},
+                               {"steps", int64_t(J.Tune.Steps)},
+                               {"pairs", int64_t(J.Tune.Pairs)},
+                               {"modules_per_step", int64_t(J.Tune.ModulesPerStep)},
+                               {"sigma", J.Tune.Sigma},
+                               {"learning_rate", J.Tune.Optimizer.LearningRate},
+                               {"seed", int64_t(J.Tune.Seed)}}))
+          .str());
+  Set("finetune_step_fitness", llvm::formatv("{0}", llvm::json::Value(std::move(Fit))).str());
+  Set("finetune_training_reduction_start", llvm::formatv("{0:f6}", R.StartReduction).str());
+  Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R.TunedReduction).str());
+  Set("finetune_kept", R.Kept ? "true" : "false");
+  Set("finetune_compilations", std::to_string(R.Compilations));
+}
+
+/// Says what the held-out packages gave and writes the report (J.Report, when asked for).
+llvm::Error reportHeldOut(const EvictTrainJob &J, const CorpusSplit &S, const FineTuneResult &R,
+                          const EvalSummary &Sum) {
+  J.Tune.Run.Report({Diagnostic::Note,
+              llvm::formatv("held-out ({0} modules of {1} packages): cost reduction {2:P3} "
+                            "(95% interval over modules {3:P3} to {4:P3}, over packages {5:P3} "
+                            "to {6:P3}); worst package {7} {8:P3}",
+                            Sum.Modules - Sum.Failed, Sum.Packages.size(), Sum.Reduction, Sum.Low,
+                            Sum.High, Sum.PackageLow, Sum.PackageHigh,
+                            Sum.Worst >= 0 ? Sum.Packages[Sum.Worst].Key : "-",
+                            Sum.Worst >= 0 ? Sum.Packages[Sum.Worst].Reduction : 0.0)
+                  .str()});
+  if (!J.Report.empty()) {
+    llvm::json::Object Doc{{"schema", "ir2vec.mlgo-evict-eval/1"},
+                           {"model", J.Output},
+                           {"split", S.toJSON()},
+                           {"training_reduction_start", R.StartReduction},
+                           {"training_reduction_tuned", R.TunedReduction},
+                           {"kept", R.Kept},
+                           {"compilations", int64_t(R.Compilations)},
+                           {"held_out", costSummaryJSON(Sum)},
+                           {"bootstrap", bootstrapJSON(J.BootstrapSeed)}};
+    if (llvm::Error E = support::writeFileAtomicallyChecked(J.Report, [&](llvm::raw_ostream &OS) {
+          OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Doc))) << "\n";
+          return llvm::Error::success();
+        }))
+      return E;
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
   if (J.Output.empty() || J.Output == "-")
     return support::usageError("train-evict needs an output file: -o MODEL.h5");
-  for (const std::string *O : {&J.Output, &J.Report})
-    if (!O->empty())
-      if (llvm::Error E = support::checkOutputPath(*O))
-        return E;
   J.Tune.Method = TuneMethod::ES;
   if (llvm::Error E = J.Tune.validate())
     return E;
-  llvm::Expected<CorpusSplit> S = splitCorpus(J.Modules, J.Split);
-  if (!S)
-    return S.takeError();
-  runners::ModelFile Start = evictStartModel();
-  if (!J.StartModel.empty()) {
-    llvm::Expected<runners::ModelFile> M = runners::readModelFile(J.StartModel);
-    if (!M)
-      return M.takeError();
-    if (M->ForTask != runners::Task::Evict || M->Kind == "rule")
-      return support::fileError(J.StartModel, "not an eviction model (linear or mlp)");
-    Start = std::move(*M);
-  }
+  llvm::Expected<Prepared> P = prepare(J.Plan, J.Tune);
+  if (!P)
+    return P.takeError();
+  // Before any work (and on every rank): the outputs can be written, none is an input.
+  if (llvm::Error E = checkOutputs({J.Output, J.Report}, J.Plan, *P, {J.StartModel}))
+    return E;
+  J.Tune.Tools = P->B.Tools;
+  const CorpusSplit *S = &P->Split;
+  llvm::Expected<runners::ModelFile> StartOr = startModel(J.StartModel);
+  if (!StartOr)
+    return StartOr.takeError();
+  const runners::ModelFile &Start = *StartOr;
   const support::RunSettings &Run = J.Tune.Run;
   const bool Root = !Run.Dist.serving(); // another rank of an MPI run compiles, writes nothing
   // Each finished ES step waits in OUT.parts/ (rank 0's) for --resume until the model is
@@ -280,7 +349,7 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
     return support::makeError(llvm::toString(std::move(E)) + "; no model written, finished steps "
                               "are kept in " + Parts->path() + " for --resume");
   };
-  EvalRunConfig EC{J.Tune.Tools, Run};
+  const Bench &EC = J.Tune;
   llvm::Expected<std::vector<TuneModule>> Tune = evictTrainingModules(S->modules(false), EC);
   if (!Tune)
     return Failed(Tune.takeError());
@@ -288,7 +357,7 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
     return Interrupted("no model written");
   // The held-out baselines (the default advisor's) before any tuning: a side on which nothing
   // compiles ends the run before it writes anything.
-  std::vector<EvalModule> Test = measureBaselines(S->modules(true), EC, runners::Task::Evict);
+  std::vector<EvalModule> Test = P->baselines(true, runners::Task::Evict);
   if (support::cancelled(Run.CancelFd))
     return Interrupted("no model written");
   if (!Test.empty() && llvm::all_of(Test, [](const EvalModule &M) { return !M.Error.empty(); }))
@@ -315,33 +384,7 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
     return Failed(R.takeError());
   }
   runners::ModelFile &M = R->Model;
-  auto Set = [&M](const std::string &K, const std::string &V) { M.setProvenance(K, V); };
-
-  llvm::json::Array Fit;
-  for (double F : R->StepFitness)
-    Fit.push_back(F);
-  Set("created_by", "ir2vec mlgo train-evict");
-  Set("llvm_version", WB_LLVM_VERSION);
-  Set("tool_version", WB_VERSION);
-  Set("split", S->toJSONText());
-  Set("trained_from", J.StartModel.empty() ? "the density rule" : J.StartModel);
-  Set("reward", "1 - sum(cost) / sum(default advisor's cost); cost = " +
-                    features::RegallocWeights{}.describe());
-  Set("finetune_hyperparameters",
-      llvm::formatv("{0}", llvm::json::Value(llvm::json::Object{
-                               {"method", "es"},
-                               {"steps", int64_t(J.Tune.Steps)},
-                               {"pairs", int64_t(J.Tune.Pairs)},
-                               {"modules_per_step", int64_t(J.Tune.ModulesPerStep)},
-                               {"sigma", J.Tune.Sigma},
-                               {"learning_rate", J.Tune.Optimizer.LearningRate},
-                               {"seed", int64_t(J.Tune.Seed)}}))
-          .str());
-  Set("finetune_step_fitness", llvm::formatv("{0}", llvm::json::Value(std::move(Fit))).str());
-  Set("finetune_training_reduction_start", llvm::formatv("{0:f6}", R->StartReduction).str());
-  Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R->TunedReduction).str());
-  Set("finetune_kept", R->Kept ? "true" : "false");
-  Set("finetune_compilations", std::to_string(R->Compilations));
+  stampEvictModel(M, J, *S, *R);
   // The held-out packages: the default advisor against the model, by the inliner's protocol.
   runners::SessionConfig Session;
   Session.T = runners::Task::Evict;
@@ -369,36 +412,9 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
                               R->Kept ? "the tuned model" : "no gain: the start model",
                               R->Compilations)
                     .str()});
-  const std::vector<std::string> Keys = S->keysOf(true);
-  for (size_t I = 0; I < Test.size(); ++I)
-    Test[I].Package = Keys[I];
   const EvalSummary Sum = summarize(Test, J.BootstrapSeed);
-  Run.Report({Diagnostic::Note,
-              llvm::formatv("held-out ({0} modules of {1} packages): cost reduction {2:P3} "
-                            "(95% interval over modules {3:P3} to {4:P3}, over packages {5:P3} "
-                            "to {6:P3}); worst package {7} {8:P3}",
-                            Sum.Modules - Sum.Failed, Sum.Packages.size(), Sum.Reduction, Sum.Low,
-                            Sum.High, Sum.PackageLow, Sum.PackageHigh,
-                            Sum.Worst >= 0 ? Sum.Packages[Sum.Worst].Key : "-",
-                            Sum.Worst >= 0 ? Sum.Packages[Sum.Worst].Reduction : 0.0)
-                  .str()});
-  if (!J.Report.empty()) {
-    llvm::json::Object Doc{{"schema", "ir2vec.mlgo-evict-eval/1"},
-                           {"model", J.Output},
-                           {"split", S->toJSON()},
-                           {"training_reduction_start", R->StartReduction},
-                           {"training_reduction_tuned", R->TunedReduction},
-                           {"kept", R->Kept},
-                           {"compilations", int64_t(R->Compilations)},
-                           {"held_out", costSummaryJSON(Sum)},
-                           {"bootstrap", llvm::json::Object{{"resamples", 1000},
-                                                            {"seed", int64_t(J.BootstrapSeed)}}}};
-    if (llvm::Error E = support::writeFileAtomicallyChecked(J.Report, [&](llvm::raw_ostream &OS) {
-          OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Doc))) << "\n";
-          return llvm::Error::success();
-        }))
-      return E;
-  }
+  if (llvm::Error E = reportHeldOut(J, *S, *R, Sum))
+    return E;
   if (Sum.Failed)
     return support::Outcome::partial(std::to_string(Sum.Failed) + " held-out modules failed");
   return support::Outcome::complete();

@@ -11,7 +11,7 @@
 // inliner's commands: every rank compiles, rank 0 decides and writes.
 #pragma once
 
-#include "mlgo/Eval.h"
+#include "mlgo/Judge.h"
 #include "mlgo/FineTune.h"
 #include "mlgo/Split.h"
 
@@ -21,8 +21,8 @@
 namespace wb::mlgo {
 
 struct EvictTrainJob {
-  std::vector<std::string> Modules; // the corpus, expanded
-  SplitOptions Split;
+  /// The corpus, its split by package and the timeout of each compiler run.
+  CorpusPlan Plan;
   std::string StartModel; // "" = the density rule (evictStartModel)
   FineTuneConfig Tune;    // Method is es
   std::string Output;     // the model
@@ -49,7 +49,7 @@ runners::ModelFile evictStartMLP(const std::vector<features::TensorSpec> &Inputs
 /// The training modules with the default advisor's cost (those whose baseline failed are
 /// left out), the same on every rank of an MPI run (rank 0's).
 llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<std::string> &Paths,
-                                                             const EvalRunConfig &EC);
+                                                             const Bench &EC);
 
 /// Observations of Start's own decisions on a sample of Modules of Tune, spread evenly (every
 /// input Start reads, with Embeddings' function_embedding when set): what fineTune scales its
@@ -57,7 +57,7 @@ llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<s
 llvm::Expected<features::DatasetTable>
 evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule> &Tune,
                   size_t Modules, const std::optional<std::string> &Embeddings,
-                  const EvalRunConfig &EC);
+                  const Bench &EC);
 
 /// `ir2vec mlgo train-evict`.
 llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J);

@@ -65,8 +65,8 @@ std::string marginRuleNames();
 /// Rules by name: "all", "none" or names of runners::marginRules, comma-separated.
 llvm::Expected<std::vector<const runners::InlineRule *>> parseRules(llvm::StringRef Text);
 
-struct ExploreConfig {
-  Toolchain Tools;
+/// Rank 0 of an MPI run writes the parts and the file.
+struct ExploreConfig : Bench {
   SearchSettings Search;
   /// Observations are also recorded with embedding features for each ("" = the default
   /// vocabulary), by one replay of the best decisions per vocabulary and module.
@@ -75,8 +75,6 @@ struct ExploreConfig {
   /// agreement on modules it never saw; `mlgo train` refuses such files); or every module
   /// (the transfer protocol: each fold trains on the others). Recorded as attribute side.
   ExploredSide Side = ExploredSide::Train;
-  /// Rank 0 of an MPI run writes the parts and the file.
-  support::RunSettings Run;
   /// The corpus descriptions among the inputs (absolute), recorded in the file.
   std::vector<std::string> Corpus;
 

@@ -1,5 +1,7 @@
 #include "mlgo/FineTune.h"
 
+#include "mlgo/Judge.h"
+
 #include "mlgo/ExplorationFile.h"
 #include "corpus/OrderedPipeline.h"
 #include "corpus/Share.h"
@@ -336,7 +338,198 @@ llvm::Expected<std::vector<double>> shareNumbers(const support::RunSettings &Run
   return Out;
 }
 
+/// The step's modules: a seeded sample of K of Active without replacement (all when fewer),
+/// in order.
+std::vector<size_t> sampleModules(std::vector<size_t> Active, size_t K, learn::Rng &G) {
+  K = std::min(K, Active.size());
+  for (size_t I = 0; I < K; ++I)
+    std::swap(Active[I], Active[I + learn::below(G, uint32_t(Active.size() - I))]);
+  Active.resize(K);
+  std::sort(Active.begin(), Active.end());
+  return Active;
+}
+
+/// Every rank perturbs by rank 0's scales and replays as many kept steps as rank 0 does.
+llvm::Error shareScales(const support::RunSettings &Run, arma::vec &Scale, size_t &Replay) {
+  std::vector<double> Mine(Scale.begin(), Scale.end());
+  Mine.push_back(double(Replay));
+  llvm::Expected<std::vector<double>> Sh = shareNumbers(Run, Mine);
+  if (!Sh)
+    return Sh.takeError();
+  if (Sh->size() != Scale.n_elem + 1)
+    return support::makeError("rank 0 perturbs another number of parameters");
+  Replay = size_t(Sh->back());
+  Sh->pop_back();
+  Scale = arma::vec(*Sh);
+  return llvm::Error::success();
+}
+
+/// The measure of candidate models on training modules (their .text, or the register
+/// allocation cost), compiled over the workers and the ranks; a failed compilation counts with
+/// the heuristic's measure and is reported.
+class CandidateRuns {
+public:
+  CandidateRuns(const std::vector<TuneModule> &Modules, runners::Task T, const FineTuneConfig &C,
+                FineTuneResult &R)
+      : Modules(Modules), T(T), C(C), R(R), Optimized(C.Tools, C.Run.CancelFd) {}
+
+  /// Sizes[c][k]: candidate c on module Mods[k].
+  llvm::Expected<std::vector<std::vector<double>>>
+  operator()(const std::vector<std::shared_ptr<const ModelFile>> &Cands,
+             const std::vector<size_t> &Mods) {
+  std::vector<std::vector<double>> Sizes(Cands.size(), std::vector<double>(Mods.size()));
+  corpus::OrderedPipeline<Compiled1> Pipe(C.Run.Jobs, 2 * C.Run.Jobs);
+  corpus::Spread<Compiled1> Sp;
+  Sp.Dist = C.Run.Dist;
+  Sp.Encode = [](const Compiled1 &X, support::WireWriter &W) {
+    W.num<double>(X.Size);
+    W.bytes(X.Error);
+  };
+  Sp.Decode = [](support::WireReader &In) -> llvm::Expected<Compiled1> {
+    Compiled1 X;
+    X.Size = In.num<double>();
+    X.Error = In.bytes();
+    if (!In.ok())
+      return support::makeError("a malformed compilation result");
+    return X;
+  };
+  llvm::Error E = Pipe.run(
+      0, Cands.size() * Mods.size(), [] { return corpus::NoState(); },
+      [&](size_t J, corpus::NoState &) {
+        Compiled1 Out;
+        const TuneModule &M = Modules[Mods[J % Mods.size()]];
+        std::shared_ptr<const ModelFile> Model = Cands[J / Mods.size()];
+        auto Dir = support::TempDir::create("ir2vec-finetune");
+        if (!Dir) {
+          Out.Error = llvm::toString(Dir.takeError());
+          return Out;
+        }
+        runners::SessionConfig S;
+        S.T = T;
+        if (C.Embeddings)
+          S.Augment = sessionAugmenter(T, *C.Embeddings, M.Path);
+        S.MakePolicy = [Model]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+          return runners::makeModelPolicy(*Model);
+        };
+        const bool Costs = T == runners::Task::Evict;
+        if (Costs) {
+          S.Costs = features::RegallocWeights{};
+          S.ReadRemarks = features::readRegallocRemarks;
+        }
+        auto Res = compileModule(M.Path, C.Tools, &S, *Dir, "policy", C.Run.CancelFd, Costs,
+                                 Costs ? Optimized.get(M.Path) : nullptr);
+        if (Res)
+          Out.Size = Costs ? features::totalCost({}, Res->Regalloc) : double(Res->TextSize);
+        else
+          Out.Error = llvm::toString(Res.takeError());
+        return Out;
+      },
+      [&](size_t J, Compiled1 &&X) -> llvm::Error {
+        if (support::cancelled(C.Run.CancelFd))
+          return support::interruptedError("interrupted; no model written");
+        ++R.Compilations;
+        const TuneModule &M = Modules[Mods[J % Mods.size()]];
+        if (!X.Error.empty()) {
+          ++R.Failed;
+          C.Run.Report({Diagnostic::Warning, M.Path + ": " + X.Error + " (counted with the "
+                                                                   "heuristic's size)"});
+          X.Size = M.Baseline;
+        }
+        Sizes[J / Mods.size()][J % Mods.size()] = X.Size;
+        return llvm::Error::success();
+      },
+      Sp);
+  if (E)
+    return E;
+  return Sizes;
+  }
+
+private:
+  const std::vector<TuneModule> &Modules;
+  const runners::Task T;
+  const FineTuneConfig &C;
+  FineTuneResult &R;
+  OptimizedModules Optimized;
+};
+
+/// Each parameter's perturbation scale: 1, but for the first layer's weights 1 / the robust
+/// spread of their input over Observations (none: 1).
+arma::vec perturbationScales(const ModelFile &Start, const features::DatasetTable &Observations) {
+  arma::vec Scale(flatten(Start).size(), arma::fill::ones);
+  if (!Observations.rows())
+    return Scale;
+  const std::vector<double> Spread = inputSpreads(inputMatrix(Start, Observations));
+  const ModelFile::Layer &L0 = Start.Layers.front();
+  for (unsigned O = 0; O < L0.Out; ++O)
+    for (unsigned J = 0; J < L0.In && J < Spread.size(); ++J)
+      Scale(O * L0.In + J) = 1 / Spread[J];
+  return Scale;
+}
+
+/// 1 - (ExtraBase + sum of Sizes) / (ExtraBase + sum of the baselines of Modules[Mods]).
+double reductionOver(const std::vector<TuneModule> &Modules, const std::vector<double> &Sizes,
+                     const std::vector<size_t> &Mods, double ExtraBase) {
+  double Pol = ExtraBase, B = ExtraBase;
+  for (size_t K = 0; K < Mods.size(); ++K) {
+    Pol += Sizes[K];
+    B += Modules[Mods[K]].Baseline;
+  }
+  return B > 0 ? 1 - Pol / B : 0.0;
+}
+
+/// The steps rank 0 keeps for --resume (FineTuneConfig::StepsFile) and how many of them an
+/// interrupted run left to replay.
+struct StepsKept {
+  bool Root = true;
+  std::string Context;
+  std::vector<EsStep> Kept;
+  size_t Replay = 0;
+};
+
+/// Every rank perturbs by rank 0's scales (another rank of an MPI run has no observations of
+/// its own) and replays the steps rank 0 kept from an interrupted run.
+llvm::Expected<StepsKept> openSteps(const FineTuneConfig &C, const std::vector<double> &Theta0,
+                                    arma::vec &Scale, const std::vector<TuneModule> &Modules) {
+  StepsKept S;
+  S.Root = !C.Run.Dist.serving();
+  S.Context = esContext(Theta0, Scale, Modules, C);
+  if (S.Root)
+    S.Kept = readSteps(C.StepsFile, S.Context, 2 * size_t(C.Pairs), C.Run.Report);
+  S.Replay = std::min<size_t>(S.Kept.size(), C.Steps);
+  if (llvm::Error E = shareScales(C.Run, Scale, S.Replay))
+    return E;
+  if (S.Root && S.Replay)
+    C.Run.Report({Diagnostic::Note, llvm::formatv("{0}: {1} of {2} steps taken from the "
+                                                  "interrupted run",
+                                                  C.StepsFile, S.Replay, C.Steps)
+                                        .str()});
+  return S;
+}
+
 } // namespace
+
+std::vector<arma::vec> esPerturbations(learn::Rng &G, unsigned Pairs, arma::uword N) {
+  std::vector<arma::vec> Eps(Pairs, arma::vec(N));
+  for (arma::vec &E : Eps)
+    for (double &V : E)
+      V = learn::normal(G);
+  return Eps;
+}
+
+void esUpdate(arma::mat &U, learn::Optimizer &Opt, const std::vector<arma::vec> &Eps,
+              const std::vector<double> &F, const ESSettings &S) {
+  // Antithetic estimate of the smoothed fitness's gradient, in units of the fitness spread
+  // (the step size then does not depend on how much .text the sample holds).
+  const arma::vec FV(F);
+  const double Spread = F.size() > 1 ? arma::stddev(FV) : 0;
+  if (Spread <= 1e-12)
+    return;
+  arma::mat Grad(U.n_rows, 1, arma::fill::zeros);
+  for (size_t P = 0; P < Eps.size(); ++P)
+    Grad.col(0) += (F[2 * P] - F[2 * P + 1]) * Eps[P];
+  Grad /= -(2.0 * double(Eps.size()) * S.Sigma * Spread); // the optimizer descends: ascend
+  Opt.step(0, U, Grad);
+}
 
 llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vector<TuneModule> &Modules,
                                         const features::DatasetTable &Observations,
@@ -363,101 +556,17 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
                                   : "no training module has a register allocation cost: "
                                     "nothing to tune");
 
-  // Parameters u, the model being Start + Scale * u; first-layer weights scaled by 1/spread.
+  // Parameters u, the model being Start + Scale * u.
   const std::vector<double> Theta0 = flatten(Start);
-  arma::vec Scale(Theta0.size(), arma::fill::ones);
-  if (Observations.rows()) {
-    const std::vector<double> Spread = inputSpreads(inputMatrix(Start, Observations));
-    const ModelFile::Layer &L0 = Start.Layers.front();
-    for (unsigned O = 0; O < L0.Out; ++O)
-      for (unsigned J = 0; J < L0.In && J < Spread.size(); ++J)
-        Scale(O * L0.In + J) = 1 / Spread[J];
-  }
+  arma::vec Scale = perturbationScales(Start, Observations);
   const arma::vec Base(Theta0);
   arma::mat U(Theta0.size(), 1, arma::fill::zeros);
   learn::Optimizer Opt(C.Optimizer, {arma::size(U)});
 
   FineTuneResult R;
-  OptimizedModules Optimized(C.Tools, C.Run.CancelFd);
-  // .text of each candidate on each module of Mods (failures: the heuristic's size, counted).
-  auto Evaluate = [&](const std::vector<std::shared_ptr<const ModelFile>> &Cands,
-                      const std::vector<size_t> &Mods)
-      -> llvm::Expected<std::vector<std::vector<double>>> {
-    std::vector<std::vector<double>> Sizes(Cands.size(), std::vector<double>(Mods.size()));
-    corpus::OrderedPipeline<Compiled1> Pipe(C.Run.Jobs, 2 * C.Run.Jobs);
-    corpus::Spread<Compiled1> Sp;
-    Sp.Dist = C.Run.Dist;
-    Sp.Encode = [](const Compiled1 &X, support::WireWriter &W) {
-      W.num<double>(X.Size);
-      W.bytes(X.Error);
-    };
-    Sp.Decode = [](support::WireReader &In) -> llvm::Expected<Compiled1> {
-      Compiled1 X;
-      X.Size = In.num<double>();
-      X.Error = In.bytes();
-      if (!In.ok())
-        return support::makeError("a malformed compilation result");
-      return X;
-    };
-    llvm::Error E = Pipe.run(
-        0, Cands.size() * Mods.size(), [] { return corpus::NoState(); },
-        [&](size_t J, corpus::NoState &) {
-          Compiled1 Out;
-          const TuneModule &M = Modules[Mods[J % Mods.size()]];
-          std::shared_ptr<const ModelFile> Model = Cands[J / Mods.size()];
-          auto Dir = support::TempDir::create("ir2vec-finetune");
-          if (!Dir) {
-            Out.Error = llvm::toString(Dir.takeError());
-            return Out;
-          }
-          runners::SessionConfig S;
-          S.T = T;
-          if (C.Embeddings)
-            S.Augment = sessionAugmenter(T, *C.Embeddings, M.Path);
-          S.MakePolicy = [Model]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
-            return runners::makeModelPolicy(*Model);
-          };
-          const bool Costs = T == runners::Task::Evict;
-          if (Costs) {
-            S.Costs = features::RegallocWeights{};
-            S.ReadRemarks = features::readRegallocRemarks;
-          }
-          auto Res = compileModule(M.Path, C.Tools, &S, *Dir, "policy", C.Run.CancelFd, Costs,
-                                   Costs ? Optimized.get(M.Path) : nullptr);
-          if (Res)
-            Out.Size = Costs ? features::totalCost({}, Res->Regalloc) : double(Res->TextSize);
-          else
-            Out.Error = llvm::toString(Res.takeError());
-          return Out;
-        },
-        [&](size_t J, Compiled1 &&X) -> llvm::Error {
-          if (support::cancelled(C.Run.CancelFd))
-            return support::interruptedError("interrupted; no model written");
-          ++R.Compilations;
-          const TuneModule &M = Modules[Mods[J % Mods.size()]];
-          if (!X.Error.empty()) {
-            ++R.Failed;
-            C.Run.Report({Diagnostic::Warning, M.Path + ": " + X.Error + " (counted with the "
-                                                                     "heuristic's size)"});
-            X.Size = M.Baseline;
-          }
-          Sizes[J / Mods.size()][J % Mods.size()] = X.Size;
-          return llvm::Error::success();
-        },
-        Sp);
-    if (E)
-      return E;
-    return Sizes;
-  };
+  CandidateRuns Evaluate(Modules, T, C, R);
   auto Reduction = [&](const std::vector<double> &Sizes, const std::vector<size_t> &Mods,
-                       double ExtraBase) {
-    double Pol = ExtraBase, B = ExtraBase;
-    for (size_t K = 0; K < Mods.size(); ++K) {
-      Pol += Sizes[K];
-      B += Modules[Mods[K]].Baseline;
-    }
-    return B > 0 ? 1 - Pol / B : 0.0;
-  };
+                       double ExtraBase) { return reductionOver(Modules, Sizes, Mods, ExtraBase); };
   auto Candidate = [&](const arma::vec &UVec) {
     return std::make_shared<const ModelFile>(withParameters(Start, Base + Scale % UVec));
   };
@@ -465,47 +574,22 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
   if (C.Method == TuneMethod::Bias)
     return searchBias(Start, Observations, Active, Constant, Evaluate, Reduction, C, R);
 
-  // Every rank perturbs by rank 0's scales (another rank of an MPI run has no observations of
-  // its own) and replays the steps rank 0 kept from an interrupted run.
-  const bool Root = !C.Run.Dist.serving();
-  const std::string Context = esContext(Theta0, Scale, Modules, C);
-  std::vector<EsStep> Kept;
-  if (Root)
-    Kept = readSteps(C.StepsFile, Context, 2 * size_t(C.Pairs), C.Run.Report);
-  size_t Replay = std::min<size_t>(Kept.size(), C.Steps);
-  {
-    std::vector<double> Mine(Scale.begin(), Scale.end());
-    Mine.push_back(double(Replay));
-    llvm::Expected<std::vector<double>> Sh = shareNumbers(C.Run, Mine);
-    if (!Sh)
-      return Sh.takeError();
-    if (Sh->size() != Scale.n_elem + 1)
-      return support::makeError("rank 0 perturbs another number of parameters");
-    Replay = size_t(Sh->back());
-    Sh->pop_back();
-    Scale = arma::vec(*Sh);
-  }
-  if (Root && Replay)
-    C.Run.Report({Diagnostic::Note, llvm::formatv("{0}: {1} of {2} steps taken from the "
-                                                  "interrupted run",
-                                                  C.StepsFile, Replay, C.Steps)
-                                        .str()});
+  llvm::Expected<StepsKept> Steps = openSteps(C, Theta0, Scale, Modules);
+  if (!Steps)
+    return Steps.takeError();
+  const bool Root = Steps->Root;
+  const size_t Replay = Steps->Replay;
+  std::vector<EsStep> &Kept = Steps->Kept;
+  const std::string &Context = Steps->Context;
 
   support::Progress Bar("steps", C.Steps, C.Run.ShowProgress);
   for (unsigned Step = 0; Step < C.Steps; ++Step) {
     learn::Rng G(C.Seed * 0x9E3779B97F4A7C15ull + Step + 1);
-    // The step's modules: a seeded sample without replacement (all when fewer).
-    std::vector<size_t> Mods = Active;
-    const size_t K = std::min<size_t>(C.ModulesPerStep, Mods.size());
-    for (size_t I = 0; I < K; ++I)
-      std::swap(Mods[I], Mods[I + learn::below(G, uint32_t(Mods.size() - I))]);
-    Mods.resize(K);
-    std::sort(Mods.begin(), Mods.end());
-    std::vector<arma::vec> Eps(C.Pairs, arma::vec(U.n_rows));
+    const std::vector<size_t> Mods = sampleModules(Active, C.ModulesPerStep, G);
+    const size_t K = Mods.size();
+    const std::vector<arma::vec> Eps = esPerturbations(G, C.Pairs, U.n_rows);
     std::vector<std::shared_ptr<const ModelFile>> Cands;
-    for (arma::vec &E : Eps) {
-      for (double &V : E)
-        V = learn::normal(G);
+    for (const arma::vec &E : Eps) {
       Cands.push_back(Candidate(U.col(0) + C.Sigma * E));
       Cands.push_back(Candidate(U.col(0) - C.Sigma * E));
     }
@@ -539,16 +623,7 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
       return support::makeError("rank 0 scored another number of candidates");
     const arma::vec FV(F);
     R.StepFitness.push_back(arma::mean(FV));
-    // Antithetic estimate of the smoothed fitness's gradient, in units of the fitness spread
-    // (the step size then does not depend on how much .text the sample holds).
-    const double Spread = F.size() > 1 ? arma::stddev(FV) : 0;
-    if (Spread > 1e-12) {
-      arma::mat Grad(U.n_rows, 1, arma::fill::zeros);
-      for (unsigned P = 0; P < C.Pairs; ++P)
-        Grad.col(0) += (F[2 * P] - F[2 * P + 1]) * Eps[P];
-      Grad /= -(2.0 * C.Pairs * C.Sigma * Spread); // the optimizer descends: ascend the fitness
-      Opt.step(0, U, Grad);
-    }
+    esUpdate(U, Opt, Eps, F, C);
     Bar.clear();
     C.Run.Report({Diagnostic::Note,
               llvm::formatv("step {0}/{1}: {2} modules, fitness mean {3:P3}, best {4:P3}",
@@ -574,6 +649,59 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
   R.Kept = R.TunedReduction > R.StartReduction;
   R.Model = R.Kept ? *Tuned : Start;
   return R;
+}
+
+/// What a fine-tuned model records: where it started, the data, the settings, the search and
+/// both training-side reductions.
+static llvm::Error stampFineTuned(ModelFile &M, const FineTuneResult &R, const FineTuneConfig &C,
+                                  const FineTuneStart &From, const std::string &Exploration,
+                                  const std::string &Split) {
+  const std::string ModelPath = From.Heuristic ? "the heuristic" : From.ModelPath;
+  auto ModelSHA = From.Heuristic ? llvm::Expected<std::string>(std::string("-"))
+                                 : support::sha256OfFile(ModelPath);
+  auto ExplorationSHA = support::sha256OfFile(Exploration);
+  if (!ModelSHA)
+    return ModelSHA.takeError();
+  if (!ExplorationSHA)
+    return ExplorationSHA.takeError();
+  std::string Hyper;
+  llvm::raw_string_ostream(Hyper) << llvm::json::Value(llvm::json::Object{
+      {"method", C.Method == TuneMethod::ES
+                     ? "es: evolution strategies (antithetic pairs, fitness-normalised gradient)"
+                     : "bias: line search over the output bias on the training side"},
+      {"steps", int64_t(C.Steps)},
+      {"pairs", int64_t(C.Pairs)},
+      {"modules_per_step", int64_t(C.ModulesPerStep)},
+      {"sigma", C.Sigma},
+      {"optimizer", learn::optimizerName(C.Optimizer.Kind)},
+      {"learning_rate", C.Optimizer.LearningRate},
+      {"seed", int64_t(C.Seed)}});
+  llvm::json::Array Fit;
+  for (double F : R.StepFitness)
+    Fit.push_back(F);
+  for (const FineTuneResult::Candidate &X : R.Searched)
+    Fit.push_back(llvm::json::Object{
+        {"flipped", X.Flipped}, {"bias_shift", X.Shift}, {"training_reduction", X.Reduction}});
+  std::string FitText;
+  llvm::raw_string_ostream(FitText) << llvm::json::Value(std::move(Fit));
+  auto Set = [&M](const std::string &K, const std::string &V) { M.setProvenance(K, V); };
+
+  Set("finetuned_by", "ir2vec mlgo finetune");
+  Set("finetuned_from", llvm::sys::path::filename(ModelPath).str());
+  if (From.Heuristic) {
+    stampProvenance(M, "ir2vec mlgo finetune --from-heuristic");
+    Set("split", Split);
+  }
+  Set("finetuned_from_sha256", *ModelSHA);
+  Set("finetune_data", llvm::sys::path::filename(Exploration).str());
+  Set("finetune_data_sha256", *ExplorationSHA);
+  Set("finetune_hyperparameters", Hyper);
+  Set(C.Method == TuneMethod::ES ? "finetune_step_fitness" : "finetune_search", FitText);
+  Set("finetune_training_reduction_start", llvm::formatv("{0:f6}", R.StartReduction).str());
+  Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R.TunedReduction).str());
+  Set("finetune_kept", R.Kept ? "true" : "false");
+  Set("finetune_compilations", std::to_string(R.Compilations));
+  return llvm::Error::success();
 }
 
 llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
@@ -661,53 +789,9 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
   auto R = fineTune(*Start, Modules, *Obs, C);
   if (!R)
     return R.takeError();
-  auto ModelSHA = From.Heuristic ? llvm::Expected<std::string>(std::string("-"))
-                                 : support::sha256OfFile(ModelPath);
-  auto ExplorationSHA = support::sha256OfFile(Exploration);
-  if (!ModelSHA)
-    return ModelSHA.takeError();
-  if (!ExplorationSHA)
-    return ExplorationSHA.takeError();
-  std::string Hyper;
-  llvm::raw_string_ostream(Hyper) << llvm::json::Value(llvm::json::Object{
-      {"method", C.Method == TuneMethod::ES
-                     ? "es: evolution strategies (antithetic pairs, fitness-normalised gradient)"
-                     : "bias: line search over the output bias on the training side"},
-      {"steps", int64_t(C.Steps)},
-      {"pairs", int64_t(C.Pairs)},
-      {"modules_per_step", int64_t(C.ModulesPerStep)},
-      {"sigma", C.Sigma},
-      {"optimizer", learn::optimizerName(C.Optimizer.Kind)},
-      {"learning_rate", C.Optimizer.LearningRate},
-      {"seed", int64_t(C.Seed)}});
-  llvm::json::Array Fit;
-  for (double F : R->StepFitness)
-    Fit.push_back(F);
-  for (const FineTuneResult::Candidate &X : R->Searched)
-    Fit.push_back(llvm::json::Object{
-        {"flipped", X.Flipped}, {"bias_shift", X.Shift}, {"training_reduction", X.Reduction}});
-  std::string FitText;
-  llvm::raw_string_ostream(FitText) << llvm::json::Value(std::move(Fit));
   ModelFile &M = R->Model;
-  auto Set = [&M](const std::string &K, const std::string &V) { M.setProvenance(K, V); };
-
-  Set("finetuned_by", "ir2vec mlgo finetune");
-  Set("finetuned_from", llvm::sys::path::filename(ModelPath).str());
-  if (From.Heuristic) {
-    Set("created_by", "ir2vec mlgo finetune --from-heuristic");
-    Set("llvm_version", WB_LLVM_VERSION);
-    Set("tool_version", WB_VERSION);
-    Set("split", Split);
-  }
-  Set("finetuned_from_sha256", *ModelSHA);
-  Set("finetune_data", llvm::sys::path::filename(Exploration).str());
-  Set("finetune_data_sha256", *ExplorationSHA);
-  Set("finetune_hyperparameters", Hyper);
-  Set(C.Method == TuneMethod::ES ? "finetune_step_fitness" : "finetune_search", FitText);
-  Set("finetune_training_reduction_start", llvm::formatv("{0:f6}", R->StartReduction).str());
-  Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R->TunedReduction).str());
-  Set("finetune_kept", R->Kept ? "true" : "false");
-  Set("finetune_compilations", std::to_string(R->Compilations));
+  if (llvm::Error E = stampFineTuned(M, *R, C, From, Exploration, Split))
+    return E;
   if (llvm::Error E = runners::writeModelFile(Output, M))
     return E;
   C.Run.Report({Diagnostic::Note,

@@ -24,6 +24,7 @@
 
 #include "features/Dataset.h"
 #include "learn/Optimizer.h"
+#include "learn/Random.h"
 #include "mlgo/Compile.h"
 #include "mlgo/Train.h"
 #include "runners/Models.h"
@@ -41,16 +42,29 @@ enum class TuneMethod { Bias, ES };
 inline constexpr support::Named<TuneMethod> TuneMethodNames[] = {{TuneMethod::Bias, "bias"},
                                                                 {TuneMethod::ES, "es"}};
 
-struct FineTuneConfig {
-  TuneMethod Method = TuneMethod::Bias;
-  unsigned Steps = 20, Pairs = 8, ModulesPerStep = 64; // es
+/// The settings of evolution strategies, the one set every run of them takes (`finetune
+/// --method es`, `train-evict`, eviction ablations): steps, antithetic pairs per step, modules
+/// sampled per step, the perturbation size and the optimizer.
+struct ESSettings {
+  unsigned Steps = 20, Pairs = 8, ModulesPerStep = 64;
   double Sigma = 0.1;
   learn::OptimizerConfig Optimizer{learn::OptimizerKind::Adam, 0.05};
+
+  /// Eviction's defaults: each evaluation is a whole llc run per module, so fewer of them.
+  static ESSettings evict() {
+    ESSettings S;
+    S.Steps = 12;
+    S.Pairs = 6;
+    S.ModulesPerStep = 24;
+    return S;
+  }
+};
+
+/// Under MPI (Run.Dist), the compilations of every step spread over the ranks; rank 0 shares
+/// the perturbation scales and each step's fitness, so every rank moves the policy alike.
+struct FineTuneConfig : ESSettings, Bench {
+  TuneMethod Method = TuneMethod::Bias;
   uint64_t Seed = 1;
-  Toolchain Tools;
-  /// Under MPI (Run.Dist), the compilations of every step spread over the ranks; rank 0 shares
-  /// the perturbation scales and each step's fitness, so every rank moves the policy alike.
-  support::RunSettings Run;
   /// es: where rank 0 keeps each finished step's fitness (docs/formats/es-steps.md) for an
   /// interrupted run to resume from: steps made with the same start, modules, scales and
   /// settings are replayed (the same updates, no compilation). "" = none.
@@ -93,6 +107,14 @@ llvm::Expected<FineTuneResult> fineTune(const runners::ModelFile &Start,
                                         const std::vector<TuneModule> &Modules,
                                         const features::DatasetTable &Observations,
                                         const FineTuneConfig &C);
+
+/// Evolution strategies' core on parameters u. A step draws Pairs standard normal vectors
+/// eps_p from G; F[2p] and F[2p+1] are the fitness of u + sigma eps_p and u - sigma eps_p;
+/// esUpdate moves U (N x 1) up the antithetic estimate of the smoothed fitness's gradient, in
+/// units of the fitness's spread over the step (no move when it does not vary).
+std::vector<arma::vec> esPerturbations(learn::Rng &G, unsigned Pairs, arma::uword N);
+void esUpdate(arma::mat &U, learn::Optimizer &Opt, const std::vector<arma::vec> &Eps,
+              const std::vector<double> &F, const ESSettings &S);
 
 /// Robust spread of each row of X (input-vector elements by observations) over its finite
 /// values: IQR / 1.349 (the standard deviation for normal data, unmoved by outliers), else the

@@ -1,5 +1,6 @@
 #include "mlgo/PerfTrack.h"
 
+#include "mlgo/SpecReader.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Inputs.h"
@@ -37,13 +38,13 @@ std::optional<double> change(double X, double B) {
 
 llvm::json::Value orNull(std::optional<double> X) { return X ? llvm::json::Value(*X) : llvm::json::Value(nullptr); }
 
-class Reader {
+/// The spec reader with the performance track's own checks (hashes, counts, agreement with
+/// the counts).
+class Reader : public SpecReader {
 public:
-  explicit Reader(const std::string &Path) : Path(Path) {}
+  using SpecReader::SpecReader;
 
-  llvm::Error bad(const llvm::Twine &Where, const llvm::Twine &What) const {
-    return support::fileError(Path, Where + ": " + What);
-  }
+  llvm::Error bad(const llvm::Twine &Where, const llvm::Twine &What) const { return error(Where, What); }
   llvm::Expected<const llvm::json::Object *> object(const llvm::json::Object &O, llvm::StringRef Key,
                                                     const llvm::Twine &Where) const {
     const llvm::json::Object *X = O.getObject(Key);
@@ -100,13 +101,6 @@ public:
       return bad(Where + "." + Key, "expected a count (an integer, 0 or more)");
     return uint64_t(*I);
   }
-  llvm::Error onlyKeys(const llvm::json::Object &O, const llvm::Twine &Where,
-                       std::initializer_list<llvm::StringRef> Known) const {
-    for (const auto &[K, V] : O)
-      if (!llvm::is_contained(Known, llvm::StringRef(K)))
-        return bad(Where, "unknown key \"" + llvm::StringRef(K) + "\"");
-    return llvm::Error::success();
-  }
   /// The file's figure F against Ours: equal up to rounding, or the file is not what its
   /// counts say.
   llvm::Error agrees(const llvm::json::Value *F, std::optional<double> Ours, const llvm::Twine &Where) const {
@@ -118,8 +112,6 @@ public:
                             (Ours ? llvm::formatv("{0:g}", *Ours).str() : std::string("null")) + ")");
     return llvm::Error::success();
   }
-
-  std::string Path;
 };
 
 /// Sums of every count of a policy over the programs.
@@ -275,52 +267,28 @@ llvm::json::Object comparedJSON(const std::vector<std::optional<double>> &Row) {
 
 } // namespace
 
-llvm::Expected<PerfTrack> readPerfResults(const std::string &Path) {
-  const Reader R(Path);
-  auto Buf = support::readInput(Path, /*IsText=*/true);
-  if (!Buf)
-    return support::fileError(Path, "cannot read the performance track's results: " +
-                                        support::readErrorMessage(Buf.getError()));
-  PerfTrack T;
-  T.Path = Path;
-  if ((*Buf)->getBufferSize() > support::MaxJSONBytes) // refused before its bytes are read
-    return support::fileError(Path, "invalid JSON: " + llvm::Twine((*Buf)->getBufferSize()) +
-                                        " bytes: more than the " + llvm::Twine(support::MaxJSONBytes >> 20) +
-                                        " MiB any JSON the workbench reads may hold");
-  T.SHA256 = support::sha256Hex((*Buf)->getBuffer());
-  auto J = support::parseJSON((*Buf)->getBuffer());
-  if (!J)
-    return support::fileError(Path, "invalid JSON: " + llvm::toString(J.takeError()));
-  const llvm::json::Object *O = J->getAsObject();
-  if (!O)
-    return support::fileError(Path, "expected a JSON object (scripts/perf-track.py's results.json)");
-  if (O->getString("schema") != std::optional<llvm::StringRef>(PerfResultsSchema))
-    return R.bad("schema", llvm::Twine("expected \"") + PerfResultsSchema +
-                               "\" (the results.json of scripts/perf-track.py, docs/perf.md)");
-  if (llvm::Error E = R.onlyKeys(*O, "results", {"schema", "spec", "spec_sha256", "packages_sha256", "sources",
-                                                 "inputs_sha256", "valgrind", "compiler", "policies", "baseline",
-                                                 "programs", "versus_baseline", "static_vs_dynamic",
-                                                 "outputs_differ"}))
-    return E;
+namespace {
 
-  // The pins.
+/// The pins: the spec, valgrind and the compiler, the hashes of the spec, packages, inputs and
+/// sources.
+llvm::Error readPins(const Reader &R, const llvm::json::Object &O, PerfTrack &T) {
   for (llvm::StringRef K : {"spec", "valgrind", "compiler"}) {
-    auto S = R.string(*O, K, "results");
+    auto S = R.string(O, K, "results");
     if (!S)
       return S.takeError();
     T.Pins[K] = *S;
   }
   for (llvm::StringRef K : {"spec_sha256", "packages_sha256"}) {
-    auto S = R.string(*O, K, "results", /*Hash=*/true);
+    auto S = R.string(O, K, "results", /*Hash=*/true);
     if (!S)
       return S.takeError();
     T.Pins[K] = *S;
   }
-  auto Inputs = R.hashes(*O, "inputs_sha256", "results");
+  auto Inputs = R.hashes(O, "inputs_sha256", "results");
   if (!Inputs)
     return Inputs.takeError();
   T.Pins["inputs_sha256"] = std::move(*Inputs);
-  auto Sources = R.object(*O, "sources", "results");
+  auto Sources = R.object(O, "sources", "results");
   if (!Sources)
     return Sources.takeError();
   llvm::json::Object SourcesOut;
@@ -336,9 +304,13 @@ llvm::Expected<PerfTrack> readPerfResults(const std::string &Path) {
   if (SourcesOut.empty())
     return R.bad("results.sources", "expected at least one package");
   T.Pins["sources"] = std::move(SourcesOut);
+  return llvm::Error::success();
+}
 
-  // The policies, the baseline first.
-  const llvm::json::Array *Pols = O->getArray("policies");
+/// The policies, the baseline first; their labels.
+llvm::Expected<std::set<std::string>> readPolicies(const Reader &R, const llvm::json::Object &O,
+                                                   PerfTrack &T) {
+  const llvm::json::Array *Pols = O.getArray("policies");
   if (!Pols || Pols->empty() || Pols->size() > MaxPerfPolicies)
     return R.bad("results.policies", llvm::formatv("expected an array of 1 to {0} policies", MaxPerfPolicies));
   std::set<std::string> Labels;
@@ -363,11 +335,15 @@ llvm::Expected<PerfTrack> readPerfResults(const std::string &Path) {
     }
     T.Policies.push_back(std::move(Pol));
   }
-  if (O->getString("baseline") != std::optional<llvm::StringRef>(T.Policies.front().Label))
+  if (O.getString("baseline") != std::optional<llvm::StringRef>(T.Policies.front().Label))
     return R.bad("results.baseline", "expected the first policy's label, '" + T.Policies.front().Label + "'");
+  return Labels;
+}
 
-  // The counts: every policy ran the same programs.
-  auto Programs = R.object(*O, "programs", "results");
+/// The counts: every policy ran the baseline's programs, with the same outputs.
+llvm::Error readCounts(const Reader &R, const llvm::json::Object &O,
+                       const std::set<std::string> &Labels, PerfTrack &T) {
+  auto Programs = R.object(O, "programs", "results");
   if (!Programs)
     return Programs.takeError();
   for (const auto &[K, V] : **Programs)
@@ -409,14 +385,18 @@ llvm::Expected<PerfTrack> readPerfResults(const std::string &Path) {
                      "the program's output differs from the baseline's: its counts are not comparable");
     }
   }
-  const llvm::json::Array *Differ = O->getArray("outputs_differ");
+  const llvm::json::Array *Differ = O.getArray("outputs_differ");
   if (!Differ || !Differ->empty())
     return R.bad("results.outputs_differ", "expected an empty array (a track whose outputs differ is not "
                                            "comparable)");
+  return llvm::Error::success();
+}
 
-  // The comparisons: one per policy but the baseline, agreeing with the counts.
+/// The comparisons: one per policy but the baseline, agreeing with the counts.
+llvm::Error readComparisons(const Reader &R, const llvm::json::Object &O,
+                            const std::set<std::string> &Labels, PerfTrack &T) {
   for (llvm::StringRef Key : {"versus_baseline", "static_vs_dynamic"}) {
-    auto X = R.object(*O, Key, "results");
+    auto X = R.object(O, Key, "results");
     if (!X)
       return X.takeError();
     for (const auto &[K, V] : **X)
@@ -439,6 +419,37 @@ llvm::Expected<PerfTrack> readPerfResults(const std::string &Path) {
       }
     }
   }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<PerfTrack> readPerfResults(const std::string &Path) {
+  Reader R(Path);
+  auto J = R.load("the performance track's results");
+  if (!J)
+    return J.takeError();
+  PerfTrack T;
+  T.Path = Path;
+  T.SHA256 = R.SHA256;
+  const llvm::json::Object &O = *J->getAsObject();
+  if (O.getString("schema") != std::optional<llvm::StringRef>(PerfResultsSchema))
+    return R.bad("schema", llvm::Twine("expected \"") + PerfResultsSchema +
+                               "\" (the results.json of scripts/perf-track.py, docs/perf.md)");
+  if (llvm::Error E = R.onlyKeys(O, "results", {"schema", "spec", "spec_sha256", "packages_sha256", "sources",
+                                                "inputs_sha256", "valgrind", "compiler", "policies", "baseline",
+                                                "programs", "versus_baseline", "static_vs_dynamic",
+                                                "outputs_differ"}))
+    return E;
+  if (llvm::Error E = readPins(R, O, T))
+    return E;
+  auto Labels = readPolicies(R, O, T);
+  if (!Labels)
+    return Labels.takeError();
+  if (llvm::Error E = readCounts(R, O, *Labels, T))
+    return E;
+  if (llvm::Error E = readComparisons(R, O, *Labels, T))
+    return E;
   return T;
 }
 

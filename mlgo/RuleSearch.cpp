@@ -68,11 +68,10 @@ llvm::json::Object RuleGrid::toJSON() const {
                             {"max_package_growth", MaxPackageGrowth}};
 }
 
-llvm::Expected<RuleGrid> ruleGridFromJSON(const llvm::json::Object &O, const std::string &Where) {
+llvm::Expected<RuleGrid> ruleGridFromJSON(const SpecReader &R, const llvm::json::Object &O,
+                                          const std::string &Where) {
   RuleGrid G;
-  auto Bad = [&](llvm::StringRef Key, llvm::StringRef What) {
-    return support::usageError(Where + "." + Key + ": " + What);
-  };
+  auto Bad = [&](llvm::StringRef Key, llvm::StringRef What) { return R.error(Where + "." + Key, What); };
   // A list of values of one of the rule's keys (InlineRule::keys(): its range); null is "off"
   // (add, refuse) or "no limit" (the others).
   auto List = [&](llvm::StringRef Key, std::vector<std::optional<int64_t>> &Out) -> llvm::Error {
@@ -127,10 +126,9 @@ llvm::Expected<RuleGrid> ruleGridFromJSON(const llvm::json::Object &O, const std
   const double Combinations = double(G.Add.size()) * G.Refuse.size() * G.AddMaxCalleeUsers.size() *
                               G.AddMaxCalleeBlocks.size() * G.RefuseMinCalleeUsers.size();
   if (Combinations > double(RuleGrid::MaxCombinations))
-    return support::usageError(llvm::formatv("{0}: {1} combinations; at most {2} (each is compiled "
-                                             "on every module)",
-                                             Where, uint64_t(std::min(Combinations, 1e18)), RuleGrid::MaxCombinations)
-                                   .str());
+    return R.error(Where, llvm::formatv("{0} combinations; at most {1} (each is compiled on every "
+                                        "module)",
+                                        uint64_t(std::min(Combinations, 1e18)), RuleGrid::MaxCombinations));
   if (const llvm::json::Value *V = O.get("max_package_growth")) {
     std::optional<double> D = V->getAsNumber();
     if (!D || !(*D >= 0 && *D < 1))
@@ -209,7 +207,7 @@ llvm::json::Object scoreJSON(const CandidateScore &S) {
 
 } // namespace
 
-llvm::Expected<RuleSearchResult> runRuleSearch(const RuleSearchJob &J, const EvalRunConfig &RC) {
+llvm::Expected<RuleSearchResult> runRuleSearch(const RuleSearchJob &J, const Bench &RC) {
   RuleSearchResult R;
   R.Candidates = J.Grid.candidates();
   for (const InlineRule &Rule : R.Candidates) {

@@ -9,7 +9,8 @@
 // docs/size-policy.md).
 #pragma once
 
-#include "mlgo/Eval.h"
+#include "mlgo/Judge.h"
+#include "mlgo/SpecReader.h"
 #include "mlgo/Split.h"
 #include "runners/Policies.h"
 
@@ -42,7 +43,8 @@ struct RuleGrid {
 };
 
 /// The grid of a spec's "search" object; Where names it in errors.
-llvm::Expected<RuleGrid> ruleGridFromJSON(const llvm::json::Object &O, const std::string &Where);
+llvm::Expected<RuleGrid> ruleGridFromJSON(const SpecReader &R, const llvm::json::Object &O,
+                                          const std::string &Where);
 
 /// How a candidate did on a selection of modules.
 struct CandidateScore {
@@ -89,7 +91,7 @@ struct RuleSearchJob {
 /// Compiles every candidate on every judged module, chooses per fold and overall, writes a
 /// rule model per fold (its split: trained on the other folds) and the final one (trained on
 /// every package).
-llvm::Expected<RuleSearchResult> runRuleSearch(const RuleSearchJob &J, const EvalRunConfig &RC);
+llvm::Expected<RuleSearchResult> runRuleSearch(const RuleSearchJob &J, const Bench &RC);
 
 /// The search as results.json records it: the grid, every candidate's overall score, each
 /// fold's packages, choice and the scores it chose by, the final rule.

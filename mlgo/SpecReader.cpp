@@ -6,10 +6,10 @@
 
 namespace wb::mlgo {
 
-llvm::Expected<llvm::json::Value> SpecReader::load() {
+llvm::Expected<llvm::json::Value> SpecReader::load(llvm::StringRef What) {
   auto Buf = support::readInput(Path, /*IsText=*/true);
   if (!Buf)
-    return support::fileError(Path, "cannot read the spec: " +
+    return support::fileError(Path, "cannot read " + What + ": " +
                                         support::readErrorMessage(Buf.getError()));
   if ((*Buf)->getBufferSize() > support::MaxJSONBytes) // refused before its bytes are read
     return support::fileError(Path, "invalid JSON: " + llvm::Twine((*Buf)->getBufferSize()) +

@@ -79,7 +79,8 @@ public:
   }
   /// The spec's top-level JSON object, read and parsed (errors name the file); SHA256 is then
   /// the hash of the bytes read (a spec that is a FIFO or /dev/fd/N is read once).
-  llvm::Expected<llvm::json::Value> load();
+  /// What names the file in a read error ("the spec", "the performance track's results").
+  llvm::Expected<llvm::json::Value> load(llvm::StringRef What = "the spec");
   /// "timeout": seconds, not negative.
   llvm::Error timeout(const llvm::json::Object &O, double &Out) const {
     if (llvm::Error E = number(O, "timeout", "spec", Out))

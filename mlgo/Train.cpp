@@ -1,5 +1,7 @@
 #include "mlgo/Train.h"
 
+#include "mlgo/Judge.h"
+
 #include "mlgo/ExplorationFile.h"
 #include "learn/Random.h"
 #include "support/Files.h"
@@ -371,9 +373,8 @@ Provenance trainingProvenance(llvm::StringRef CreatedBy, const std::string &Expl
       {"quantiles", int64_t(C.Quantiles)},
       {"normalize", support::nameOf<IntegerNormalization>(IntegerNormalizationNames, C.Normalize)},
       {"loss", "logistic"}});
-  return {{"created_by", CreatedBy.str()},
-          {"llvm_version", WB_LLVM_VERSION},
-          {"tool_version", WB_VERSION},
+  Provenance P = provenance(CreatedBy);
+  P.insert(P.end(), {
           {"training_data", llvm::sys::path::filename(Exploration).str()},
           {"training_data_sha256", ExplorationSHA256.str()},
           {"observations", Observations.str()},
@@ -381,7 +382,8 @@ Provenance trainingProvenance(llvm::StringRef CreatedBy, const std::string &Expl
           {"hyperparameters", Hyper},
           {"train_rows", std::to_string(R.Rows)},
           {"train_accuracy", llvm::formatv("{0:f6}", R.Accuracy).str()},
-          {"train_loss", llvm::formatv("{0:f6}", R.Loss).str()}};
+          {"train_loss", llvm::formatv("{0:f6}", R.Loss).str()}});
+  return P;
 }
 
 llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,

@@ -15,6 +15,14 @@
 
 namespace wb::tool {
 
+ExitRow &ExitTable::row(const std::string &Status) {
+  for (ExitRow &R : Rows)
+    if (R.Status == Status)
+      return R;
+  Rows.push_back({Status, ""});
+  return Rows.back();
+}
+
 std::string ExitTable::help() const {
   size_t Width = 0;
   for (const ExitRow &R : Rows)

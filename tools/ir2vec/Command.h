@@ -38,6 +38,8 @@ struct ExitTable {
   std::string Note; // a sentence after the table
   /// "Exit status:\n  0    ...\n" for --help.
   std::string help() const;
+  /// The row of Status (a table edited by status, not by position); a new row when absent.
+  ExitRow &row(const std::string &Status);
 };
 
 /// Tables shared by several subcommands.

@@ -89,8 +89,8 @@ void addEvaluateCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   CLI::App *G = addGroup(App, "evaluate", "Judge embeddings on downstream tasks (docs/downstream.md)");
   auto O = std::make_shared<DevmapOptions>();
   ExitTable Exits = simpleExits();
-  Exits.Rows[0].Meaning = "every arm was trained and judged with every seed and protocol";
-  Exits.Rows[1].Meaning = "nothing usable (bad usage, spec or dataset, a vocabulary that cannot "
+  Exits.row("0").Meaning = "every arm was trained and judged with every seed and protocol";
+  Exits.row("1").Meaning = "nothing usable (bad usage, spec or dataset, a vocabulary that cannot "
                           "be read, an XGBoost or gnuplot failure); nothing is written under "
                           "the output name";
   Exits.Rows.push_back({"130", "interrupted (SIGINT, SIGTERM, SIGHUP); nothing is written"});

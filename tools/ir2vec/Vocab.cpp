@@ -151,18 +151,15 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Re
   });
 }
 
-} // namespace
-
-void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
-  CLI::App *Vocab = addGroup(App, "vocab", "Train, evaluate and export vocabularies");
-
+/// `vocab train`.
+void addVocabTrain(CLI::App &Vocab, Commands &Cmds, RunContext &Ctx) {
   auto T = std::make_shared<TrainOptions>();
   ExitTable TrainExits = simpleExits();
   TrainExits.Rows.push_back({"130", "interrupted: the run ends by the signal (a shell shows 130 "
                                     "for SIGINT, 143 for SIGTERM, 129 for SIGHUP); no output "
                                     "written"});
   CLI::App *Train = addCommand(
-      *Vocab, Cmds, "train",
+      Vocab, Cmds, "train",
       "Train a TransE vocabulary on OpenKE triplets (ir2vec triplets --format openke)",
       TrainExits);
   addGraphOptions(*Train, T->Graph);
@@ -216,6 +213,14 @@ void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
     support::Reporter R = Ctx.reporter(ToolName, T->Quiet);
     return finish(R, TrainExits, runTrain(*T, R));
   });
+}
+
+} // namespace
+
+void addVocabCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
+  CLI::App *Vocab = addGroup(App, "vocab", "Train, evaluate and export vocabularies");
+
+  addVocabTrain(*Vocab, Cmds, Ctx);
 
   auto E = std::make_shared<EvalOptions>();
   CLI::App *Eval = addCommand(

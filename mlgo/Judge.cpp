@@ -1,0 +1,458 @@
+#include "mlgo/Judge.h"
+
+#include "corpus/OrderedPipeline.h"
+#include "features/Augment.h"
+#include "features/RegallocScore.h"
+#include "learn/Random.h"
+#include "mlgo/ExplorationFile.h"
+#include "support/Files.h"
+#include "support/Inputs.h"
+#include "support/JSON.h"
+#include "support/Process.h"
+#include "support/Progress.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace wb::mlgo {
+
+using support::numberOrNull;
+using support::withKeys;
+
+using support::Diagnostic;
+
+namespace {
+
+double reductionOf(double Base, double Policy) { return Base > 0 ? 1 - Policy / Base : 0.0; }
+
+/// The 95% percentile interval of Draw() over Resamples draws.
+template <typename DrawFn>
+std::pair<double, double> percentileInterval(unsigned Resamples, DrawFn Draw) {
+  std::vector<double> R(Resamples);
+  for (double &X : R)
+    X = Draw();
+  std::sort(R.begin(), R.end());
+  return {R[size_t(0.025 * (Resamples - 1) + 0.5)], R[size_t(0.975 * (Resamples - 1) + 0.5)]};
+}
+
+} // namespace
+
+void Headroom::add(const EvalModule &M) {
+  if (M.Best < 0 || M.Baseline < 0 || M.Policy < 0 || !M.Error.empty())
+    return;
+  ++Modules;
+  BaselineTotal += M.Baseline;
+  PolicyTotal += M.Policy;
+  BestTotal += M.Best;
+}
+
+void Headroom::finish() {
+  Headroom = reductionOf(double(BaselineTotal), double(BestTotal));
+  Captured = BaselineTotal > BestTotal
+                 ? double(BaselineTotal - PolicyTotal) / double(BaselineTotal - BestTotal)
+                 : std::numeric_limits<double>::quiet_NaN();
+}
+
+EvalSummary summarize(const std::vector<EvalModule> &Modules, uint64_t Seed,
+                      unsigned Resamples) {
+  EvalSummary S;
+  std::vector<const EvalModule *> Ok;
+  std::map<std::string, size_t> PackageIndex;
+  for (const EvalModule &M : Modules) {
+    ++S.Modules;
+    if (!M.Error.empty() || M.Baseline < 0 || M.Policy < 0) {
+      ++S.Failed;
+      continue;
+    }
+    Ok.push_back(&M);
+    S.BaselineTotal += M.Baseline;
+    S.PolicyTotal += M.Policy;
+    S.Grown += M.Policy > M.Baseline;
+    S.Shrunk += M.Policy < M.Baseline;
+    auto [It, New] = PackageIndex.try_emplace(M.Package, S.Packages.size());
+    if (New) {
+      S.Packages.emplace_back();
+      S.Packages.back().Key = M.Package;
+    }
+    PackageSummary &P = S.Packages[It->second];
+    ++P.Modules;
+    P.BaselineTotal += M.Baseline;
+    P.PolicyTotal += M.Policy;
+    P.Grown += M.Policy > M.Baseline;
+    P.Shrunk += M.Policy < M.Baseline;
+    P.Room.add(M);
+    S.Room.add(M);
+  }
+  for (size_t I = 0; I < S.Packages.size(); ++I) {
+    PackageSummary &P = S.Packages[I];
+    P.Reduction = reductionOf(double(P.BaselineTotal), double(P.PolicyTotal));
+    P.Room.finish();
+    if (S.Worst < 0 || P.Reduction < S.Packages[size_t(S.Worst)].Reduction)
+      S.Worst = int(I);
+  }
+  S.Reduction = reductionOf(double(S.BaselineTotal), double(S.PolicyTotal));
+  S.Room.finish();
+  if (Ok.empty())
+    return S;
+  // Percentile bootstrap over modules: the unit the corpus is sampled in.
+  learn::Rng G(Seed);
+  std::tie(S.Low, S.High) = percentileInterval(Resamples, [&] {
+    double Base = 0, Pol = 0;
+    for (size_t K = 0; K < Ok.size(); ++K) {
+      const EvalModule &M = *Ok[learn::below(G, uint32_t(Ok.size()))];
+      Base += double(M.Baseline);
+      Pol += double(M.Policy);
+    }
+    return reductionOf(Base, Pol);
+  });
+  // And over packages (a cluster bootstrap), with its own generator so that the module
+  // interval stays what it was.
+  learn::Rng GP(Seed ^ 0x9e3779b97f4a7c15ULL);
+  std::tie(S.PackageLow, S.PackageHigh) = percentileInterval(Resamples, [&] {
+    double Base = 0, Pol = 0;
+    for (size_t K = 0; K < S.Packages.size(); ++K) {
+      const PackageSummary &P = S.Packages[learn::below(GP, uint32_t(S.Packages.size()))];
+      Base += double(P.BaselineTotal);
+      Pol += double(P.PolicyTotal);
+    }
+    return reductionOf(Base, Pol);
+  });
+  return S;
+}
+
+namespace {
+
+// A module's measurement as it travels from a rank to rank 0 of an MPI run.
+void encodeMeasured(const EvalModule &M, support::WireWriter &W) {
+  W.bytes(M.Error);
+  W.num<double>(M.Baseline);
+  W.num<double>(M.Policy);
+  W.num<uint64_t>(M.Decisions);
+}
+
+llvm::Expected<EvalModule> decodeMeasured(support::WireReader &In) {
+  EvalModule M;
+  M.Error = In.bytes();
+  M.Baseline = In.num<double>();
+  M.Policy = In.num<double>();
+  M.Decisions = size_t(In.num<uint64_t>());
+  return M;
+}
+
+/// Runs Measure on every module with C.Run.Jobs workers (on every rank of C.Run.Dist), reporting
+/// failures in input order. A pass measures some fields (the baseline, or the policy's size and
+/// decisions); rank 0 keeps what it knew of the others (another rank knows only the paths).
+void measureAll(std::vector<EvalModule> &Modules, const Bench &C, const char *What,
+                const std::function<void(EvalModule &, const support::TempDir &)> &Measure) {
+  support::Progress P(What, Modules.size(), C.Run.ShowProgress);
+  corpus::OrderedPipeline<EvalModule> Pipe(C.Run.Jobs, 2 * C.Run.Jobs);
+  corpus::Spread<EvalModule> Sp;
+  Sp.Dist = C.Run.Dist;
+  Sp.Encode = encodeMeasured;
+  Sp.Decode = decodeMeasured;
+  // A module that failed already is not measured again (rank 0 alone knows it failed).
+  Sp.Cached = [&](size_t I) -> std::optional<EvalModule> {
+    if (Modules[I].Error.empty())
+      return std::nullopt;
+    return Modules[I];
+  };
+  size_t Done = 0;
+  llvm::Error E = Pipe.run(
+      0, Modules.size(),
+      [&](size_t I) {
+        EvalModule M = Modules[I];
+        llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-eval");
+        if (!D)
+          M.Error = llvm::toString(D.takeError());
+        else
+          Measure(M, *D);
+        return M;
+      },
+      [&](size_t I, EvalModule &&M) -> llvm::Error {
+        EvalModule &Into = Modules[I];
+        if (!M.Error.empty() && Into.Error.empty()) {
+          P.clear();
+          C.Run.Report({Diagnostic::Error, support::aboutFile(Into.Path, M.Error)});
+          Into.Error = M.Error;
+        }
+        if (M.Baseline >= 0)
+          Into.Baseline = M.Baseline;
+        if (M.Policy >= 0) {
+          Into.Policy = M.Policy;
+          Into.Decisions = M.Decisions;
+        }
+        P.update(++Done);
+        return llvm::Error::success();
+      },
+      Sp);
+  llvm::consumeError(std::move(E)); // the consumer never fails
+}
+
+} // namespace
+
+/// The measure of a compilation: its .text, or (register allocation) its static cost.
+static double measureOf(runners::Task T, const Compiled &R) {
+  return T == runners::Task::Inline ? double(R.TextSize) : features::totalCost({}, R.Regalloc);
+}
+
+std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Paths,
+                                         const Bench &C, runners::Task T) {
+  std::vector<EvalModule> Modules;
+  for (const std::string &P : Paths)
+    Modules.push_back({P, "", -1, -1, 0, ""});
+  measureAll(Modules, C, "baseline", [&](EvalModule &M, const support::TempDir &D) {
+    llvm::Expected<Compiled> R = compileModule(M.Path, C.Tools, nullptr, D, "oz", C.Run.CancelFd,
+                                               T != runners::Task::Inline);
+    if (!R)
+      M.Error = llvm::toString(R.takeError());
+    else
+      M.Baseline = measureOf(T, *R);
+  });
+  return Modules;
+}
+
+void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfig &Session,
+                   const std::optional<std::string> &Embeddings, const Bench &C) {
+  // The one read of the model file, before the workers start (the loader caches it): a read
+  // is isolated in a forked child, and a fork while other threads allocate can leave the child
+  // waiting for a lock no thread of it will release (AddressSanitizer's allocator: the
+  // benchmark test hung there).
+  if (!Session.MakePolicy && Session.Policy.LoadModel &&
+      !runners::modelFileOf(Session.Policy).empty())
+    if (auto P = runners::makePolicy(Session.T, Session.Policy); !P) {
+      const std::string Why = llvm::toString(P.takeError());
+      C.Run.Report({Diagnostic::Error, Why});
+      for (EvalModule &M : Modules)
+        if (M.Error.empty())
+          M.Error = Why;
+      return;
+    }
+  measureAll(Modules, C, "modules", [&](EvalModule &M, const support::TempDir &D) {
+    runners::SessionConfig S = Session;
+    if (Embeddings)
+      S.Augment = sessionAugmenter(S.T, *Embeddings, M.Path);
+    const bool Costs = S.T != runners::Task::Inline;
+    if (Costs) {
+      S.Costs = features::RegallocWeights{};
+      S.ReadRemarks = features::readRegallocRemarks;
+    }
+    llvm::Expected<Compiled> R =
+        compileModule(M.Path, C.Tools, &S, D, "policy", C.Run.CancelFd, Costs);
+    if (!R) {
+      M.Error = llvm::toString(R.takeError());
+      return;
+    }
+    M.Policy = measureOf(S.T, *R);
+    M.Decisions = R->SessionLog.Observations.size();
+  });
+}
+
+llvm::Expected<std::vector<std::string>> trainingPackagesOf(const std::string &ModelFile) {
+  llvm::Expected<runners::ModelFile> M = runners::readModelFile(ModelFile);
+  if (!M)
+    return M.takeError();
+  std::vector<std::string> Keys;
+  for (const auto &[K, V] : M->Provenance) {
+    if (K != "split")
+      continue;
+    llvm::Expected<llvm::json::Value> J = llvm::json::parse(V);
+    const llvm::json::Object *O = J ? J->getAsObject() : nullptr;
+    const llvm::json::Array *A = O ? O->getArray("train_keys") : nullptr;
+    if (!A) {
+      if (!J)
+        llvm::consumeError(J.takeError());
+      return support::fileError(ModelFile, "provenance 'split' is not a split's JSON with "
+                                           "train_keys");
+    }
+    for (const llvm::json::Value &E : *A)
+      if (auto S = E.getAsString())
+        Keys.push_back(S->str());
+  }
+  return Keys;
+}
+
+llvm::Error attachBest(std::vector<EvalModule> &Modules, const std::string &Exploration) {
+  llvm::Expected<ExplorationFile> X = readExploration(Exploration);
+  if (!X)
+    return X.takeError();
+  // Matched by the file, not by how a path was typed: an exploration run from another
+  // directory names the same modules differently.
+  auto Real = [](const std::string &P) {
+    llvm::SmallString<256> Out;
+    return llvm::sys::fs::real_path(P, Out) ? P : std::string(Out);
+  };
+  std::map<std::string, int64_t> Best;
+  for (const ModuleExploration &E : X->Modules)
+    if (E.Error.empty() && E.BestSize >= 0)
+      Best[Real(E.Path)] = E.BestSize;
+  size_t Found = 0;
+  for (EvalModule &M : Modules)
+    if (auto It = Best.find(Real(M.Path)); It != Best.end()) {
+      M.Best = It->second;
+      ++Found;
+    }
+  if (Found == 0 && !Modules.empty())
+    return support::fileError(Exploration, "explored none of the evaluated modules (an "
+                                           "exploration of this corpus with --all gives the "
+                                           "headroom of every module)");
+  return llvm::Error::success();
+}
+
+namespace {
+
+llvm::json::Object roomJSON(const Headroom &R) {
+  return llvm::json::Object{{"modules", int64_t(R.Modules)},
+                            {"baseline_text_size", R.BaselineTotal},
+                            {"best_text_size", R.BestTotal},
+                            {"headroom", R.Modules ? llvm::json::Value(R.Headroom) : nullptr},
+                            {"captured", R.Modules ? numberOrNull(R.Captured) : nullptr}};
+}
+
+} // namespace
+
+llvm::json::Array packagesJSON(const EvalSummary &Sum) {
+  llvm::json::Array Packages;
+  for (const PackageSummary &P : Sum.Packages)
+    Packages.push_back(llvm::json::Object{{"package", P.Key},
+                                          {"modules", int64_t(P.Modules)},
+                                          {"grown", int64_t(P.Grown)},
+                                          {"shrunk", int64_t(P.Shrunk)},
+                                          {"baseline_text_size", P.BaselineTotal},
+                                          {"policy_text_size", P.PolicyTotal},
+                                          {"reduction", P.Reduction},
+                                          {"headroom", roomJSON(P.Room)}});
+  return Packages;
+}
+
+llvm::json::Object summaryJSON(const EvalSummary &Sum) {
+  llvm::json::Object Worst;
+  if (Sum.Worst >= 0) {
+    const PackageSummary &W = Sum.Packages[size_t(Sum.Worst)];
+    Worst = llvm::json::Object{{"package", W.Key}, {"reduction", W.Reduction},
+                               {"modules", int64_t(W.Modules)}};
+  }
+  return llvm::json::Object{{"modules", int64_t(Sum.Modules)},
+                            {"failed", int64_t(Sum.Failed)},
+                            {"grown", int64_t(Sum.Grown)},
+                            {"shrunk", int64_t(Sum.Shrunk)},
+                            {"packages", int64_t(Sum.Packages.size())},
+                            {"baseline_text_size", Sum.BaselineTotal},
+                            {"policy_text_size", Sum.PolicyTotal},
+                            {"reduction", Sum.Reduction},
+                            {"ci95", llvm::json::Array{Sum.Low, Sum.High}},
+                            {"ci95_packages", llvm::json::Array{Sum.PackageLow, Sum.PackageHigh}},
+                            {"worst_package", Sum.Worst >= 0 ? llvm::json::Value(std::move(Worst))
+                                                             : llvm::json::Value(nullptr)},
+                            {"headroom", roomJSON(Sum.Room)}};
+}
+
+llvm::json::Object bootstrapJSON(uint64_t Seed) {
+  return llvm::json::Object{{"resamples", int64_t(BootstrapResamples)}, {"seed", int64_t(Seed)}};
+}
+
+void addVersions(llvm::json::Object &O) {
+  O["llvm_version"] = WB_LLVM_VERSION;
+  O["tool_version"] = WB_VERSION;
+}
+
+Provenance provenance(llvm::StringRef CreatedBy, const Provenance &Between) {
+  Provenance P{{"created_by", CreatedBy.str()}};
+  P.insert(P.end(), Between.begin(), Between.end());
+  P.emplace_back("llvm_version", WB_LLVM_VERSION);
+  P.emplace_back("tool_version", WB_VERSION);
+  return P;
+}
+
+void stampProvenance(runners::ModelFile &M, llvm::StringRef CreatedBy, const Provenance &Between) {
+  for (const auto &[K, V] : provenance(CreatedBy, Between))
+    M.setProvenance(K, V);
+}
+
+std::vector<EvalModule> Prepared::baselines(bool TestSide, runners::Task T) const {
+  std::vector<EvalModule> Modules = measureBaselines(Split.modules(TestSide), B, T);
+  const std::vector<std::string> Keys = Split.keysOf(TestSide);
+  for (size_t I = 0; I < Modules.size(); ++I)
+    Modules[I].Package = Keys[I];
+  return Modules;
+}
+
+llvm::Expected<Prepared> prepare(const CorpusPlan &Plan, const Bench &B) {
+  Prepared P;
+  P.SplitOpts = Plan.Split;
+  auto Inputs = support::expandInputs(Plan.Corpus, B.Run.Report, &P.SplitOpts.Names);
+  if (!Inputs)
+    return Inputs.takeError();
+  P.Inputs = std::move(*Inputs);
+  // Under transfer every module is judged, keyed by its package; folds (or a model's own
+  // training packages) say which are left out of what.
+  if (Plan.Proto == Protocol::Transfer)
+    P.SplitOpts.TestFraction = 1;
+  auto S = splitCorpus(P.Inputs, P.SplitOpts);
+  if (!S)
+    return S.takeError();
+  P.Split = std::move(*S);
+  if (Plan.Proto == Protocol::Transfer && Plan.Folds) {
+    auto F = foldsByPackage(P.Split.Keys, *Plan.Folds, Plan.Split.Seed);
+    if (!F)
+      return F.takeError();
+    P.Folds = std::move(*F);
+  }
+  P.B = B;
+  if (llvm::Error E = loadRecordedCommands(P.B.Tools, Plan.Corpus))
+    return E;
+  P.B.Tools.TimeoutSeconds = Plan.Timeout;
+  return P;
+}
+
+llvm::Error checkOutputs(const std::vector<std::string> &Outputs, const CorpusPlan &Plan,
+                         const Prepared &P, const std::vector<std::string> &Extra) {
+  std::vector<std::string> Inputs = P.Inputs;
+  for (const std::string &A : Plan.Corpus)
+    if (A.size() > 1 && A[0] == '@')
+      Inputs.push_back(A.substr(1));
+  Inputs.insert(Inputs.end(), Extra.begin(), Extra.end());
+  if (llvm::Error E = support::checkOutputsAgainstInputs(Outputs, Inputs))
+    return E;
+  support::sweepStaleTemporaries(Outputs);
+  return llvm::Error::success();
+}
+
+bool Exclusion::excludes(const std::string &Key) const {
+  return std::binary_search(Packages.begin(), Packages.end(), Key);
+}
+
+llvm::Expected<Exclusion> transferExclusion(const std::string &ModelFile,
+                                            const std::vector<std::string> &Keys) {
+  Exclusion X;
+  if (ModelFile.empty())
+    return X;
+  auto Seen = trainingPackagesOf(ModelFile);
+  if (!Seen)
+    return Seen.takeError();
+  const std::set<std::string> SeenSet(Seen->begin(), Seen->end());
+  const std::set<std::string> Present(Keys.begin(), Keys.end());
+  std::set_intersection(SeenSet.begin(), SeenSet.end(), Present.begin(), Present.end(),
+                        std::back_inserter(X.Packages));
+  if (!Present.empty() && X.Packages.size() == Present.size())
+    return support::makeError("the model " + ModelFile + " was trained on every package of "
+                              "this corpus (" + llvm::join(X.Packages, ", ") +
+                              "): nothing is left to judge it on");
+  return X;
+}
+
+Verdict judge(std::vector<EvalModule> Judged, const Candidate &C, const Bench &B, uint64_t Seed) {
+  Verdict V;
+  measurePolicy(Judged, C.Session, C.Embeddings, B);
+  V.Summary = summarize(Judged, Seed);
+  V.Modules = std::move(Judged);
+  return V;
+}
+
+} // namespace wb::mlgo
