@@ -401,7 +401,9 @@ llvm::Error judgeFixed(const BenchmarkPolicy &P, BenchmarkResult &R, BenchmarkEn
   std::optional<std::string> Emb;
   if (!P.Embeddings.empty())
     Emb = P.Embeddings == "default" ? "" : P.Embeddings;
-  E.Modules = judge(std::move(Judged), {Session, Emb}, RC, R.Spec.Seed).Modules;
+  Verdict V = judge(std::move(Judged), {Session, Emb}, RC, R.Spec.Seed);
+  E.Modules = std::move(V.Modules);
+  E.Summary = std::move(V.Summary);
   R.Study.Compilations += E.Modules.size();
   return llvm::Error::success();
 }
@@ -485,7 +487,8 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
       if (llvm::Error Err = judgeFixed(P, R, E, RC))
         return Err;
     }
-    E.Summary = summarize(E.Modules, Spec.Seed);
+    if (P.trained() || P.searched()) // a fixed policy's summary is its verdict's
+      E.Summary = summarize(E.Modules, Spec.Seed);
     if (!P.trained())
       Failed += E.Summary.Failed;
     const EvalSummary &S = E.Summary;

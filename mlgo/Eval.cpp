@@ -185,10 +185,6 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const Bench &B,
   if (llvm::Error E = checkOutputs({J.JSONOutput, J.HDF5Output}, J.Plan, *P, Extra))
     return E;
   const Bench &C = P->B;
-  for (const std::string &Out : {J.JSONOutput, J.HDF5Output})
-    if (!Out.empty() && !C.Run.Dist.serving())
-      if (llvm::Error E = support::checkOutputPath(Out))
-        return E;
   {
     // A policy that cannot be made fails once here, not once per module.
     auto Made = J.Session.MakePolicy ? J.Session.MakePolicy() : runners::makePolicy(J.Session.T, J.Session.Policy);

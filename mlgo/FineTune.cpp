@@ -454,8 +454,9 @@ private:
 
 /// Each parameter's perturbation scale: 1, but for the first layer's weights 1 / the robust
 /// spread of their input over Observations (none: 1).
-arma::vec perturbationScales(const ModelFile &Start, const features::DatasetTable &Observations) {
-  arma::vec Scale(flatten(Start).size(), arma::fill::ones);
+arma::vec perturbationScales(const ModelFile &Start, const features::DatasetTable &Observations,
+                             size_t Parameters) {
+  arma::vec Scale(Parameters, arma::fill::ones);
   if (!Observations.rows())
     return Scale;
   const std::vector<double> Spread = inputSpreads(inputMatrix(Start, Observations));
@@ -558,7 +559,7 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
 
   // Parameters u, the model being Start + Scale * u.
   const std::vector<double> Theta0 = flatten(Start);
-  arma::vec Scale = perturbationScales(Start, Observations);
+  arma::vec Scale = perturbationScales(Start, Observations, Theta0.size());
   const arma::vec Base(Theta0);
   arma::mat U(Theta0.size(), 1, arma::fill::zeros);
   learn::Optimizer Opt(C.Optimizer, {arma::size(U)});
