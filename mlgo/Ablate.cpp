@@ -163,13 +163,13 @@ llvm::Expected<AblationSpec> readEvictSpec(const SpecReader &R, const llvm::json
   if (const llvm::json::Object *M = O.getObject("model")) {
     if (llvm::Error E = R.onlyKeys(*M, "model", {"kind", "hidden"}))
       return E;
-    if (M->getString("kind").value_or("mlp") != "mlp")
-      return R.error("model.kind", "an eviction study trains MLPs (\"mlp\"): a linear column "
-                                   "scorer cannot use an embedding that is the same in every "
-                                   "column");
     TrainConfig H;
     if (llvm::Error E = R.model(M, H))
       return E;
+    if (H.Kind != runners::ModelKind::MLP)
+      return R.error("model.kind", "an eviction study trains MLPs (\"mlp\"): a linear column "
+                                   "scorer cannot use an embedding that is the same in every "
+                                   "column");
     T.Hidden = H.Hidden;
   }
   if (llvm::Error E = readSeeds(R, O, S.Seeds))
@@ -822,7 +822,7 @@ llvm::Error runInlineArm(const InlineStudy &St, size_t AI, AblationResult &Res) 
       Files.push_back(File);
       runners::SessionConfig Session;
       Session.T = runners::Task::Inline;
-      Session.Policy.Name = M->Kind;
+      Session.Policy.Name = runners::kindName(M->Kind).str();
       Session.Policy.ModelPath = File;
       Session.Policy.LoadModel = runners::cachingModelLoader();
       // The one read of the model file, before the workers (runners::cachingModelLoader).

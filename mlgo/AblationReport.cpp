@@ -368,8 +368,8 @@ llvm::Error writeAblationMarkdown(const AblationResult &R, const std::string &Pa
        << judgedWhat(R) << ". Exploration: " << R.ExploredModules << " modules, budget "
        << Spec.Search.describe() << ", " << R.Rollouts
        << " compilations, " << R.Smaller << " modules smaller than with -Oz. Models: "
-       << Spec.Model.Kind;
-    if (Spec.Model.Kind == "mlp")
+       << runners::kindName(Spec.Model.Kind);
+    if (Spec.Model.Kind == runners::ModelKind::MLP)
       OS << " (" << llvm::join(llvm::map_range(Spec.Model.Hidden, [](unsigned H) { return std::to_string(H); }), ", ") << ")";
     OS << ", " << Spec.Model.Epochs << " epochs, seeds "
        << seedList(Spec)

@@ -23,7 +23,7 @@ using support::Diagnostic;
 runners::ModelFile evictStartModel() {
   runners::ModelFile M;
   M.ForTask = runners::Task::Evict;
-  M.Kind = "linear";
+  M.Kind = runners::ModelKind::Linear;
   const features::TaskInfo &TI = features::taskInfo(runners::Task::Evict);
   std::vector<double> W;
   for (const features::FeatureDef &D : TI.Features) {
@@ -47,7 +47,7 @@ runners::ModelFile evictStartMLP(const std::vector<features::TensorSpec> &Inputs
                                  const std::vector<unsigned> &Hidden,
                                  const std::vector<double> &Spread, uint64_t Seed) {
   runners::ModelFile M = evictStartModel();
-  M.Kind = "mlp";
+  M.Kind = runners::ModelKind::MLP;
   M.Inputs = Inputs;
   // The workbench's features it reads (the embeddings) join the compiler's in its feature set.
   for (const features::TensorSpec &S : Inputs)
@@ -187,7 +187,7 @@ evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule>
     return E;
   CollectConfig CC;
   CC.T = runners::Task::Evict;
-  CC.Policy.Name = Start.Kind;
+  CC.Policy.Name = runners::kindName(Start.Kind).str();
   CC.Policy.ModelPath = StartFile;
   CC.Policy.LoadModel = runners::cachingModelLoader();
   CC.Embeddings = Embeddings;
@@ -232,7 +232,7 @@ llvm::Expected<runners::ModelFile> startModel(const std::string &Path) {
   llvm::Expected<runners::ModelFile> M = runners::readModelFile(Path);
   if (!M)
     return M.takeError();
-  if (M->ForTask != runners::Task::Evict || M->Kind == "rule")
+  if (M->ForTask != runners::Task::Evict || M->Kind == runners::ModelKind::Rule)
     return support::fileError(Path, "not an eviction model (linear or mlp)");
   return M;
 }

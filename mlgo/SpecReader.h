@@ -104,8 +104,17 @@ public:
     if (llvm::Error E = onlyKeys(*M, "model",
                                  {"kind", "hidden", "epochs", "batch_size", "learning_rate"}))
       return E;
-    if (std::optional<llvm::StringRef> K = M->getString("kind"))
-      Out.Kind = K->str();
+    if (std::optional<llvm::StringRef> K = M->getString("kind")) {
+      llvm::Expected<runners::ModelKind> Kind =
+          support::parseNamed<runners::ModelKind>(runners::TrainedKindNames, *K, "kind");
+      if (!Kind) {
+        llvm::consumeError(Kind.takeError());
+        return error("model.kind", "expected " +
+                                       support::choices<runners::ModelKind>(runners::TrainedKindNames) +
+                                       ", found \"" + *K + "\"");
+      }
+      Out.Kind = *Kind;
+    }
     if (const llvm::json::Array *H = M->getArray("hidden")) {
       Out.Hidden.clear();
       for (const llvm::json::Value &V : *H) {

@@ -52,8 +52,10 @@ std::optional<std::string> hiddenProblem(const std::vector<unsigned> &Hidden) {
 llvm::Error TrainConfig::validate() const {
   if (Groups.empty() && Inputs.empty())
     return support::usageError("--features: name at least one feature group (or --inputs)");
-  if (Kind != "linear" && Kind != "mlp")
-    return support::usageError("--model: expected linear or mlp, found '" + Kind + "'");
+  if (Kind == runners::ModelKind::Rule)
+    return support::usageError("--model: expected " +
+                               support::choices<runners::ModelKind>(runners::TrainedKindNames) +
+                               ", found 'rule'");
   if (Epochs == 0 || BatchSize == 0 || Quantiles == 0)
     return support::usageError("--epochs, --batch-size and the quantiles must be at least 1");
   if (std::optional<std::string> P = hiddenProblem(Hidden))
@@ -205,7 +207,7 @@ modelWithoutLayers(const features::DatasetTable &D, const TrainConfig &C) {
 
 llvm::Expected<ModelFile> heuristicModel(const features::DatasetTable &D) {
   TrainConfig C;
-  C.Kind = "linear";
+  C.Kind = runners::ModelKind::Linear;
   C.Groups.clear();
   C.Inputs = {"threshold", "cost_estimate", "inlining_default"};
   C.Normalize = IntegerNormalization::None;
@@ -242,7 +244,7 @@ llvm::Expected<ModelFile> trainPolicy(const features::DatasetTable &D, const Tra
   learn::Rng G(C.Seed);
   runners::Network Net;
   std::vector<unsigned> Widths = {unsigned(X.n_rows)};
-  if (C.Kind == "mlp")
+  if (C.Kind == runners::ModelKind::MLP)
     Widths.insert(Widths.end(), C.Hidden.begin(), C.Hidden.end());
   Widths.push_back(1);
   std::vector<arma::SizeMat> Shapes;
@@ -363,7 +365,7 @@ Provenance trainingProvenance(llvm::StringRef CreatedBy, const std::string &Expl
     Hidden.push_back(int64_t(H));
   std::string Hyper;
   llvm::raw_string_ostream(Hyper) << llvm::json::Value(llvm::json::Object{
-      {"model", C.Kind},
+      {"model", runners::kindName(C.Kind)},
       {"hidden", std::move(Hidden)},
       {"epochs", int64_t(C.Epochs)},
       {"batch_size", int64_t(C.BatchSize)},
@@ -426,7 +428,7 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
   Reads.insert(Reads.end(), C.Inputs.begin(), C.Inputs.end());
   std::string Line = llvm::formatv("trained {0} on {1} decisions of {2} modules ({3}): "
                                    "accuracy {4:f4}, loss {5:f4}",
-                                   C.Kind, R.Rows, R.Modules, llvm::join(Reads, ","),
+                                   runners::kindName(C.Kind), R.Rows, R.Modules, llvm::join(Reads, ","),
                                    R.Accuracy, R.Loss);
   if (R.LabelsFromHeuristic >= 0)
     Line += llvm::formatv("; the heuristic agrees with {0:f4} of the labels",

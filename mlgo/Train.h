@@ -37,7 +37,7 @@ struct TrainConfig {
   /// Further features by name (the union with the groups' is read, in the table's order).
   std::vector<std::string> Inputs;
   IntegerNormalization Normalize = IntegerNormalization::Quantile;
-  std::string Kind = "mlp";             // or "linear"
+  runners::ModelKind Kind = runners::ModelKind::MLP; // or Linear (TrainedKindNames)
   std::vector<unsigned> Hidden = {40, 40, 20}; // mlp hidden layer widths
   unsigned Epochs = 40;
   unsigned BatchSize = 64;

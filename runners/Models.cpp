@@ -52,7 +52,7 @@ public:
     }
   }
   std::vector<TensorSpec> inputs() const override { return In; }
-  std::string describe() const override { return M.Kind; }
+  std::string describe() const override { return kindName(M.Kind).str(); }
 
   llvm::Expected<std::string> advise(const Inputs &X) override {
     const size_t NCols = M.ForTask == Task::Evict ? EvictionColumns : 1;
@@ -201,7 +201,7 @@ ModelFile ruleModel(const InlineRule &Rule,
                     std::vector<std::pair<std::string, std::string>> Provenance) {
   ModelFile M;
   M.ForTask = Task::Inline;
-  M.Kind = "rule";
+  M.Kind = ModelKind::Rule;
   M.Inputs = InlineRule::inputs();
   M.FeatureSet = M.Inputs; // a rule was not trained on a feature set; it reads these
   M.FeatureSetVersion = features::featureSetVersion(Task::Inline, M.FeatureSet);
@@ -221,8 +221,8 @@ llvm::Expected<std::unique_ptr<Policy>> loadModelPolicy(Task T, const PolicyOpti
   // A policy named after a model kind reads only that kind; a shipped policy is what its
   // file says.
   const PolicyInfo *P = findPolicy(O.Name);
-  if (P && P->Needs == PolicyNeeds::ModelFile && M->Kind != O.Name)
-    return fileError(O.ModelPath, "a " + M->Kind + " model, not " + O.Name);
+  if (P && P->Needs == PolicyNeeds::ModelFile && kindName(M->Kind) != O.Name)
+    return fileError(O.ModelPath, "a " + kindName(M->Kind) + " model, not " + O.Name);
   return makeModelPolicy(std::move(*M));
 }
 
@@ -343,11 +343,16 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
     if (!T)
       return Bad("attribute task: expected inline, evict or priority");
     M.ForTask = *T;
-    M.Kind = h5::readStrAttr(F, "kind");
-    if (M.Kind == "rule" && Schema != ModelSchema)
+    const std::string Kind = h5::readStrAttr(F, "kind");
+    llvm::Expected<ModelKind> K = support::parseNamed<ModelKind>(ModelKindNames, Kind, "kind");
+    if (!K) {
+      llvm::consumeError(K.takeError());
+      return Bad("attribute kind: expected " + support::choices<ModelKind>(ModelKindNames) +
+                 ", found '" + Kind + "'");
+    }
+    M.Kind = *K;
+    if (M.Kind == ModelKind::Rule && Schema != ModelSchema)
       return Bad(llvm::Twine("attribute kind: rules are schema ") + ModelSchema + ", not " + Schema);
-    if (M.Kind != "linear" && M.Kind != "mlp" && M.Kind != "rule")
-      return Bad("attribute kind: expected linear, mlp or rule, found '" + M.Kind + "'");
     M.FeatureSetVersion = h5::readStrAttr(F, "feature_set_version");
     for (auto [Attr, Dest] : {std::pair{"inputs", &M.Inputs}, {"feature_set", &M.FeatureSet}}) {
       llvm::Expected<std::vector<TensorSpec>> S =
@@ -389,7 +394,7 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
         return Bad("attribute abstain_margin: only inliner models abstain");
       M.AbstainMargin = A;
     }
-    if (M.Kind == "rule") {
+    if (M.Kind == ModelKind::Rule) {
       if (M.ForTask != Task::Inline)
         return Bad("a rule model is for task inline");
       if (!F.attrExists("rule"))
@@ -412,7 +417,7 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
     int64_t NLayers = h5::readNumAttr<int64_t>(F, "layers", H5::PredType::NATIVE_INT64);
     if (NLayers < 1 || NLayers > int64_t(MaxModelLayers))
       return Bad("attribute layers: expected 1.." + llvm::Twine(MaxModelLayers));
-    if (M.Kind == "linear" && NLayers != 1)
+    if (M.Kind == ModelKind::Linear && NLayers != 1)
       return Bad("a linear model has exactly one layer");
     unsigned Width = modelInputWidth(M);
     for (int64_t L = 0; L < NLayers; ++L) {
@@ -468,7 +473,7 @@ llvm::Error writeModelFile(llvm::StringRef Path, const ModelFile &M) {
   return h5::writeFileAtomically(Path, [&](H5::H5File &F) {
     h5::writeAttr(F, "schema", std::string(ModelSchema));
     h5::writeAttr(F, "task", std::string(features::taskInfo(M.ForTask).Name));
-    h5::writeAttr(F, "kind", M.Kind);
+    h5::writeAttr(F, "kind", kindName(M.Kind).str());
     h5::writeAttr(F, "feature_set_version", M.FeatureSetVersion);
     h5::writeAttr(F, "feature_set", features::specsJSON(M.FeatureSet));
     h5::writeAttr(F, "inputs", features::specsJSON(M.Inputs));

@@ -10,6 +10,7 @@
 
 #include "runners/Policies.h"
 #include "support/Isolate.h"
+#include "support/Names.h"
 
 #include <armadillo>
 
@@ -39,13 +40,23 @@ struct Normalization {
   double *apply(size_t J, double X, double *Out) const;
 };
 
+/// What a model file holds: a network (linear: one layer; mlp: hidden layers) or a rule.
+enum class ModelKind { Linear, MLP, Rule };
+/// The spellings, in files (attribute kind), on the command line and in policy names.
+inline constexpr support::Named<ModelKind> ModelKindNames[] = {
+    {ModelKind::Linear, "linear"}, {ModelKind::MLP, "mlp"}, {ModelKind::Rule, "rule"}};
+/// The kinds the trainers make (a rule is searched, not trained).
+inline constexpr support::Named<ModelKind> TrainedKindNames[] = {{ModelKind::Linear, "linear"},
+                                                                 {ModelKind::MLP, "mlp"}};
+inline llvm::StringRef kindName(ModelKind K) { return support::nameOf<ModelKind>(ModelKindNames, K); }
+
 /// The most layers a model file holds (the readers' bound, and so the trainers').
 constexpr size_t MaxModelLayers = 64;
 
 /// A linear, MLP or rule model as stored in its file.
 struct ModelFile {
   Task ForTask = Task::Inline;
-  std::string Kind;                      // "linear", "mlp" or "rule"
+  ModelKind Kind = ModelKind::Linear;
   std::vector<TensorSpec> Inputs;        // what the model reads, in input-vector order
   std::vector<Normalization> Norms;      // one per input (empty: none, as in schema /1)
   std::string FeatureSetVersion;         // of the feature set it was trained on
@@ -63,7 +74,7 @@ struct ModelFile {
   /// inlines, > margin where it declines). Unset: the network's sign answers (schema /3
   /// attribute abstain_margin; files before /3 have none).
   std::optional<double> AbstainMargin;
-  /// Kind "rule" (inliner only): the rule it answers with; no layers, no normalisation, and
+  /// Kind rule (inliner only): the rule it answers with; no layers, no normalisation, and
   /// Inputs are InlineRule::inputs().
   std::optional<InlineRule> Rule;
 

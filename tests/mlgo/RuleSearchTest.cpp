@@ -62,7 +62,7 @@ TEST(Rules, RulePolicyFromItsFileByHand) {
   // The file says what it holds; a changed key is named.
   auto Back = runners::readModelFile(Path);
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
-  EXPECT_EQ(Back->Kind, "rule");
+  EXPECT_EQ(Back->Kind, runners::ModelKind::Rule);
   ASSERT_TRUE(Back->Rule.has_value());
   EXPECT_TRUE(*Back->Rule == Rule);
   auto Bad = runners::InlineRule::fromJSON(llvm::json::Object{{"add", 10}, {"users", 2}});
@@ -83,7 +83,7 @@ TEST(Rules, AbstainingModelByHand) {
   const std::vector<TensorSpec> H = inlinerHeader(true, 4);
   runners::ModelFile M;
   M.ForTask = features::Task::Inline;
-  M.Kind = "linear";
+  M.Kind = runners::ModelKind::Linear;
   M.Inputs = {H[29]}; // cost_estimate
   M.FeatureSet = H;
   M.FeatureSetVersion = features::featureSetVersion(features::Task::Inline, H);

@@ -36,7 +36,7 @@ TEST(Policies, MLPForwardPassByHand) {
   // out = [1 -1] hidden - 0.5
   runners::ModelFile M;
   M.ForTask = features::Task::Inline;
-  M.Kind = "mlp";
+  M.Kind = runners::ModelKind::MLP;
   std::vector<TensorSpec> H = inlinerHeader(false);
   M.Inputs = {H[13], H[24]};
   M.FeatureSet = H;

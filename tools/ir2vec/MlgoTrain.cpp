@@ -12,7 +12,7 @@ namespace {
 struct TrainOptions {
   mlgo::TrainConfig Config;
   std::string Exploration, Output, Observations = "none", Optimizer = "adam",
-                                   Normalize = "quantile";
+                                   Normalize = "quantile", Model = "mlp";
   CLI::Option *FeaturesFlag = nullptr;
   bool Quiet = false;
 };
@@ -43,6 +43,10 @@ llvm::Expected<support::Outcome> runTrain(TrainOptions &O, const support::Report
   if (!Norm)
     return Norm.takeError();
   O.Config.Normalize = *Norm;
+  auto Kind = support::parseNamed<runners::ModelKind>(runners::TrainedKindNames, O.Model, "model");
+  if (!Kind)
+    return Kind.takeError();
+  O.Config.Kind = *Kind;
   // Named inputs alone: no default groups besides them.
   if (!O.Config.Inputs.empty() && O.FeaturesFlag->count() == 0)
     O.Config.Groups.clear();
@@ -128,8 +132,8 @@ void addTrain(const MlgoGroup &G) {
   Train->add_option("--observations", T->Observations,
                     "The exploration's observation set: none (the compiler's features), "
                     "default or a vocabulary file given to explore --embeddings");
-  Train->add_option("--model", T->Config.Kind, "linear or mlp")
-      ->check(CLI::IsMember({"linear", "mlp"}));
+  Train->add_option("--model", T->Model, "linear or mlp")
+      ->check(CLI::IsMember(support::names<runners::ModelKind>(runners::TrainedKindNames)));
   Train->add_option("--hidden", T->Config.Hidden, "mlp: hidden layer widths")
       ->delimiter(',')
       ->type_name("N,...");
