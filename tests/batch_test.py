@@ -41,19 +41,29 @@ LEVELS = ["module", "func", "bb", "inst"]
 TABLES = {"module": "modules", "func": "functions", "bb": "blocks", "inst": "instructions"}
 
 
-def oracle_rows(a, kind, level, path):
-    """libLLVM's vectors for one module, in file order, exactly (hex floats)."""
-    r = run([a.oracle_print, a.vocab, kind, level, "hex", path])
+def oracle_levels(a, kind, path):
+    """libLLVM's vectors for one module at every level, in file order, exactly (hex floats), from
+    one run of the oracle: {level: rows}, or None when it fails."""
+    r = run([a.oracle_print, a.vocab, kind, ",".join(LEVELS), "hex", path])
     if r.returncode != 0:
         return None
-    rows = []
+    rows, level = {}, None
     # A vector ends its line; multi-line instructions (switch) have continuation lines.
     vector = re.compile(r"\[((?:\s+-?0x[0-9a-f.]+p[+-]\d+)+)\s+\]$")
+    header = re.compile(r"^Level: (" + "|".join(LEVELS) + r")$")
     for line in r.stdout.decode(errors="surrogateescape").splitlines():
+        h = header.match(line)
+        if h:
+            level = h.group(1)
+            rows[level] = []
+            continue
         m = vector.search(line)
         if m and not line.startswith("Function: "):
-            rows.append([float.fromhex(x) for x in m.group(1).split()])
-    return np.array(rows, dtype=np.float64).reshape(-1, 75) if rows else np.zeros((0, 75))
+            rows[level].append([float.fromhex(x) for x in m.group(1).split()])
+    if sorted(rows) != sorted(LEVELS):
+        return None
+    return {lv: np.array(v, dtype=np.float64).reshape(-1, 75) if v else np.zeros((0, 75))
+            for lv, v in rows.items()}
 
 
 def embed(a, inputs, out, *extra):
@@ -63,50 +73,53 @@ def embed(a, inputs, out, *extra):
 
 def test_h5py_equals_llvm(a, res, inputs, d):
     for kind in KINDS:
-        # libLLVM's module rows, once per kind: every level's file has them.
-        module_rows = [oracle_rows(a, kind, "module", p) for p in inputs]
+        # Every level's file first, then each module's rows of every level against one run of
+        # the oracle for it (a run per module and level cost a third of the corpus test).
+        files = {}
         for level in LEVELS:
             out = os.path.join(d, f"{kind}-{level}.h5")
             r = embed(a, inputs, out, "--kind", kind, "--level", level)
-            if not res.check(f"h5py {kind} {level}: run", r.returncode == 0, r.stderr[-300:]):
+            if res.check(f"h5py {kind} {level}: run", r.returncode == 0, r.stderr[-300:]):
+                files[level] = h5py.File(out, "r")
+        owners = {}  # level -> the first row of each module's owners, and the table
+        for level, f in files.items():
+            res.check("schema", f.attrs["schema"] == "ir2vec.embeddings/4" and f.attrs["mode"] == "llvm"
+                      and f.attrs["opt_level"] == "none", str(dict(f.attrs)))
+            res.check("attributes", f.attrs["kind"] == kind and f.attrs["level"] == level
+                      and f.attrs["dimension"] == 75 and f.attrs["method"] == "exact"
+                      and f.attrs["arg_weight"] == np.float64(np.float32(0.2))
+                      and len(f.attrs["vocab_sha256"]) == 64 and f.attrs["llvm_version"] == "22.1.8",
+                      str(dict(f.attrs)))
+            table = TABLES[level]
+            res.check(f"{table}/embedding dtype", f[f"{table}/embedding"].dtype == np.float64,
+                      str(f[f"{table}/embedding"].dtype))
+            paths = [p.decode() for p in f["modules/path"][()]]
+            res.check("modules/path", paths == inputs, f"{paths[:3]} vs {inputs[:3]}")
+            res.check(f"h5py {kind} {level}: module rows", f["modules/embedding"].shape == (len(inputs), 75),
+                      str(f["modules/embedding"].shape))
+            if level == "module":
+                res.check("module level: no function rows", "functions" not in f, str(list(f)))
                 continue
-            with h5py.File(out, "r") as f:
-                res.check("schema", f.attrs["schema"] == "ir2vec.embeddings/4" and f.attrs["mode"] == "llvm"
-                          and f.attrs["opt_level"] == "none", str(dict(f.attrs)))
-                res.check("attributes", f.attrs["kind"] == kind and f.attrs["level"] == level
-                          and f.attrs["dimension"] == 75 and f.attrs["method"] == "exact"
-                          and f.attrs["arg_weight"] == np.float64(np.float32(0.2))
-                          and len(f.attrs["vocab_sha256"]) == 64 and f.attrs["llvm_version"] == "22.1.8",
-                          str(dict(f.attrs)))
-                table = TABLES[level]
-                emb, owner = f[f"{table}/embedding"], None
-                res.check(f"{table}/embedding dtype", emb.dtype == np.float64, str(emb.dtype))
-                paths = [p.decode() for p in f["modules/path"][()]]
-                res.check("modules/path", paths == inputs, f"{paths[:3]} vs {inputs[:3]}")
-                mods = f["modules/embedding"][()]
-                bad = [os.path.basename(p) for m, p in enumerate(paths)
-                       if module_rows[m] is None or
-                       module_rows[m].tobytes() != mods[m:m + 1].tobytes()]
-                res.check(f"h5py {kind} {level}: {len(paths)} module rows equal libLLVM's sums",
-                          mods.shape == (len(paths), 75) and not bad, f"{mods.shape} {bad[:5]}")
+            first_fn = np.searchsorted(f["functions/module"][()], np.arange(len(inputs) + 1))
+            owners[level] = first_fn if table == "functions" else \
+                np.searchsorted(f[f"{table}/function"][()], first_fn)
+        bad_modules = {level: [] for level in files}
+        for m, path in enumerate(inputs):
+            want = oracle_levels(a, kind, path)
+            for level, f in files.items():
+                if want is None or want["module"].tobytes() != f["modules/embedding"][m:m + 1].tobytes():
+                    bad_modules[level].append(os.path.basename(path))
                 if level == "module":
-                    res.check("module level: no function rows", "functions" not in f, str(list(f)))
                     continue
-                fmod = f["functions/module"][()]
-                first_fn = np.searchsorted(fmod, np.arange(len(paths) + 1))
-                if table == "functions":
-                    owner_first = first_fn
-                else:
-                    fn_of = f[f"{table}/function"][()]
-                    owner_first = np.searchsorted(fn_of, first_fn)
-                data = emb[()]
-                for m, path in enumerate(paths):
-                    want = oracle_rows(a, kind, level, path)
-                    got = data[owner_first[m]:owner_first[m + 1]]
-                    res.check(f"h5py {kind} {level} {os.path.basename(path)} equals libLLVM",
-                              want is not None and want.shape == got.shape and
-                              np.array_equal(want.view(np.uint64), got.view(np.uint64)),
-                              f"shapes {None if want is None else want.shape} {got.shape}")
+                got = f[f"{TABLES[level]}/embedding"][owners[level][m]:owners[level][m + 1]]
+                res.check(f"h5py {kind} {level} {os.path.basename(path)} equals libLLVM",
+                          want is not None and want[level].shape == got.shape and
+                          np.array_equal(want[level].view(np.uint64), got.view(np.uint64)),
+                          f"shapes {None if want is None else want[level].shape} {got.shape}")
+        for level, bad in bad_modules.items():
+            res.check(f"h5py {kind} {level}: {len(inputs)} module rows equal libLLVM's sums", not bad, bad[:5])
+        for f in files.values():
+            f.close()
 
 
 def test_inputs(a, res, d):

@@ -13,8 +13,13 @@ Every embeddings comparison must cover vectors unless the module has no function
 both print nothing, compare equal but prove nothing.
 
   cli_test.py --ir2vec BIN --llvm-bindir DIR --oracle-print BIN --vocab SEED.json --data DIR
-              [--corpus-list LIST]    (with a list: the compatibility and precision checks run
-                                       over every module of the corpus instead)
+              [--corpus-list LIST]    (with a list: the compatibility checks run over every
+                                       module of the corpus instead, every kind and level; the
+                                       precision check at 17 digits in one kind and level per
+                                       module, in turn, so each of the six sees a sixth of the
+                                       corpus: the printing path is the same for every module,
+                                       and OracleCorpus compares every module's doubles with
+                                       libLLVM bit for bit in-process)
 """
 import argparse, shutil
 import concurrent.futures
@@ -71,10 +76,9 @@ def defines_functions(a, path):
     return re.search(rb"^define ", text, re.M) is not None
 
 
-def compat_jobs(a, path):
+def compat_jobs(a, path, defines):
     """(name, our command, their command, expect vectors) for one input file."""
     jobs = [(f"triplets {path}", [a.ir2vec, "triplets", path], [a.llvm_ir2vec, "triplets", path], False)]
-    defines = defines_functions(a, path)
     for kind in KINDS:
         for level in LEVELS:
             opts = [f"--ir2vec-vocab-path={a.vocab}", f"--ir2vec-kind={kind}", f"--level={level}"]
@@ -83,17 +87,20 @@ def compat_jobs(a, path):
     return jobs
 
 
-def precision_jobs(a, path):
+def precision_jobs(a, path, defines, turn):
+    """Every kind, level and precision for the files of tests/data; over a corpus, the turn-th
+    (kind, level) of the six, at 17 digits."""
     jobs = []
-    defines = defines_functions(a, path)
-    for kind in KINDS:
-        for level in LEVELS:
-            for prec in ([17] if a.corpus_list else [0, 5, 17]):
-                jobs.append((f"precision {prec} {kind} {level} {path}",
-                             [a.ir2vec, "embeddings", "-q", f"--ir2vec-vocab-path={a.vocab}",
-                              f"--ir2vec-kind={kind}", f"--level={level}", "--precision",
-                              str(prec), path],
-                             [a.oracle_print, a.vocab, kind, level, str(prec), path], defines))
+    combos = [(k, l) for k in KINDS for l in LEVELS]
+    if a.corpus_list:
+        combos = [combos[turn % len(combos)]]
+    for kind, level in combos:
+        for prec in ([17] if a.corpus_list else [0, 5, 17]):
+            jobs.append((f"precision {prec} {kind} {level} {path}",
+                         [a.ir2vec, "embeddings", "-q", f"--ir2vec-vocab-path={a.vocab}",
+                          f"--ir2vec-kind={kind}", f"--level={level}", "--precision",
+                          str(prec), path],
+                         [a.oracle_print, a.vocab, kind, level, str(prec), path], defines))
     return jobs
 
 
@@ -272,19 +279,20 @@ def main():
     res = Results()
     if a.corpus_list:
         files = [l.strip() for l in open(a.corpus_list) if l.strip()]
-        if a.shard:  # every N-th module, from the K-th: the halves of one run
-            k, n = map(int, a.shard.split("/"))
-            files = files[k - 1::n]
         if len(files) < 100:
             print(f"corpus list {a.corpus_list} has only {len(files)} modules", file=sys.stderr)
             return 1
+        if a.shard:  # every N-th module, from the K-th: the shards of one run
+            k, n = map(int, a.shard.split("/"))
+            files = files[k - 1::n]
     else:
         files = sorted(glob.glob(os.path.join(a.data, "*.ll")))
         compat_extras(a, res, a.data)
         bad_input_tests(a, res, a.data)
     jobs = []
-    for f in files:
-        jobs += compat_jobs(a, f) + precision_jobs(a, f)
+    for turn, f in enumerate(files):
+        defines = defines_functions(a, f)
+        jobs += compat_jobs(a, f, defines) + precision_jobs(a, f, defines, turn)
     run_pairs(res, jobs, a.j)
     res.check("the comparisons covered vectors", res.vectors > 0, "no vector was compared at all")
     return res.summary(f"{len(files)} input files, {res.vectors} vectors compared: ")

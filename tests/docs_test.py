@@ -107,6 +107,7 @@ bindir = os.path.dirname(os.path.abspath(a.ir2vec))
 ENV = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import small_corpus  # noqa: E402
+started = time.time()
 
 # Three C projects and a C++ one, each with its sources under src/ and a CMakeLists.txt, built
 # as docs/corpus.md builds one (its C command, or its C++ one), each under build/; and a project
@@ -189,6 +190,7 @@ if a.part != 1:  # the MLGO commands need the corpus the first part's commands e
                 check=True, env=ENV)
 
 # ---- the commands, in passes -----------------------------------------------------------------
+print(f"  {time.time() - started:6.1f} s  set-up (projects built, corpus extracted)", flush=True)
 pending, outcome = list(to_run), {}
 for attempt in range(4):
     refresh()
@@ -208,6 +210,9 @@ for attempt in range(4):
 for (doc, cmd), o in outcome.items():
     if o is not None:
         check(f"{doc}: `{cmd}` exits 0 ({o[2]:.1f} s)", o[0] == 0, f"exit {o[0]}: {o[1][-600:]}")
+# The slowest commands, so a CI log shows where the part's time goes before a timeout bites.
+for (doc, cmd), o in sorted(((k, o) for k, o in outcome.items() if o is not None), key=lambda x: -x[1][2])[:6]:
+    print(f"  {o[2]:6.1f} s  {doc}: {cmd}", flush=True)
 check(f"part {a.part}: every command of the part ran ({len(outcome)})", len(outcome) == len(to_run) > 10)
 
 status = res.summary(f"docs part {a.part}: ")

@@ -4,7 +4,9 @@
 // be compared with LLVM's exact doubles.
 //
 //   oracle_print VOCAB KIND(symbolic|flow-aware) LEVEL(func|bb|inst|module) PRECISION|hex FILE
-// "hex" prints every number exactly, with C's %a. LEVEL module (the workbench's, which LLVM 22
+// "hex" prints every number exactly, with C's %a. LEVEL may list levels ("module,func,bb"):
+// each level's text then follows a line "Level: NAME", from one parse of the file (a corpus
+// test reads every level of every module). LEVEL module (the workbench's, which LLVM 22
 // lacks) prints "Module:" and the sum of LLVM's function vectors, added in module order with
 // LLVM's own Embedding::operator+= to a zero vector, as docs/formats/embeddings-hdf5.md
 // defines the module row.
@@ -30,32 +32,19 @@ static void printVec(const llvm::ir2vec::Embedding &E, int Precision) {
   std::printf("]\n");
 }
 
-int main(int argc, char **argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: oracle_print VOCAB KIND LEVEL PRECISION FILE\n");
-    return 2;
-  }
-  const std::string Kind = argv[2], Level = argv[3];
-  const int Precision = std::string(argv[4]) == "hex" ? -1 : std::atoi(argv[4]);
-  llvm::LLVMContext Ctx;
-  llvm::SMDiagnostic Err;
-  auto M = llvm::parseIRFile(argv[5], Err, Ctx);
-  if (!M) {
-    Err.print(argv[0], llvm::errs());
-    return 1;
-  }
-  auto V = wb::test::llvmVocabulary(*M, argv[1], wb::vocab::Weights{});
-  const auto K = Kind == "flow-aware" ? llvm::IR2VecKind::FlowAware : llvm::IR2VecKind::Symbolic;
+/// One level's text of M, as llvm-ir2vec lays it out (module: the workbench's module row).
+static void printLevel(const llvm::Module &M, const llvm::ir2vec::Vocabulary &V, llvm::IR2VecKind K,
+                       llvm::StringRef Level, int Precision) {
   if (Level == "module") {
     llvm::ir2vec::Embedding Sum(V.getDimension(), 0.0);
-    for (const llvm::Function &F : *M)
+    for (const llvm::Function &F : M)
       if (!F.isDeclaration())
         Sum += llvm::ir2vec::Embedder::create(K, F, V)->getFunctionVector();
     std::printf("Module:\n");
     printVec(Sum, Precision);
-    return 0;
+    return;
   }
-  for (const llvm::Function &F : *M) {
+  for (const llvm::Function &F : M) {
     if (F.isDeclaration())
       continue;
     auto E = llvm::ir2vec::Embedder::create(K, F, V);
@@ -77,6 +66,31 @@ int main(int argc, char **argv) {
           printVec(E->getInstVector(I), Precision);
         }
     }
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: oracle_print VOCAB KIND LEVEL[,LEVEL...] PRECISION FILE\n");
+    return 2;
+  }
+  const std::string Kind = argv[2];
+  llvm::SmallVector<llvm::StringRef> Levels;
+  llvm::StringRef(argv[3]).split(Levels, ',');
+  const int Precision = std::string(argv[4]) == "hex" ? -1 : std::atoi(argv[4]);
+  llvm::LLVMContext Ctx;
+  llvm::SMDiagnostic Err;
+  auto M = llvm::parseIRFile(argv[5], Err, Ctx);
+  if (!M) {
+    Err.print(argv[0], llvm::errs());
+    return 1;
+  }
+  auto V = wb::test::llvmVocabulary(*M, argv[1], wb::vocab::Weights{});
+  const auto K = Kind == "flow-aware" ? llvm::IR2VecKind::FlowAware : llvm::IR2VecKind::Symbolic;
+  for (llvm::StringRef Level : Levels) {
+    if (Levels.size() > 1)
+      std::printf("Level: %s\n", Level.str().c_str());
+    printLevel(*M, V, K, Level, Precision);
   }
   return 0;
 }
