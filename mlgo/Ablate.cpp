@@ -613,42 +613,33 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
       if (C.Run.cancelled())
         return Interrupted();
       FineTuneConfig FC;
-      FC.Method = TuneMethod::ES;
       static_cast<ESSettings &>(FC) = T.ES;
+      static_cast<Bench &>(FC) = RC;
+      FC.Method = TuneMethod::ES;
       FC.Seed = Seed;
-      FC.Tools = RC.Tools;
-      FC.Run = C.Run;
       FC.Embeddings = Emb;
-      llvm::Expected<FineTuneResult> Tuned =
-          fineTune(evictStartMLP(In, T.Hidden, Spread, Seed), *Tune, *Obs, FC);
-      if (!Tuned) {
+      llvm::Expected<EvictPolicy> Trained = trainEvictPolicy(
+          evictStartMLP(In, T.Hidden, Spread, Seed), *Tune, *Obs, Res.Judged, FC, Seed);
+      if (!Trained) {
         if (C.Run.cancelled()) {
-          llvm::consumeError(Tuned.takeError());
+          llvm::consumeError(Trained.takeError());
           return Interrupted();
         }
-        return support::prefixError("arm '" + A.Name + "'", Tuned.takeError());
+        return support::prefixError("arm '" + A.Name + "'", Trained.takeError());
       }
+      const FineTuneResult *Tuned = &Trained->Tuned;
+      Verdict &V = Trained->HeldOut;
       Res.Compilations += Tuned->Compilations;
-      runners::ModelFile &M = Tuned->Model;
+      runners::ModelFile &M = Trained->Tuned.Model;
       stampProvenance(M, "ir2vec mlgo ablate", {{"arm", A.Name}});
       M.setProvenance("split", Res.Split.toJSONText());
       M.setProvenance("trained_from", "the density rule (an MLP, mlgo/EvictTrain.h)");
-      M.setProvenance("finetune_training_reduction_start",
-                      llvm::formatv("{0:f6}", Tuned->StartReduction).str());
-      M.setProvenance("finetune_training_reduction_tuned",
-                      llvm::formatv("{0:f6}", Tuned->TunedReduction).str());
-      M.setProvenance("finetune_kept", Tuned->Kept ? "true" : "false");
+      stampTuningOutcome(M, *Tuned);
       const std::string File = support::pathIn(support::pathIn(Dir, "models"),
                                                A.Name + "-seed" + std::to_string(Seed) + ".h5");
       if (!C.Run.Dist.serving())
         if (llvm::Error E = runners::writeModelFile(File, M))
           return E;
-      runners::SessionConfig Session;
-      Session.T = features::Task::Evict;
-      Session.MakePolicy = [&M]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
-        return runners::makeModelPolicy(M);
-      };
-      Verdict V = judge(Res.Judged, {Session, Emb}, RC, Seed);
       Res.Compilations += V.Modules.size();
       R.Models.push_back({File});
       R.Summaries.push_back(V.Summary);

@@ -207,6 +207,30 @@ evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule>
   return features::readDataset(Data);
 }
 
+llvm::Expected<EvictPolicy> trainEvictPolicy(const runners::ModelFile &Start,
+                                             const std::vector<TuneModule> &Tune,
+                                             const features::DatasetTable &Observations,
+                                             std::vector<EvalModule> Judged,
+                                             const FineTuneConfig &C, uint64_t BootstrapSeed) {
+  EvictPolicy P;
+  if (Tune.empty()) {
+    P.Tuned.Model = Start;
+  } else {
+    llvm::Expected<FineTuneResult> R = fineTune(Start, Tune, Observations, C);
+    if (!R)
+      return R.takeError();
+    P.Tuned = std::move(*R);
+  }
+  const runners::ModelFile &M = P.Tuned.Model;
+  runners::SessionConfig Session;
+  Session.T = runners::Task::Evict;
+  Session.MakePolicy = [&M]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
+    return runners::makeModelPolicy(M);
+  };
+  P.HeldOut = judge(std::move(Judged), {Session, C.Embeddings}, C, BootstrapSeed);
+  return P;
+}
+
 namespace {
 
 /// Everything that decides the result: what the ES steps kept for --resume were made with.
@@ -261,9 +285,7 @@ void stampEvictModel(runners::ModelFile &M, const EvictTrainJob &J, const Corpus
                                {"seed", int64_t(J.Tune.Seed)}}))
           .str());
   Set("finetune_step_fitness", llvm::formatv("{0}", llvm::json::Value(std::move(Fit))).str());
-  Set("finetune_training_reduction_start", llvm::formatv("{0:f6}", R.StartReduction).str());
-  Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R.TunedReduction).str());
-  Set("finetune_kept", R.Kept ? "true" : "false");
+  stampTuningOutcome(M, R);
   Set("finetune_compilations", std::to_string(R.Compilations));
 }
 
@@ -362,42 +384,34 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
     return Interrupted("no model written");
   if (!Test.empty() && llvm::all_of(Test, [](const EvalModule &M) { return !M.Error.empty(); }))
     return Failed(everyModuleFailed("held-out", Test));
-  // --test-fraction 1: no training side. The start model (--model, or the density rule) is
-  // judged as it is on every module, which is how a model is evaluated on a corpus it never saw.
-  llvm::Expected<FineTuneResult> R = [&]() -> llvm::Expected<FineTuneResult> {
-    if (S->modules(false).empty()) {
-      FineTuneResult Judged;
-      Judged.Model = Start;
-      return Judged;
-    }
-    llvm::Expected<features::DatasetTable> Observations =
-        evictObservations(Start, *Tune, J.Tune.ModulesPerStep, std::nullopt, EC);
-    if (!Observations)
-      return Observations.takeError();
-    return fineTune(Start, *Tune, *Observations, J.Tune);
-  }();
-  if (!R) {
+  // --test-fraction 1: no training side (nor Tune). The start model (--model, or the density
+  // rule) is judged as it is on every module, which is how a model is evaluated on a corpus it
+  // never saw.
+  llvm::Expected<features::DatasetTable> Observations =
+      Tune->empty() ? features::DatasetTable()
+                    : evictObservations(Start, *Tune, J.Tune.ModulesPerStep, std::nullopt, EC);
+  llvm::Expected<EvictPolicy> Trained =
+      Observations ? trainEvictPolicy(Start, *Tune, *Observations, std::move(Test), J.Tune,
+                                      J.BootstrapSeed)
+                   : Observations.takeError();
+  if (!Trained) {
     if (support::cancelled(Run.CancelFd)) {
-      llvm::consumeError(R.takeError());
+      llvm::consumeError(Trained.takeError());
       return Interrupted("no model written");
     }
-    return Failed(R.takeError());
+    return Failed(Trained.takeError());
   }
-  runners::ModelFile &M = R->Model;
+  const FineTuneResult *R = &Trained->Tuned;
+  runners::ModelFile &M = Trained->Tuned.Model;
   stampEvictModel(M, J, *S, *R);
-  // The held-out packages: the default advisor against the model, by the inliner's protocol.
-  runners::SessionConfig Session;
-  Session.T = runners::Task::Evict;
-  Session.MakePolicy = [&M]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
-    return runners::makeModelPolicy(M);
-  };
-  measurePolicy(Test, Session, std::nullopt, EC);
   if (!Root)
     return support::Outcome::complete();
   if (support::cancelled(Run.CancelFd))
     return Interrupted("no model written");
-  if (!Test.empty() && llvm::all_of(Test, [](const EvalModule &M) { return !M.Error.empty(); }))
-    return Failed(everyModuleFailed("held-out", Test));
+  const std::vector<EvalModule> &Judged = Trained->HeldOut.Modules;
+  if (!Judged.empty() &&
+      llvm::all_of(Judged, [](const EvalModule &M) { return !M.Error.empty(); }))
+    return Failed(everyModuleFailed("held-out", Judged));
   if (llvm::Error E = runners::writeModelFile(J.Output, M))
     return E;
   Parts->remove(); // the model is written: nothing is left to resume
@@ -412,7 +426,7 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
                               R->Kept ? "the tuned model" : "no gain: the start model",
                               R->Compilations)
                     .str()});
-  const EvalSummary Sum = summarize(Test, J.BootstrapSeed);
+  const EvalSummary &Sum = Trained->HeldOut.Summary;
   if (llvm::Error E = reportHeldOut(J, *S, *R, Sum))
     return E;
   if (Sum.Failed)

@@ -59,6 +59,23 @@ evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule>
                   size_t Modules, const std::optional<std::string> &Embeddings,
                   const Bench &EC);
 
+/// One eviction policy trained and judged, what `mlgo train-evict` makes once and an eviction
+/// study once per arm and seed: evolution strategies from Start on the training modules Tune,
+/// the perturbations scaled by Observations (C.Method is es; C.Embeddings the policy's
+/// function_embedding), then the result judged on Judged (their baselines measured) against the
+/// default advisor, bootstrap seed BootstrapSeed. Without training modules (--test-fraction 1)
+/// the start model is judged as it is. The model is not yet stamped: each caller records its own
+/// run.
+struct EvictPolicy {
+  FineTuneResult Tuned;
+  Verdict HeldOut;
+};
+llvm::Expected<EvictPolicy> trainEvictPolicy(const runners::ModelFile &Start,
+                                             const std::vector<TuneModule> &Tune,
+                                             const features::DatasetTable &Observations,
+                                             std::vector<EvalModule> Judged,
+                                             const FineTuneConfig &C, uint64_t BootstrapSeed);
+
 /// `ir2vec mlgo train-evict`.
 llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J);
 

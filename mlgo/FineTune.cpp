@@ -654,6 +654,12 @@ llvm::Expected<FineTuneResult> fineTune(const ModelFile &Start, const std::vecto
 
 /// What a fine-tuned model records: where it started, the data, the settings, the search and
 /// both training-side reductions.
+void stampTuningOutcome(runners::ModelFile &M, const FineTuneResult &R) {
+  M.setProvenance("finetune_training_reduction_start", llvm::formatv("{0:f6}", R.StartReduction).str());
+  M.setProvenance("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R.TunedReduction).str());
+  M.setProvenance("finetune_kept", R.Kept ? "true" : "false");
+}
+
 static llvm::Error stampFineTuned(ModelFile &M, const FineTuneResult &R, const FineTuneConfig &C,
                                   const FineTuneStart &From, const std::string &Exploration,
                                   const std::string &Split) {
@@ -698,9 +704,7 @@ static llvm::Error stampFineTuned(ModelFile &M, const FineTuneResult &R, const F
   Set("finetune_data_sha256", *ExplorationSHA);
   Set("finetune_hyperparameters", Hyper);
   Set(C.Method == TuneMethod::ES ? "finetune_step_fitness" : "finetune_search", FitText);
-  Set("finetune_training_reduction_start", llvm::formatv("{0:f6}", R.StartReduction).str());
-  Set("finetune_training_reduction_tuned", llvm::formatv("{0:f6}", R.TunedReduction).str());
-  Set("finetune_kept", R.Kept ? "true" : "false");
+  stampTuningOutcome(M, R);
   Set("finetune_compilations", std::to_string(R.Compilations));
   return llvm::Error::success();
 }

@@ -99,6 +99,10 @@ struct FineTuneResult {
   size_t Compilations = 0, Failed = 0;
 };
 
+/// Records in M what tuning it gave over the whole training side: the reduction with the start
+/// model and tuned (finetune_training_reduction_start, _tuned) and whether the tuned one was kept.
+void stampTuningOutcome(runners::ModelFile &M, const FineTuneResult &R);
+
 /// Fine-tunes Start on Modules (those without decisions count with their heuristic size).
 /// Observations (the exploration's, with every input Start reads) give the perturbation
 /// scales (none: every parameter's scale is 1). An eviction model (es only) is scored by the

@@ -105,14 +105,12 @@ public:
                                  {"kind", "hidden", "epochs", "batch_size", "learning_rate"}))
       return E;
     if (std::optional<llvm::StringRef> K = M->getString("kind")) {
-      llvm::Expected<runners::ModelKind> Kind =
-          support::parseNamed<runners::ModelKind>(runners::TrainedKindNames, *K, "kind");
-      if (!Kind) {
-        llvm::consumeError(Kind.takeError());
+      std::optional<runners::ModelKind> Kind =
+          support::findNamed<runners::ModelKind>(runners::TrainedKindNames, *K);
+      if (!Kind)
         return error("model.kind", "expected " +
                                        support::choices<runners::ModelKind>(runners::TrainedKindNames) +
                                        ", found \"" + *K + "\"");
-      }
       Out.Kind = *Kind;
     }
     if (const llvm::json::Array *H = M->getArray("hidden")) {

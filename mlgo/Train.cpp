@@ -52,10 +52,10 @@ std::optional<std::string> hiddenProblem(const std::vector<unsigned> &Hidden) {
 llvm::Error TrainConfig::validate() const {
   if (Groups.empty() && Inputs.empty())
     return support::usageError("--features: name at least one feature group (or --inputs)");
-  if (Kind == runners::ModelKind::Rule)
+  if (support::nameOf<runners::ModelKind>(runners::TrainedKindNames, Kind).empty())
     return support::usageError("--model: expected " +
                                support::choices<runners::ModelKind>(runners::TrainedKindNames) +
-                               ", found 'rule'");
+                               ", found '" + runners::kindName(Kind) + "'");
   if (Epochs == 0 || BatchSize == 0 || Quantiles == 0)
     return support::usageError("--epochs, --batch-size and the quantiles must be at least 1");
   if (std::optional<std::string> P = hiddenProblem(Hidden))

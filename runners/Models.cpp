@@ -344,12 +344,10 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
       return Bad("attribute task: expected inline, evict or priority");
     M.ForTask = *T;
     const std::string Kind = h5::readStrAttr(F, "kind");
-    llvm::Expected<ModelKind> K = support::parseNamed<ModelKind>(ModelKindNames, Kind, "kind");
-    if (!K) {
-      llvm::consumeError(K.takeError());
+    std::optional<ModelKind> K = support::findNamed<ModelKind>(ModelKindNames, Kind);
+    if (!K)
       return Bad("attribute kind: expected " + support::choices<ModelKind>(ModelKindNames) +
                  ", found '" + Kind + "'");
-    }
     M.Kind = *K;
     if (M.Kind == ModelKind::Rule && Schema != ModelSchema)
       return Bad(llvm::Twine("attribute kind: rules are schema ") + ModelSchema + ", not " + Schema);

@@ -15,6 +15,7 @@
 #include <armadillo>
 
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -45,9 +46,10 @@ enum class ModelKind { Linear, MLP, Rule };
 /// The spellings, in files (attribute kind), on the command line and in policy names.
 inline constexpr support::Named<ModelKind> ModelKindNames[] = {
     {ModelKind::Linear, "linear"}, {ModelKind::MLP, "mlp"}, {ModelKind::Rule, "rule"}};
-/// The kinds the trainers make (a rule is searched, not trained).
-inline constexpr support::Named<ModelKind> TrainedKindNames[] = {{ModelKind::Linear, "linear"},
-                                                                 {ModelKind::MLP, "mlp"}};
+/// The kinds the trainers make: all but the last, a rule (searched, not trained).
+static_assert(ModelKindNames[std::size(ModelKindNames) - 1].Value == ModelKind::Rule);
+inline constexpr llvm::ArrayRef<support::Named<ModelKind>> TrainedKindNames{
+    ModelKindNames, std::size(ModelKindNames) - 1};
 inline llvm::StringRef kindName(ModelKind K) { return support::nameOf<ModelKind>(ModelKindNames, K); }
 
 /// The most layers a model file holds (the readers' bound, and so the trainers').

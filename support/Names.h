@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,13 +39,21 @@ template <typename E> std::vector<std::string> names(llvm::ArrayRef<Named<E>> Ta
   return Out;
 }
 
+/// The value spelled Text, if the table has it (for readers whose errors say where: a file's
+/// attribute, a spec's key).
+template <typename E> std::optional<E> findNamed(llvm::ArrayRef<Named<E>> Table, llvm::StringRef Text) {
+  for (const Named<E> &N : Table)
+    if (Text == N.Name)
+      return N.Value;
+  return std::nullopt;
+}
+
 /// The value spelled Text; a usage error naming What and the choices otherwise.
 template <typename E>
 llvm::Expected<E> parseNamed(llvm::ArrayRef<Named<E>> Table, llvm::StringRef Text,
                              llvm::StringRef What) {
-  for (const Named<E> &N : Table)
-    if (Text == N.Name)
-      return N.Value;
+  if (std::optional<E> V = findNamed(Table, Text))
+    return *V;
   return usageError("unknown " + What + " '" + Text + "' (expected " + choices(Table) + ")");
 }
 
