@@ -6,6 +6,10 @@
 #   scripts/sanitizer-tests.sh
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-cmake -S "$repo" -B "$repo/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWB_SANITIZE=ON > /dev/null
+# -g1: line tables, which is what a sanitizer's report needs for file:line, without the rest of
+# the debug information (Ablate.cpp compiled in 32 s instead of 45, its object 8 MB instead of
+# 19), and this stage builds the whole tree a second time. For a debugger, configure with -g.
+cmake -S "$repo" -B "$repo/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWB_SANITIZE=ON \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" > /dev/null
 cmake --build "$repo/build-asan" -j "$(nproc)"
 ctest --test-dir "$repo/build-asan" -LE corpus --output-on-failure -j "$(nproc)"
