@@ -3,8 +3,8 @@
 one process (the oracle: the single-process tool, itself tested against LLVM):
 
   * every command that spreads (embeddings HDF5 and text, triplets text and OpenKE, mlgo
-    collect, explore, eval and train-evict) writes the same bytes for 1, 2 and 3 ranks, with -j1 and -j2,
-    as the plain command;
+    collect, explore, eval and train-evict) writes the same bytes for 1, 2 and 3 ranks (with -j1
+    and -j2 among them) as the plain command;
   * bad modules handled by ranks other than 0 (--root-jobs 0) are reported as a single process
     reports them (the same error lines, exit status and recorded errors);
   * a rank killed mid-run (SIGKILL) ends the job, leaves no output under the requested name,
@@ -131,7 +131,9 @@ with tempfile.TemporaryDirectory(prefix="mpi-test-") as d:
         if not check(f"{name}: the plain command works", r.returncode == 0, r.stderr[-400:]):
             continue
         want = outputs(ref)
-        for np_, jobs in [(1, "1"), (2, "1"), (3, "1"), (2, "2"), (3, "2")]:
+        # Every rank count and both -j in three runs, not every pair's five: the mpirun launches
+        # are most of this test's time, under the sanitizers most of all.
+        for np_, jobs in [(1, "1"), (2, "2"), (3, "1")]:
             out = W(f"{name.replace(' ', '-')}-{np_}-{jobs}")
             r = mpi(np_, args(out) + ["-j", jobs])
             same = r.returncode == 0 and outputs(out) == want

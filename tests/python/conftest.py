@@ -41,9 +41,25 @@ def oracle(opts, vocab, kind, level, path):
     """libLLVM-22's Embedder on every defined function: {function: value}, where value is the
     vector (func), [(block name, vector)] (bb) or [(instruction text, vector)] (inst), layout
     order."""
-    out = subprocess.run([opts["oracle_print"], vocab, kind, level, "hex", path],
-                         capture_output=True, text=True, encoding="utf-8", errors="surrogateescape",
-                         check=True).stdout
+    return parse_oracle(oracle_text(opts, vocab, kind, level, path), level)
+
+
+def oracle_levels(opts, vocab, kind, levels, path):
+    """oracle() at each of levels from one oracle_print run (one parse of the file): each
+    level's text follows a line "Level: NAME"."""
+    out = oracle_text(opts, vocab, kind, ",".join(levels), path)
+    parts = re.split(r"^Level: (\w+)\n", out, flags=re.M)
+    assert parts[0] == "" and parts[1::2] == list(levels), parts[1::2]
+    return {lvl: parse_oracle(text, lvl) for lvl, text in zip(parts[1::2], parts[2::2])}
+
+
+def oracle_text(opts, vocab, kind, level, path):
+    return subprocess.run([opts["oracle_print"], vocab, kind, level, "hex", path],
+                          capture_output=True, text=True, encoding="utf-8", errors="surrogateescape",
+                          check=True).stdout
+
+
+def parse_oracle(out, level):
     result, fn, pending = {}, None, []
     for line in out.splitlines():
         if line.startswith("Function: ") and not pending:

@@ -6,7 +6,7 @@ with -m corpus (the default run deselects it: the corpus is built by the corpus 
 import pytest
 
 import ir2vec
-from conftest import oracle
+from conftest import oracle_levels
 
 pytestmark = pytest.mark.corpus
 
@@ -23,7 +23,8 @@ def test_every_corpus_module_equals_libllvm(opts, mode, kind):
     functions = blocks = insts = modules = 0
     for path in mods:
         tool = ir2vec.initEmbedding(filename=path, mode=mode, vocabPath=opts["vocab"])
-        ref = oracle(opts, opts["vocab"], kind, "func", path)
+        refs = oracle_levels(opts, opts["vocab"], kind, ("func", "bb", "inst"), path)
+        ref = refs["func"]
         got = tool.getFuncEmbMap()
         assert list(got) == list(ref), path
         for name, vec in ref.items():
@@ -40,7 +41,7 @@ def test_every_corpus_module_equals_libllvm(opts, mode, kind):
             continue
         fn = named[len(named) // 2]
         for level, call in (("bb", tool.getBBEmbMap), ("inst", tool.getInstEmbMap)):
-            want = dict(oracle(opts, opts["vocab"], kind, level, path)[fn])
+            want = dict(refs[level][fn])
             have = call(fn)
             assert list(have) == list(want), (path, fn, level)
             assert all(same(have[k], v) for k, v in want.items()), (path, fn, level)
