@@ -33,11 +33,6 @@ constexpr Published PublishedTable[] = {
     {"IR2Vec flow-aware, LLVM 19 branch", 91.17, 88.32, 89.75},
 };
 
-llvm::json::Value intervalJSON(const Interval &I) {
-  return llvm::json::Object{{"mean", support::numberOrNull(I.Mean)},
-                            {"low", support::numberOrNull(I.Low)},
-                            {"high", support::numberOrNull(I.High)}};
-}
 
 std::string protocolName(Protocol P) { return support::nameOf<Protocol>(ProtocolNames, P).str(); }
 
@@ -359,6 +354,12 @@ llvm::Error writeDevmapOutputs(const DevmapResult &R, const std::string &Dir, co
   for (const auto &[N, B] : Made)
     Files.emplace_back(N, [&B = B](llvm::raw_ostream &OS) { OS << B->getBuffer(); });
   return support::writeFilesTogether(*Out, Files);
+}
+
+llvm::json::Value intervalJSON(const Interval &I) {
+  return llvm::json::Object{{"mean", support::numberOrNull(I.Mean)},
+                            {"low", support::numberOrNull(I.Low)},
+                            {"high", support::numberOrNull(I.High)}};
 }
 
 } // namespace wb::downstream

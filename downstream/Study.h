@@ -89,6 +89,10 @@ struct Interval {
   double Mean = 0, Low = 0, High = 0;
 };
 
+/// {"mean", "low", "high"}, a number that could not be measured (NaN) as null: how every
+/// report of this layer writes an interval.
+llvm::json::Value intervalJSON(const Interval &I);
+
 /// One arm on one protocol: per platform and their mean (the last entry).
 struct CellResult {
   std::vector<Interval> Accuracy, Speedup, VsHistogram; // [platform..., mean]

@@ -12,10 +12,6 @@ namespace {
 
 constexpr ir2vec::Kind Kinds[] = {ir2vec::Kind::Symbolic, ir2vec::Kind::FlowAware};
 
-llvm::json::Value intervalJSON(const Interval &I) {
-  return llvm::json::Object{{"mean", I.Mean}, {"low", I.Low}, {"high", I.High}};
-}
-
 std::string pct(const Interval &I, bool Signed) {
   auto F = [&](double X) { return (Signed && X >= 0 ? "+" : "") + llvm::formatv("{0:f2}", 100 * X).str(); };
   return F(I.Mean) + " [" + F(I.Low) + ", " + F(I.High) + "]";

@@ -390,8 +390,6 @@ bool sameExploration(const std::string &File, const ExploreConfig &C, const Corp
   return Want == Have;
 }
 
-std::string percent(double X) { return llvm::formatv("{0:f2}%", 100 * X).str(); }
-
 /// Arms whose groups equal Want exactly (as a set).
 const AblationArm *armWith(const std::vector<AblationArm> &Arms, std::set<std::string> Want,
                            bool Embeddings) {

@@ -154,6 +154,10 @@ llvm::Error checkStudyOutputs(const std::string &Dir, const std::vector<std::str
                               const AblationSpec &Spec, const std::vector<std::string> &Extra,
                               const support::RunSettings &Run);
 
+/// X as a percentage with two decimals (0.1234 -> "12.34%"); NaN, a number the study could not
+/// measure, as "–". The reports and the study's log lines write numbers alike.
+std::string percent(double X);
+
 /// Renderers of a result.
 llvm::json::Object ablationJSON(const AblationResult &R);
 llvm::Error writeAblationHDF5(const AblationResult &R, const std::string &ReportText,

@@ -20,11 +20,11 @@ namespace wb::mlgo {
 using support::numberOrNull;
 using support::withKeys;
 
-namespace {
-
 std::string percent(double X) {
   return std::isnan(X) ? std::string("–") : llvm::formatv("{0:f2}%", 100 * X).str();
 }
+
+namespace {
 
 bool transfer(const AblationResult &R) { return R.Spec.Proto == Protocol::Transfer; }
 bool evict(const AblationResult &R) { return R.Spec.T == features::Task::Evict; }

@@ -151,8 +151,8 @@ Normalization fit(const features::DatasetTable &D, size_t F, const TrainConfig &
 }
 
 /// The network's input columns for every row of D, M's inputs being D's Features.
-arma::mat inputMatrix(const ModelFile &M, const std::vector<size_t> &Features,
-                      const features::DatasetTable &D) {
+arma::mat selectedInputMatrix(const ModelFile &M, const std::vector<size_t> &Features,
+                              const features::DatasetTable &D) {
   arma::mat X(runners::modelInputWidth(M), D.rows());
   for (size_t R = 0; R < D.rows(); ++R)
     runners::modelInputVector(
@@ -235,7 +235,7 @@ llvm::Expected<ModelFile> trainPolicy(const features::DatasetTable &D, const Tra
     return MF.takeError();
   ModelFile &M = MF->first;
   const std::vector<size_t> &Features = MF->second;
-  const arma::mat X = inputMatrix(M, Features, D);
+  const arma::mat X = selectedInputMatrix(M, Features, D);
   arma::rowvec Y(D.rows());
   for (size_t R = 0; R < D.rows(); ++R)
     Y(R) = D.Decisions[R] != 0;
@@ -315,7 +315,7 @@ arma::mat inputMatrix(const ModelFile &M, const features::DatasetTable &D) {
   std::vector<size_t> Features;
   for (const features::TensorSpec &S : M.Inputs)
     Features.push_back(D.find(S.Name).value_or(0));
-  return inputMatrix(M, Features, D);
+  return selectedInputMatrix(M, Features, D);
 }
 
 std::vector<int64_t> predict(const ModelFile &M, const features::DatasetTable &D) {

@@ -46,5 +46,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DWB_UNITY=ON "$@" >/dev/null
 cmake --build build -j"$(nproc)"

@@ -377,12 +377,12 @@ TEST(BatchFiles, TimeLimitStopsLoopingWorkAndLetsTheRestFinish) {
 
 TEST(BatchCorpus, HDF5RowsEqualLLVMOnTheCorpus) {
   auto In = corpusInputs();
-  ASSERT_GT(In.size(), 100u) << "WB_CORPUS_LIST must name the corpus list";
+  ASSERT_GT(In.size(), 60u) << "WB_CORPUS_LIST must name the corpus list";
   runAndCompare(In, "corpus", 100000);
 }
 
 TEST(BatchCorpus, CountsWithinToleranceOnTheCorpus) {
   auto In = corpusInputs();
-  ASSERT_GT(In.size(), 100u) << "WB_CORPUS_LIST must name the corpus list";
+  ASSERT_GT(In.size(), 60u) << "WB_CORPUS_LIST must name the corpus list";
   countsWithinTolerance(In, Level::Inst);
 }

@@ -41,19 +41,19 @@ const std::string HandVocab = R"({
   "Arguments": {"Variable": [0.5, 0], "Constant": [0.25, 0], "Pointer": [0.125, 0],
                 "Function": [4096, 0], "ICMP_slt": [1024, 0]}
 })";
-const vocab::Weights Unit{1.0f, 1.0f, 1.0f};
+const vocab::Weights UnitWeights{1.0f, 1.0f, 1.0f};
 constexpr double D = ReachingFlow::Damping;
 
-struct Fixture {
+struct FlowFixture {
   llvm::LLVMContext Ctx;
   std::unique_ptr<llvm::Module> M;
   std::optional<vocab::Vocabulary> V;
 
-  explicit Fixture(const std::string &IR, const std::string &Vocab = HandVocab) {
+  explicit FlowFixture(const std::string &IR, const std::string &Vocab = HandVocab) {
     llvm::SMDiagnostic Err;
     M = llvm::parseAssemblyString(IR, Err, Ctx);
     EXPECT_TRUE(M) << Err.getMessage().str();
-    auto L = vocab::parseVocabularyJSON(Vocab, "hand.json", Unit);
+    auto L = vocab::parseVocabularyJSON(Vocab, "hand.json", UnitWeights);
     EXPECT_TRUE(bool(L)) << llvm::toString(L.takeError());
     V.emplace(std::move(L->Vocab));
   }
@@ -89,7 +89,7 @@ std::vector<double> vec(const ReachingFlow &F, const llvm::Instruction &I) {
   return Row ? std::vector<double>(Row, Row + F.dimension()) : std::vector<double>();
 }
 
-std::vector<double> functionVector(const ReachingFlow &Flow, const Fixture &X, const char *Fn) {
+std::vector<double> functionVector(const ReachingFlow &Flow, const FlowFixture &X, const char *Fn) {
   return Embedder::create(Kind::FlowAwareRD, *X.M->getFunction(Fn), *X.V, nullptr, &Flow)
       ->functionVector();
 }
@@ -119,7 +119,7 @@ define i32 @s(i32 %a) {
   ret i32 %y
 }
 )";
-  Fixture X(IR);
+  FlowFixture X(IR);
   ReachingFlow F = X.flow();
   EXPECT_EQ(vec(F, X.inst("s", "x")), (Vec{1 + 0.5 + 0.25, 2}));  // Add Int Variable Constant
   EXPECT_EQ(vec(F, X.inst("s", "y")), (Vec{1 + 1.75 + 0.5, 2 + 2})); // Add Int x Variable
@@ -142,9 +142,9 @@ define i64 @t(i64 %a, i64 %b, double %f) {
   ret i64 %r
 }
 )";
-  Fixture R(Longer, Random);
+  FlowFixture R(Longer, Random);
   ReachingFlow RF = R.flow();
-  auto Theirs = test::llvmVocabulary(*R.M, Path, Unit);
+  auto Theirs = test::llvmVocabulary(*R.M, Path, UnitWeights);
   const llvm::Function &T = *R.M->getFunction("t");
   auto LLVM = llvm::ir2vec::Embedder::create(llvm::IR2VecKind::FlowAware, T, Theirs);
   for (const llvm::Instruction &I : llvm::instructions(T)) {
@@ -158,7 +158,7 @@ define i64 @t(i64 %a, i64 %b, double %f) {
 
 // A load sees the store that reaches it: its pointer operand is the store's vector.
 TEST(ReachingFlowHand, StoreThenLoad) {
-  Fixture X(R"(
+  FlowFixture X(R"(
 define i32 @m(i32 %a) {
   %p = alloca i32
   store i32 %a, ptr %p
@@ -180,7 +180,7 @@ define i32 @m(i32 %a) {
 // memory the function started with reaches too, through the pointer's own vector (undamped,
 // as LLVM's flow-aware kind adds a pointer operand).
 TEST(ReachingFlowHand, TwoStoresReachOneLoad) {
-  Fixture X(R"(
+  FlowFixture X(R"(
 define i32 @two(i1 %c, i32 %a) {
 entry:
   %p = alloca i32
@@ -223,7 +223,7 @@ j:
 //   i = (a + 0.2 b) / (1 - 0.04) = (16.5, 2.4) / 0.96 = (17.1875, 2.5), next = (4.6875, 2.5)
 // Edges leaving the cycle are not damped: c and ret use next at weight 1.
 TEST(ReachingFlowHand, LoopCarriedPhiIsTheSolvedFixedPoint) {
-  Fixture X(R"(
+  FlowFixture X(R"(
 define i32 @loop(i32 %n) {
 entry:
   br label %l
@@ -248,7 +248,7 @@ e:
 // arguments, in operand order; n = 2 here); a declaration is the Function operand row, as in
 // LLVM. With F itself, a chain of calls multiplied by 0.2 n at every level.
 TEST(ReachingFlowHand, CallsToADefinitionAndADeclaration) {
-  Fixture X(R"(
+  FlowFixture X(R"(
 define i32 @callee(i32 %a) {
   %x = add i32 %a, 1
   ret i32 %x
@@ -274,7 +274,7 @@ define i32 @caller(i32 %a) {
 //   ret = Ret + Void + 0.2 r               = cret + 0.2 r,  cret = (4, 4)   (r is in the cycle)
 //   F = 1.2 r + cret, so r = (cr + 0.1 cret) / (1 - 0.1 * 1.2)
 TEST(ReachingFlowHand, RecursionIsSolvedAsACycle) {
-  Fixture X(R"(
+  FlowFixture X(R"(
 define i32 @rec(i32 %n) {
   %r = call i32 @rec(i32 %n)
   ret i32 %r
@@ -295,7 +295,7 @@ define i32 @rec(i32 %n) {
 // 0.2 F / 6 (n = 6: five calls and ret), so F = 5 r + ret, ret = cret + 0.2 r5 and
 //   r = cr + (0.2 / 6)(5 r + cret + 0.2 r)  =>  r = (cr + cret / 30) / (1 - 0.2 * 5.2 / 6) > 0.
 TEST(ReachingFlowHand, ManySelfCallsStayWellPosed) {
-  Fixture X(R"(
+  FlowFixture X(R"(
 define i32 @five(i32 %n) {
   %r1 = call i32 @five(i32 %n)
   %r2 = call i32 @five(i32 %n)
@@ -318,7 +318,7 @@ define i32 @five(i32 %n) {
 // p = PHI + Int + Constant(0) + 0.2 p = (16.25, 2) / 0.8 = (20.3125, 2.5). Summed undamped
 // per edge, 1 - 5 * 0.2 = 0 would have had no solution.
 TEST(ReachingFlowHand, FiveBackEdgesShareTheDamping) {
-  Fixture X(R"(
+  FlowFixture X(R"(
 define i32 @sing(i32 %n) {
 entry:
   br label %l
@@ -347,7 +347,7 @@ TEST(ReachingFlowHand, LargeCycleSatisfiesItsEquations) {
   for (int K = 1; K < 299; ++K)
     IR += "  %v" + std::to_string(K) + " = add i32 %v" + std::to_string(K - 1) + ", 1\n";
   IR += "  %c = icmp slt i32 %v298, %n\n  br i1 %c, label %l, label %e\ne:\n  ret i32 %v298\n}\n";
-  Fixture X(IR);
+  FlowFixture X(IR);
   ReachingFlow F = X.flow();
   const Vec P = vec(F, X.inst("big", "p"));
   static_assert(ReachingFlow::DenseLimit < 300, "the cycle must take the iteration");
@@ -522,7 +522,7 @@ TEST(ReachingFlowHand, OverflowIsAnError) {
     IR += "  %x" + std::to_string(K) + " = add i32 %x" + std::to_string(K - 1) + ", %x" +
           std::to_string(K - 1) + "\n";
   IR += "  ret i32 %x1100\n}\n";
-  Fixture X(IR);
+  FlowFixture X(IR);
   auto F = ReachingFlow::solve(*X.M, *X.V);
   ASSERT_FALSE(bool(F));
   const std::string Message = llvm::toString(F.takeError());
@@ -546,7 +546,7 @@ TEST(ReachingFlowHand, OverflowingSumsAreErrors) {
   auto Errors = [&](auto Make, ir2vec::EmbedRequest R) {
     std::vector<std::string> Out;
     for (int N = 1000; N <= 1030; ++N) {
-      Fixture X(Make(N));
+      FlowFixture X(Make(N));
       auto E = ir2vec::embedModule(*X.M, *X.V, R);
       Out.push_back(E ? std::string() : llvm::toString(E.takeError()));
     }

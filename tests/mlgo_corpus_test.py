@@ -23,7 +23,7 @@ p.add_argument("--llvm-bindir", required=True)
 p.add_argument("--corpus", required=True)  # directory with corpus.list and corpus_description.json
 a = p.parse_args()
 B = lambda t: os.path.join(a.llvm_bindir, t)
-mods = [l.strip() for l in open(os.path.join(a.corpus, "corpus.list")) if l.strip()]
+mods = [l.strip() for l in open(os.path.join(a.corpus, "sample.list")) if l.strip()]
 work = tempfile.mkdtemp(prefix="mlgo-corpus-")
 res = harness.Results()
 check = res.check
@@ -75,7 +75,7 @@ print(f"mlgo run --policy default: {hosted} of {len(mods[::2])} modules (every o
 
 out = os.path.join(work, "data.h5")
 r = subprocess.run([a.ir2vec, "mlgo", "collect", "--task", "inline", "--policy", "default", "-j", "2", "-q",
-                    "-o", out, os.path.join(a.corpus, "corpus_description.json")], capture_output=True, text=True)
+                    "-o", out, os.path.join(a.corpus, "sample_description.json")], capture_output=True, text=True)
 if check("collect: exit 0", r.returncode == 0, r.stderr[-500:]):
     with h5py.File(out) as f:
         paths = [x.decode() for x in f["modules/path"][:]]

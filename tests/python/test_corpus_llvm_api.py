@@ -19,7 +19,7 @@ def same(vec, ref):
 @pytest.mark.parametrize("mode,kind", [("sym", "symbolic"), ("fa", "flow-aware")])
 def test_every_corpus_module_equals_libllvm(opts, mode, kind):
     mods = [l.strip() for l in open(opts["corpus_list"]) if l.strip()]
-    assert len(mods) > 200
+    assert len(mods) > 60  # the sample of 91 (every third module) or the whole corpus
     functions = blocks = insts = modules = 0
     for path in mods:
         tool = ir2vec.initEmbedding(filename=path, mode=mode, vocabPath=opts["vocab"])
@@ -50,4 +50,4 @@ def test_every_corpus_module_equals_libllvm(opts, mode, kind):
             else:
                 insts += len(want)
     print(f"{kind}: {modules} module vectors, {functions} functions, {blocks} blocks, {insts} instructions")
-    assert functions > 3000
+    assert functions > 1000  # 1,137 in the default sample (every third module), 3,4xx in all

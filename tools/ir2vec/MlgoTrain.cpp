@@ -9,7 +9,7 @@ namespace wb::tool {
 
 namespace {
 
-struct TrainOptions {
+struct PolicyTrainOptions {
   mlgo::TrainConfig Config;
   std::string Exploration, Output, Observations = "none", Optimizer = "adam",
                                    Normalize = "quantile", Model = "mlp";
@@ -33,7 +33,7 @@ struct EvictTrainOptions {
   bool Quiet = false;
 };
 
-llvm::Expected<support::Outcome> runTrain(TrainOptions &O, const support::Reporter &R) {
+llvm::Expected<support::Outcome> runPolicyTrain(PolicyTrainOptions &O, const support::Reporter &R) {
   auto Opt = learn::parseOptimizer(O.Optimizer);
   if (!Opt)
     return Opt.takeError();
@@ -104,7 +104,7 @@ void addTrain(const MlgoGroup &G) {
   Commands &Cmds = G.Cmds;
   RunContext &Ctx = G.Ctx;
   const CheckedFn &Checked = G.Checked;
-  auto T = std::make_shared<TrainOptions>();
+  auto T = std::make_shared<PolicyTrainOptions>();
   CLI::App *Train = addCommand(
       *M, Cmds, "train",
       "Train a linear or mlp inliner policy on an exploration's best decisions (behavioural "
@@ -146,7 +146,7 @@ void addTrain(const MlgoGroup &G) {
   addQuiet(*Train, T->Quiet, "No summary");
   setRun(Cmds, Train, [&Ctx, T, Checked] {
     support::Reporter R = Ctx.reporter(MlgoToolName, T->Quiet);
-    return finish(R, simpleExits(), Checked([&] { return runTrain(*T, R); }));
+    return finish(R, simpleExits(), Checked([&] { return runPolicyTrain(*T, R); }));
   });
 }
 
