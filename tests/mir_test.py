@@ -42,7 +42,15 @@ p.add_argument("--llvm-bindir", required=True)
 p.add_argument("--default-vocab", required=True, help="the shipped mir/default/*.json")
 p.add_argument("--part", type=int, choices=(1, 2, 3), required=True,
                help="1, 2: libLLVM on every other input; 3: the rest (see above)")
+p.add_argument("--sanitized", action="store_true",
+               help="a sanitizer build: parts 1 and 2 take every fourth input (x86-64, AArch64 and "
+                    "RISC-V after instruction selection; part 1 took 270 s under the sanitizers)")
 a = p.parse_args()
+# The inputs of parts 1 and 2: every other one from the first or second; under the sanitizers
+# every fourth (the same three targets after instruction selection), since part 1 took 270 s
+# there against 146 s in the normal build.
+COMPARED = slice(a.part - 1, None, 4 if a.sanitized else 2)
+SHARE = 2 if a.sanitized else 1  # the counts the comparisons must reach are shared alike
 res = harness.Results()
 check = res.check
 work = tempfile.mkdtemp(prefix="mir-test-")
@@ -142,7 +150,7 @@ sparse = {t: vocab_for(t, W(f"sparse-{t}.json"), dim=2, drop_every=3) for t in T
 # ---- every function, every level: ours = libLLVM's vectors at 40 decimals --------------------
 if a.part in (1, 2):
     compared, crashed, classless_warned = 0, [], True
-    for name, mir, t in inputs[a.part - 1::2]:
+    for name, mir, t in inputs[COMPARED]:
         for fn in functions_of(mir):
             for level in ("func", "bb", "inst"):
                 for vocab, weights in ((vocabs[t], None), (sparse[t], ("0.3", "-0.7", "1.9"))):
@@ -167,14 +175,14 @@ if a.part in (1, 2):
                                  (o.stderr + ours.stderr)[-600:] + b"\n" + o.stdout[:300] + b"\n" + ours.stdout[:300]):
                         break
     check(f"libLLVM compared on {compared} function/level/vocabulary cases, crashed on "
-          f"{len(set(crashed))} functions", compared >= 100 and len(set(crashed)) >= 1, (compared, sorted(set(crashed))))
+          f"{len(set(crashed))} functions", compared >= 100 // SHARE and len(set(crashed)) >= 1, (compared, sorted(set(crashed))))
     check("where libLLVM crashes, ours embeds (registers without a class as zero vectors), no warning per module",
           classless_warned)
 
 # ---- llvm-ir2vec-22 byte for byte where it runs and reads the right registers -----------------
 if a.part in (1, 2):
     same_text, skipped = 0, 0
-    for name, mir, t in inputs[a.part - 1::2]:
+    for name, mir, t in inputs[COMPARED]:
         fns = functions_of(mir)
         # With virtual registers only the first function is read right; without, every one.
         cases = [(["--function", f], f) for f in (fns[:1] if has_vregs(mir) else fns)]
@@ -199,7 +207,7 @@ if a.part in (1, 2):
                                    ours.returncode == 0 and ours.stdout == llvm.stdout, ours.stderr[-300:])
             else:
                 skipped += 1
-    check(f"llvm-ir2vec-22 compared byte for byte in {same_text} cases ({skipped} where it crashed)", same_text >= 10,
+    check(f"llvm-ir2vec-22 compared byte for byte in {same_text} cases ({skipped} where it crashed)", same_text >= 10 // SHARE,
           (same_text, skipped))
     finish()
 
