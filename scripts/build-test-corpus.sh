@@ -13,15 +13,17 @@ every=${3:?$usage}
 shift 3
 
 write_sample() {
-  awk -v n="$every" '(NR - 1) % n == 0' "$out/corpus.list" > "$out/sample.list.tmp"
-  /usr/bin/python3 - "$out" <<'PY'
+  /usr/bin/python3 - "$out" "$every" <<'PY'
 import json, os, sys
-out = sys.argv[1]
-chosen = {l.strip() for l in open(os.path.join(out, "sample.list.tmp")) if l.strip()}
+out, every = sys.argv[1], int(sys.argv[2])
+chosen = [l.strip() for l in open(os.path.join(out, "corpus.list")) if l.strip()][::every]
 d = json.load(open(os.path.join(out, "corpus_description.json")))
-d["modules"] = [m for m in d["modules"] if os.path.join(out, m + ".bc") in chosen]
+keep = set(chosen)
+d["modules"] = [m for m in d["modules"] if os.path.join(out, m + ".bc") in keep]
 if len(d["modules"]) != len(chosen):
     sys.exit(f"corpus: {len(chosen)} sampled modules, {len(d['modules'])} of them in corpus_description.json")
+with open(os.path.join(out, "sample.list.tmp"), "w") as f:
+    f.write("".join(m + "\n" for m in chosen))
 with open(os.path.join(out, "sample_description.json.tmp"), "w") as f:
     json.dump(d, f, indent=1)
 PY

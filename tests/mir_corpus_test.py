@@ -148,6 +148,7 @@ if a.part == 1:
           compared)
     print(f"libLLVM: {compared} cases equal; crashes on {len(crashes)} functions")
 
+
 def finish():
     status = res.summary(f"mir_corpus_{a.part}: ")
     if status == 0:
@@ -157,6 +158,7 @@ def finish():
 
 if a.part == 1:
     finish()
+
 
 # ---- llvm-ir2vec-22 byte for byte on each module's first function ------------------------------
 def first_function(m):
@@ -168,13 +170,19 @@ def first_function(m):
 # sample's 91): it runs once per module (the written vocabulary, instruction level) to find the
 # modules where it works, which are then compared at every level and with both vocabularies; ours
 # must work where it crashes.
+def llvm_embed(m, f, level, vname):
+    return run([LLVM_IR2VEC, "embeddings", "--mode=mir", "--mir2vec-vocab-path=" + VOCABS[vname],
+                "--level=" + level, "--function=" + f, m])
+
+
+def ours_embed(m, f, level, vname):
+    return run([a.ir2vec, "embeddings", "--mode=mir", "-q", "--mir2vec-vocab-path", VOCABS[vname], "--level", level,
+                "--function", f, m])
+
+
 def probe(m):
     f = first_function(m)
-    if not f:
-        return m, f, None
-    llvm = run([LLVM_IR2VEC, "embeddings", "--mode=mir", "--mir2vec-vocab-path=" + VOCABS["written"],
-                "--level=inst", "--function=" + f, m])
-    return m, f, llvm.returncode == 0
+    return m, f, (llvm_embed(m, f, "inst", "written").returncode == 0 if f else None)
 
 
 probes = list(pool.map(probe, mirs))
@@ -184,18 +192,8 @@ cases = [(m, f, level, vname) for m, f in working
          for vname, level in [("written", "func"), ("written", "bb"), ("written", "inst"), ("default", "inst")]]
 
 
-def ours_runs(mf):
-    m, f = mf
-    return run([a.ir2vec, "embeddings", "--mode=mir", "-q", "--mir2vec-vocab-path", VOCABS["written"],
-                "--level", "inst", "--function", f, m]).returncode == 0
-
-
 def compare(case):
-    m, f, level, vname = case
-    llvm = run([LLVM_IR2VEC, "embeddings", "--mode=mir", "--mir2vec-vocab-path=" + VOCABS[vname],
-                "--level=" + level, "--function=" + f, m])
-    ours = run([a.ir2vec, "embeddings", "--mode=mir", "-q", "--mir2vec-vocab-path", VOCABS[vname], "--level", level,
-                "--function", f, m])
+    llvm, ours = llvm_embed(*case), ours_embed(*case)
     if llvm.returncode != 0:
         return "llvm-failed", ours.returncode == 0
     return "compared", ours.returncode == 0 and ours.stdout == llvm.stdout
@@ -205,7 +203,7 @@ outcomes = list(pool.map(compare, cases))
 same = sum(1 for k, ok in outcomes if k == "compared" and ok)
 differ = [c for c, (k, ok) in zip(cases, outcomes) if k == "compared" and not ok]
 failed = sum(1 for k, _ in outcomes if k == "llvm-failed")
-ours_where_crashed = list(pool.map(ours_runs, crashing))
+ours_where_crashed = list(pool.map(lambda mf: ours_embed(*mf, "inst", "written").returncode == 0, crashing))
 check(f"llvm-ir2vec-22 byte-identical on {same} first-function cases of the {len(working)} modules where it "
       f"runs; on the {len(crashing)} where it crashes ours works",
       not differ and same >= 10 and all(ok for k, ok in outcomes if k == "llvm-failed") and all(ours_where_crashed),
