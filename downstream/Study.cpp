@@ -3,7 +3,7 @@
 
 #include "ir2vec/EmbeddingBatch.h"
 #include "mir/MirCorpus.h"
-#include "mlgo/SpecReader.h"
+#include "support/SpecReader.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Inputs.h"
@@ -146,7 +146,7 @@ llvm::Expected<DevmapSpec> defaultDevmapSpec(const std::vector<std::string> &Voc
 
 /// An arm's "fold_vocabulary" (with "vocabulary": "folds"): the training settings, and what
 /// such an arm cannot be (its vectors are counts times each fold's vocabulary).
-static llvm::Error readFoldVocabulary(const mlgo::SpecReader &R, const llvm::json::Object &A,
+static llvm::Error readFoldVocabulary(const support::SpecReader &R, const llvm::json::Object &A,
                                       const std::string &Where, DevmapArm &Arm) {
   FoldVocabSettings S;
   if (const llvm::json::Value *V = A.get("fold_vocabulary")) {
@@ -184,7 +184,7 @@ static llvm::Error readFoldVocabulary(const mlgo::SpecReader &R, const llvm::jso
 }
 
 llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
-  mlgo::SpecReader R(Path);
+  support::SpecReader R(Path);
   auto J = R.load();
   if (!J)
     return J.takeError();

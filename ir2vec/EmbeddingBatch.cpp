@@ -8,6 +8,7 @@
 #include "support/Files.h"
 #include "support/Isolate.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -261,8 +262,48 @@ llvm::Expected<OutputFormat> parseOutputFormat(llvm::StringRef Name) {
   return support::parseNamed<OutputFormat>(OutputFormatNames, Name, "format");
 }
 
+std::string commandLineSpelling(JobSetting S, llvm::StringRef Value) {
+  switch (S) {
+  case JobSetting::Function:
+    return "--function";
+  case JobSetting::Level:
+    return ("--level " + Value).str();
+  case JobSetting::InstructionText:
+    return "--inst-text";
+  case JobSetting::Counts:
+    return "--counts";
+  case JobSetting::Mode:
+    return ("--mode=" + Value).str();
+  case JobSetting::Kind:
+    return ("--ir2vec-kind " + Value).str();
+  }
+  llvm_unreachable("a setting of the table");
+}
+
+llvm::Error EmbeddingJob::validateSelection(const SettingSpelling &Say, IRMode Mode) const {
+  using support::usageError;
+  const std::string ModeName = modeInfo(Mode).Name;
+  if (FunctionName && Granularity == Level::Module)
+    return usageError(Say(JobSetting::Function, "") + " selects a function: it does not go with " +
+                      Say(JobSetting::Level, "module"));
+  if (Header.InstructionText && Granularity != Level::Inst)
+    return usageError(Say(JobSetting::InstructionText, "") + " applies to " +
+                      Say(JobSetting::Level, "inst"));
+  if (Header.Counts && Mode != IRMode::LLVM)
+    return usageError(Say(JobSetting::Counts, "") +
+                      " counts LLVM IR's entities: it does not go with " +
+                      Say(JobSetting::Mode, ModeName));
+  if (EmbeddingKind != Kind::Symbolic && Mode != IRMode::LLVM)
+    return usageError(Say(JobSetting::Mode, ModeName) + " embeddings are symbolic (MIR2Vec's "
+                      "only kind), not " + Say(JobSetting::Kind, kindName(EmbeddingKind)));
+  return llvm::Error::success();
+}
+
 llvm::Error EmbeddingJob::validate() const {
   using support::usageError;
+  if (llvm::Error E =
+          validateSelection(commandLineSpelling, Source ? Source->Mode : IRMode::LLVM))
+    return E;
   const bool HDF5 = Format == OutputFormat::HDF5;
   if (Header.Counts && !HDF5)
     return usageError("--counts needs --format hdf5");
@@ -272,14 +313,9 @@ llvm::Error EmbeddingJob::validate() const {
     return usageError("--resume applies to --format hdf5 runs");
   if (Compress && !HDF5)
     return usageError("--compress applies to --format hdf5");
-  if (Header.InstructionText && (!HDF5 || Granularity != Level::Inst))
-    return usageError("--inst-text applies to --format hdf5 --level inst (the text format "
-                      "always prints instructions)");
-  if (Header.Counts && Source)
-    return usageError("--counts counts LLVM IR's entities: it does not go with --mode=" +
-                      std::string(modeInfo(Source->Mode).Name));
-  if (FunctionName && Granularity == Level::Module)
-    return usageError("--function selects a function: it does not go with --level module");
+  if (Header.InstructionText && !HDF5)
+    return usageError("--inst-text applies to --format hdf5 (the text format always prints "
+                      "instructions)");
   return llvm::Error::success();
 }
 

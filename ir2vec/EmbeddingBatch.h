@@ -16,6 +16,7 @@
 #include "ir2vec/EmbeddingFile.h"
 #include "support/Error.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,15 @@ inline constexpr support::Named<OutputFormat> OutputFormatNames[] = {
 llvm::Expected<OutputFormat> parseOutputFormat(llvm::StringRef Name);
 
 struct EmbeddedModule;
+
+/// The settings of a job that its rules name, and how a front end spells one, with a value
+/// where it has one, in its errors: the command line's "--level module", the Python module's
+/// "level='module'".
+enum class JobSetting { Function, Level, InstructionText, Counts, Mode, Kind };
+using SettingSpelling = std::function<std::string(JobSetting, llvm::StringRef Value)>;
+/// The command line's spelling: --function, --level VALUE, --inst-text, --counts, --mode=VALUE,
+/// --ir2vec-kind VALUE.
+std::string commandLineSpelling(JobSetting S, llvm::StringRef Value);
 
 /// What turns one input into rows: LLVM IR's embedder when a job names none, or a layer
 /// above's (machine IR: mir/MirCorpus.h). A run uses one source for all its inputs.
@@ -59,7 +69,13 @@ struct EmbeddingJob {
   unsigned Compress = 0;
   bool Resume = false;
 
-  /// Usage errors: options that do not go together (e.g. --resume with text output).
+  /// Usage errors about what is embedded, whatever the output, for IR of Mode (LLVM IR when
+  /// Source is null, else Source's; given apart so a front end can check before it makes
+  /// the source): a function at the module level, instruction text at another level than
+  /// inst, counts or another kind than symbolic of machine IR. Say names the settings.
+  llvm::Error validateSelection(const SettingSpelling &Say, IRMode Mode) const;
+  /// Those, then the output's rules (e.g. --resume with text output), in the command line's
+  /// terms.
   llvm::Error validate() const;
 };
 

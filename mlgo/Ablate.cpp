@@ -1,6 +1,6 @@
 #include "mlgo/Ablate.h"
 #include "vocab/VocabularyFile.h"
-#include "mlgo/SpecReader.h"
+#include "mlgo/StudySpec.h"
 #include "mlgo/EvictTrain.h"
 #include "mlgo/FineTune.h"
 
@@ -32,7 +32,8 @@ using support::Diagnostic;
 
 namespace {
 
-llvm::Error readSplit(const SpecReader &R, const llvm::json::Object &O, SplitOptions &Split) {
+llvm::Error readSplit(const support::SpecReader &R, const llvm::json::Object &O,
+                      SplitOptions &Split) {
   const llvm::json::Object *Sp = O.getObject("split");
   if (!Sp)
     return llvm::Error::success();
@@ -47,7 +48,7 @@ llvm::Error readSplit(const SpecReader &R, const llvm::json::Object &O, SplitOpt
   return llvm::Error::success();
 }
 
-llvm::Error readSeeds(const SpecReader &R, const llvm::json::Object &O,
+llvm::Error readSeeds(const support::SpecReader &R, const llvm::json::Object &O,
                       std::vector<uint64_t> &Seeds) {
   if (const llvm::json::Array *A = O.getArray("seeds")) {
     Seeds.clear();
@@ -65,7 +66,8 @@ llvm::Error readSeeds(const SpecReader &R, const llvm::json::Object &O,
 
 /// An arm's "kind": where it can change the features and the counting vocabulary's meaning do
 /// not forbid it.
-llvm::Error readArmKind(const SpecReader &R, const llvm::json::Object &A, const std::string &Where,
+llvm::Error readArmKind(const support::SpecReader &R, const llvm::json::Object &A,
+                        const std::string &Where,
                         features::Task T, AblationArm &Arm) {
   const llvm::json::Value *V = A.get("kind");
   if (!V)
@@ -76,10 +78,10 @@ llvm::Error readArmKind(const SpecReader &R, const llvm::json::Object &A, const 
   llvm::Expected<ir2vec::Kind> K = ir2vec::parseKind(*Name);
   if (!K)
     return R.error(Where + ".kind", llvm::toString(K.takeError()));
-  Arm.Kind = *K;
-  if (Arm.Kind == ir2vec::Kind::Symbolic)
+  Arm.Vocab.Kind = *K;
+  if (Arm.Vocab.Kind == ir2vec::Kind::Symbolic)
     return llvm::Error::success();
-  if (Arm.Counts)
+  if (Arm.Vocab.counts())
     return R.error(Where + ".kind", "'" + Arm.Name + "': \"counts\" is the entity histogram, "
                                     "a symbolic embedding with the counting vocabulary; it has no "
                                     "other kind");
@@ -108,16 +110,16 @@ llvm::Error readArmKind(const SpecReader &R, const llvm::json::Object &A, const 
   return llvm::Error::success();
 }
 
-llvm::Error readArms(const SpecReader &R, const llvm::json::Object &O, AblationSpec &S) {
+llvm::Error readArms(const support::SpecReader &R, const llvm::json::Object &O, AblationSpec &S) {
   std::set<std::string> Names;
   return R.objects(O, "arms", "arms", [&](const llvm::json::Object &A,
                                           const std::string &Where) -> llvm::Error {
     AblationArm Arm;
     if (llvm::Error E = R.onlyKeys(A, Where, {"name", "features", "vocabulary", "kind"}))
       return E;
-    if (llvm::Error E = R.arm(A, Where, Arm.Name, Arm.Groups, Arm.Vocabulary, S.T, /*AllowCounts=*/true))
+    if (llvm::Error E =
+            readArm(R, A, Where, Arm.Name, Arm.Groups, Arm.Vocab, S.T, /*AllowCounts=*/true))
       return E;
-    Arm.Counts = Arm.Vocabulary == "counts";
     if (llvm::Error E = readArmKind(R, A, Where, S.T, Arm))
       return E;
     if (!Names.insert(Arm.Name).second)
@@ -128,7 +130,7 @@ llvm::Error readArms(const SpecReader &R, const llvm::json::Object &O, AblationS
 }
 
 /// An eviction study's spec: one split by package, ES settings instead of an exploration.
-llvm::Expected<AblationSpec> readEvictSpec(const SpecReader &R, const llvm::json::Object &O,
+llvm::Expected<AblationSpec> readEvictSpec(const support::SpecReader &R, const llvm::json::Object &O,
                                            AblationSpec S) {
   if (llvm::Error E = R.onlyKeys(O, "spec",
                                  {"task", "corpus", "protocol", "split", "training", "model",
@@ -164,7 +166,7 @@ llvm::Expected<AblationSpec> readEvictSpec(const SpecReader &R, const llvm::json
     if (llvm::Error E = R.onlyKeys(*M, "model", {"kind", "hidden"}))
       return E;
     TrainConfig H;
-    if (llvm::Error E = R.model(M, H))
+    if (llvm::Error E = readModel(R, M, H))
       return E;
     if (H.Kind != runners::ModelKind::MLP)
       return R.error("model.kind", "an eviction study trains MLPs (\"mlp\"): a linear column "
@@ -186,7 +188,7 @@ llvm::Expected<AblationSpec> readEvictSpec(const SpecReader &R, const llvm::json
 } // namespace
 
 llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
-  SpecReader R(Path);
+  support::SpecReader R(Path);
   llvm::Expected<llvm::json::Value> J = R.load();
   if (!J)
     return J.takeError();
@@ -220,16 +222,16 @@ llvm::Expected<AblationSpec> readAblationSpec(const std::string &Path) {
       return R.error("protocol", llvm::toString(Proto.takeError()));
     S.Proto = *Proto;
   }
-  if (llvm::Error E = R.folds(*O, S.Folds))
+  if (llvm::Error E = readFolds(R, *O, S.Folds))
     return E;
   if (S.Proto == Protocol::Transfer && O->getObject("split") &&
       O->getObject("split")->get("test_fraction"))
     return R.error("split.test_fraction", "the transfer protocol scores every package by "
                                           "cross-validation; a test fraction goes with "
                                           "\"protocol\": \"split\"");
-  if (llvm::Error E = R.exploration(O->getObject("exploration"), S.Search))
+  if (llvm::Error E = readSearch(R, O->getObject("exploration"), S.Search))
     return E;
-  if (llvm::Error E = R.model(O->getObject("model"), S.Model))
+  if (llvm::Error E = readModel(R, O->getObject("model"), S.Model))
     return E;
   if (llvm::Error E = readSeeds(R, *O, S.Seeds))
     return E;
@@ -314,17 +316,9 @@ PooledReduction poolReductions(const std::vector<std::vector<EvalModule>> &PerSe
 
 namespace {
 
-bool readsEmbeddings(const AblationArm &A) { return A.Vocabulary != "none"; }
-
-/// The augmenter's key of an arm's embeddings (features::EmbeddingChoice; vocabulary "" = the
-/// default vocabulary).
-std::string augmenterVocabulary(const AblationArm &A) {
-  return features::EmbeddingChoice{A.Vocabulary == "default" ? "" : A.Vocabulary, A.Kind}.key();
-}
-
 /// The exploration's observation set an arm trains on.
 std::string observationSet(const AblationArm &A) {
-  return readsEmbeddings(A) ? observationSetName(augmenterVocabulary(A)) : std::string("none");
+  return A.Vocab.reads() ? observationSetName(A.Vocab.key()) : std::string("none");
 }
 
 double agreement(const runners::ModelFile &M, const features::DatasetTable &Labels) {
@@ -395,7 +389,7 @@ const AblationArm *armWith(const std::vector<AblationArm> &Arms, std::set<std::s
                            bool Embeddings) {
   for (const AblationArm &A : Arms)
     if (std::set<std::string>(A.Groups.begin(), A.Groups.end()) == Want &&
-        readsEmbeddings(A) == Embeddings)
+        A.Vocab.reads() == Embeddings)
       return &A;
   return nullptr;
 }
@@ -462,27 +456,29 @@ std::vector<std::string> answers(const AblationSpec &Spec,
     return llvm::any_of(*Defs, [](const features::FeatureDef *F) { return features::isEmbedding(*F); });
   };
   for (const AblationArm &X : Spec.Arms) {
-    if (!readsEmbeddings(X))
+    if (!X.Vocab.reads())
       continue;
+    const bool Counts = X.Vocab.counts();
     std::set<std::string> Without, EmbeddingGroups;
     for (const std::string &G : X.Groups)
       (Embeds(G) ? EmbeddingGroups : Without).insert(G);
     const std::string Vocab =
-        X.Counts ? std::string("entity counts") : armEmbeddingName(X) + " embeddings";
+        Counts ? std::string("entity counts") : armEmbeddingName(X) + " embeddings";
     if (const AblationArm *Y = armWith(Spec.Arms, Without, false))
-      Answer(X.Counts ? "Do entity counts help?" : "Do embeddings help?", X, Vocab, *Y,
+      Answer(Counts ? "Do entity counts help?" : "Do embeddings help?", X, Vocab, *Y,
              "the same features without them");
     // Another kind against the symbolic embeddings of the same vocabulary and groups.
-    if (X.Kind != ir2vec::Kind::Symbolic)
+    if (X.Vocab.Kind != ir2vec::Kind::Symbolic)
       for (const AblationArm &Y : Spec.Arms)
-        if (Y.Kind == ir2vec::Kind::Symbolic && !Y.Counts && Y.Vocabulary == X.Vocabulary &&
+        if (Y.Vocab.Kind == ir2vec::Kind::Symbolic && Y.Vocab.sameVocabulary(X.Vocab) &&
             Y.Groups == X.Groups)
-          Answer(("Does the " + ir2vec::kindName(X.Kind).str() + " kind beat symbolic?").c_str(), X,
-                 Vocab, Y, "symbolic embeddings of the vocabulary in their place");
+          Answer(("Does the " + ir2vec::kindName(X.Vocab.Kind).str() + " kind beat symbolic?")
+                     .c_str(),
+                 X, Vocab, Y, "symbolic embeddings of the vocabulary in their place");
     // The histogram control: the same groups with entity counts in place of the embeddings.
-    if (!X.Counts)
+    if (!Counts)
       for (const AblationArm &Y : Spec.Arms)
-        if (Y.Counts && std::set<std::string>(Y.Groups.begin(), Y.Groups.end()) ==
+        if (Y.Vocab.counts() && std::set<std::string>(Y.Groups.begin(), Y.Groups.end()) ==
                             std::set<std::string>(X.Groups.begin(), X.Groups.end()))
           Answer("Do embeddings beat counting?", X, Vocab, Y, "entity counts in their place");
     // With several embedding groups: what each adds to the others.
@@ -531,15 +527,13 @@ void packageMeans(AblationArmResult &R) {
 }
 
 /// The statistics of a finished study: pooled reductions against the reference arm, package
-/// means, the answers, and the times since Start (the study) and T1 (training and evaluating).
-void conclude(AblationResult &Res, std::chrono::steady_clock::time_point T1,
-              std::chrono::steady_clock::time_point Start) {
+/// means, the answers, and the time since Start.
+void conclude(AblationResult &Res, std::chrono::steady_clock::time_point Start) {
   using Clock = std::chrono::steady_clock;
   for (AblationArmResult &R : Res.Arms) {
     R.Pooled = poolReductions(R.PerSeed, Res.Arms.front().PerSeed, Res.Spec.Seeds.front());
     packageMeans(R);
   }
-  Res.EvalSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
   Res.Answers = answers(Res.Spec, Res.Arms, trainingPackages(Res));
   Res.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
 }
@@ -550,19 +544,15 @@ void conclude(AblationResult &Res, std::chrono::steady_clock::time_point T1,
 /// observations of the density rule with the arm's embeddings (the perturbation scales), then
 /// per seed an MLP from the density rule tuned by ES on the training side and judged on the
 /// held-out side.
-static llvm::Expected<AblationResult>
-runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationConfig &C) {
+static llvm::Expected<AblationResult> runEvictStudy(const AblationSpec &Spec, const Prepared &P,
+                                                    const std::string &Dir) {
   using Clock = std::chrono::steady_clock;
   const auto Start = Clock::now();
   AblationResult Res;
   Res.Spec = Spec;
   Res.Dir = Dir;
-  llvm::Expected<Prepared> P =
-      prepare({Spec.Corpus, Protocol::Split, Spec.Split, std::nullopt, Spec.Timeout}, C);
-  if (!P)
-    return P.takeError();
-  Res.Split = P->Split;
-  const Bench &RC = P->B;
+  Res.Split = P.Split;
+  const Bench &RC = P.B;
   Res.Tools = RC.Tools;
   Res.Compile = RC.Tools.describe();
   auto Interrupted = [&] {
@@ -572,9 +562,9 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
   if (!Tune)
     return Tune.takeError();
   Res.ExploredModules = Tune->size();
-  Res.Judged = P->baselines(true, features::Task::Evict);
+  Res.Judged = P.baselines(true, features::Task::Evict);
   Res.Compilations = Res.Split.modules(false).size() + Res.Judged.size();
-  if (C.Run.cancelled())
+  if (RC.Run.cancelled())
     return Interrupted();
   const EvictStudySettings &T = Spec.Evict;
   const auto T1 = Clock::now();
@@ -582,10 +572,8 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
   for (size_t AI = 0; AI < Spec.Arms.size(); ++AI) {
     const AblationArm &A = Spec.Arms[AI];
     AblationArmResult &R = Res.Arms[AI];
-    const std::optional<std::string> Emb =
-        readsEmbeddings(A) ? std::optional<std::string>(augmenterVocabulary(A)) : std::nullopt;
     llvm::Expected<features::DatasetTable> Obs =
-        evictObservations(evictStartModel(), *Tune, T.ES.ModulesPerStep, Emb, RC);
+        evictObservations(evictStartModel(), *Tune, T.ES.ModulesPerStep, A.Vocab, RC);
     if (!Obs)
       return Obs.takeError();
     Res.Compilations += std::min<size_t>(Tune->size(), T.ES.ModulesPerStep);
@@ -608,18 +596,18 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
         Obs->rows() ? inputSpreads(inputMatrix(evictStartMLP(In, T.Hidden, {}, 0), *Obs))
                     : std::vector<double>();
     for (uint64_t Seed : Spec.Seeds) {
-      if (C.Run.cancelled())
+      if (RC.Run.cancelled())
         return Interrupted();
       FineTuneConfig FC;
       static_cast<ESSettings &>(FC) = T.ES;
       static_cast<Bench &>(FC) = RC;
       FC.Method = TuneMethod::ES;
       FC.Seed = Seed;
-      FC.Embeddings = Emb;
+      FC.Embeddings = A.Vocab;
       llvm::Expected<EvictPolicy> Trained = trainEvictPolicy(
           evictStartMLP(In, T.Hidden, Spread, Seed), *Tune, *Obs, Res.Judged, FC, Seed);
       if (!Trained) {
-        if (C.Run.cancelled()) {
+        if (RC.Run.cancelled()) {
           llvm::consumeError(Trained.takeError());
           return Interrupted();
         }
@@ -635,7 +623,7 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
       stampTuningOutcome(M, *Tuned);
       const std::string File = support::pathIn(support::pathIn(Dir, "models"),
                                                A.Name + "-seed" + std::to_string(Seed) + ".h5");
-      if (!C.Run.Dist.serving())
+      if (!RC.Run.Dist.serving())
         if (llvm::Error E = runners::writeModelFile(File, M))
           return E;
       Res.Compilations += V.Modules.size();
@@ -645,7 +633,7 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
       R.PerSeed.push_back(std::move(V.Modules));
       R.Agreement.push_back(-1);
       R.TrainingReductions.push_back({Tuned->StartReduction, Tuned->TunedReduction});
-      C.Run.Report({Diagnostic::Note,
+      RC.Run.Report({Diagnostic::Note,
                     llvm::formatv("arm {0}, seed {1}: training side {2} with the start model, "
                                   "{3} tuned ({4}); held-out cost reduction {5}",
                                   A.Name, Seed, percent(Tuned->StartReduction),
@@ -655,34 +643,33 @@ runEvictStudy(const AblationSpec &Spec, const std::string &Dir, const AblationCo
                         .str()});
     }
   }
-  if (C.Run.cancelled())
+  if (RC.Run.cancelled())
     return Interrupted();
-  conclude(Res, T1, Start);
+  Res.EvalSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
+  conclude(Res, Start);
   return Res;
+}
+
+CorpusPlan ArmsStudy::plan() const {
+  const bool Transfer = Proto == Protocol::Transfer;
+  return {Corpus, Proto, Split, Transfer ? std::optional<unsigned>(Folds) : std::nullopt, Timeout};
 }
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The plan of a study: its corpus by its protocol (transfer: folds of packages).
-CorpusPlan studyPlan(const AblationSpec &Spec) {
-  const bool Transfer = Spec.Proto == Protocol::Transfer;
-  return {Spec.Corpus, Spec.Proto, Spec.Split,
-          Transfer ? std::optional<unsigned>(Spec.Folds) : std::nullopt, Spec.Timeout};
-}
-
 /// The explorations with every arm's vocabulary, made or reused (a rerun in Dir with the same
 /// settings): every module once (transfer), or the training side and the held-out side (split:
 /// labels for the held-out agreement). Returns the training exploration, read.
-llvm::Expected<ExplorationFile> exploreStudy(const AblationSpec &Spec, const std::string &Dir,
-                                             const Prepared &P, AblationResult &Res) {
+llvm::Expected<ExplorationFile> exploreStudy(const ArmsStudy &Spec, const std::string &Dir,
+                                             const Prepared &P, ArmsResult &Res) {
   ExploreConfig EC;
   EC.Tools = P.B.Tools;
   EC.Search = Spec.Search;
   for (const AblationArm &A : Spec.Arms)
-    if (readsEmbeddings(A) && !llvm::is_contained(EC.Vocabularies, augmenterVocabulary(A)))
-      EC.Vocabularies.push_back(augmenterVocabulary(A));
+    if (A.Vocab.reads() && !llvm::is_contained(EC.Vocabularies, A.Vocab.key()))
+      EC.Vocabularies.push_back(A.Vocab.key());
   EC.Run = P.B.Run;
   const std::string Train = support::pathIn(Dir, "exploration.h5"),
                     Held = support::pathIn(Dir, "heldout.h5");
@@ -739,32 +726,23 @@ std::vector<EvalModule> judgedModules(const Prepared &P, const ExplorationFile &
 /// What every arm of an inline study shares: the prepared corpus, the explorations' data and
 /// where the models go.
 struct InlineStudy {
-  const AblationSpec &Spec;
+  const ArmsStudy &Spec;
   const Prepared &P;
   std::string Train, Held, Models, Dir;
   std::string TrainSHA;
   std::vector<EvalModule> TrainBase; // the exploration's modules, with its sizes
-  std::vector<unsigned> FoldOf;      // transfer: each judged module's fold
 };
 
 /// The model's own split: under transfer, trained on the other folds, never on fold F.
 std::string modelSplit(const InlineStudy &St, unsigned F) {
-  if (!St.P.Folds)
-    return St.P.Split.toJSONText();
-  CorpusSplit Own = St.P.Split;
-  Own.TrainKeys.clear();
-  Own.TestKeys = St.P.Folds->keys(F);
-  for (const auto &[K, Fo] : St.P.Folds->FoldOfKey)
-    if (Fo != F)
-      Own.TrainKeys.push_back(K);
-  return Own.toJSONText();
+  return (St.P.Folds ? St.P.Folds->splitOf(St.P.Split, F) : St.P.Split).toJSONText();
 }
 
 /// One arm: per seed, a model per fold (one under split) trained on the labels outside it,
 /// written, and judged on the fold's modules; agreement with the fold's labels; the first
 /// arm's first model gives the permutation importance.
-llvm::Error runInlineArm(const InlineStudy &St, size_t AI, AblationResult &Res) {
-  const AblationSpec &Spec = St.Spec;
+llvm::Error runInlineArm(const InlineStudy &St, size_t AI, ArmsResult &Res) {
+  const ArmsStudy &Spec = St.Spec;
   const AblationArm &A = Spec.Arms[AI];
   const bool Transfer = St.P.Folds.has_value();
   const Bench &RC = St.P.B;
@@ -779,8 +757,6 @@ llvm::Error runInlineArm(const InlineStudy &St, size_t AI, AblationResult &Res) 
     HeldLabels = std::move(*L);
   }
   AblationArmResult &R = Res.Arms[AI];
-  const std::optional<std::string> Emb =
-      readsEmbeddings(A) ? std::optional<std::string>(augmenterVocabulary(A)) : std::nullopt;
   const unsigned Folds = Transfer ? St.P.Folds->Count : 1;
   for (uint64_t Seed : Spec.Seeds) {
     std::vector<EvalModule> Judged = Res.Judged;
@@ -790,7 +766,7 @@ llvm::Error runInlineArm(const InlineStudy &St, size_t AI, AblationResult &Res) 
       if (RC.Run.cancelled())
         return support::interruptedError("interrupted; the explorations are kept in " + St.Dir);
       // Under transfer: train on the other folds' modules, judge this fold's.
-      auto InFold = [&](size_t Module) { return Transfer && St.FoldOf[Module] == F; };
+      auto InFold = [&](size_t M) { return Transfer && St.P.Folds->inFold(Judged[M].Package, F); };
       const features::DatasetTable TrainRows =
           Transfer ? features::selectRows(*Data, [&](size_t M) { return !InFold(M); }) : *Data;
       TrainConfig TC = Spec.Model;
@@ -803,7 +779,8 @@ llvm::Error runInlineArm(const InlineStudy &St, size_t AI, AblationResult &Res) 
       const std::string File = support::pathIn(
           St.Models, A.Name + "-seed" + std::to_string(Seed) +
                          (Transfer ? "-fold" + std::to_string(F) : std::string()) + ".h5");
-      M->Provenance = trainingProvenance("ir2vec mlgo ablate", St.Train, St.TrainSHA, A.Vocabulary,
+      M->Provenance = trainingProvenance("ir2vec mlgo ablate", St.Train, St.TrainSHA,
+                                         A.Vocab.spelling(),
                                          modelSplit(St, F), TC, TR);
       M->Provenance.emplace_back("arm", A.Name);
       if (llvm::Error E = runners::writeModelFile(File, *M))
@@ -825,7 +802,7 @@ llvm::Error runInlineArm(const InlineStudy &St, size_t AI, AblationResult &Res) 
           Index.push_back(I);
           Part.push_back(Judged[I]);
         }
-      measurePolicy(Part, Session, Emb, RC);
+      measurePolicy(Part, Session, A.Vocab, RC);
       Res.Compilations += Part.size();
       for (size_t K = 0; K < Index.size(); ++K)
         Judged[Index[K]] = std::move(Part[K]);
@@ -839,7 +816,7 @@ llvm::Error runInlineArm(const InlineStudy &St, size_t AI, AblationResult &Res) 
       if (AI == 0 && Seed == Spec.Seeds.front() && F == 0)
         Res.Importance = permutationImportance(*M, FoldLabels, Seed);
       if (!Transfer && Spec.TrainingSide && Seed == Spec.Seeds.front()) {
-        Verdict TrainSide = judge(St.TrainBase, {Session, Emb}, RC, Seed);
+        Verdict TrainSide = judge(St.TrainBase, {Session, A.Vocab}, RC, Seed);
         Res.Compilations += TrainSide.Modules.size();
         R.TrainingSide = TrainSide.Summary;
       }
@@ -860,61 +837,57 @@ llvm::Error runInlineArm(const InlineStudy &St, size_t AI, AblationResult &Res) 
 
 } // namespace
 
-llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const std::string &Dir,
-                                                const AblationConfig &C) {
-  if (Spec.T == features::Task::Evict)
-    return runEvictStudy(Spec, Dir, C);
-  const auto Start = Clock::now();
-  AblationResult Res;
-  Res.Spec = Spec;
+llvm::Expected<ArmsResult> runArms(const ArmsStudy &S, const Prepared &P, const std::string &Dir) {
+  ArmsResult Res;
   Res.Dir = Dir;
-  llvm::Expected<Prepared> P = prepare(studyPlan(Spec), C);
-  if (!P)
-    return P.takeError();
-  Res.Split = P->Split;
-  Res.Folds = P->Folds;
-  Res.Tools = P->B.Tools;
-  Res.Compile = P->B.Tools.describe();
-  llvm::Expected<ExplorationFile> Explored = exploreStudy(Spec, Dir, *P, Res);
+  Res.Split = P.Split;
+  Res.Folds = P.Folds;
+  Res.Tools = P.B.Tools;
+  Res.Compile = P.B.Tools.describe();
+  llvm::Expected<ExplorationFile> Explored = exploreStudy(S, Dir, P, Res);
   if (!Explored)
     return Explored.takeError();
-  InlineStudy St{Spec, *P, support::pathIn(Dir, "exploration.h5"),
-                 support::pathIn(Dir, "heldout.h5"), support::pathIn(Dir, "models"), Dir, "", {}, {}};
+  InlineStudy St{S, P, support::pathIn(Dir, "exploration.h5"), support::pathIn(Dir, "heldout.h5"),
+                 support::pathIn(Dir, "models"), Dir, "", {}};
   const auto T1 = Clock::now();
-  for (const ModuleExploration &X : Explored->Modules) {
+  for (const ModuleExploration &X : Explored->Modules)
     St.TrainBase.push_back({X.Path, X.Error, double(X.BaselineSize), -1, 0, X.Key,
                             double(X.BestSize)});
-    if (P->Folds)
-      St.FoldOf.push_back(P->Folds->FoldOfKey.at(X.Key));
-  }
-  Res.Judged = judgedModules(*P, *Explored, St.TrainBase);
+  Res.Judged = judgedModules(P, *Explored, St.TrainBase);
   Res.Compilations += Res.Judged.size();
   auto TrainSHA = support::sha256OfFile(St.Train);
   if (!TrainSHA)
     return TrainSHA.takeError();
   St.TrainSHA = *TrainSHA;
-  Res.Arms.resize(Spec.Arms.size());
-  for (size_t AI = 0; AI < Spec.Arms.size(); ++AI)
+  Res.Arms.resize(S.Arms.size());
+  for (size_t AI = 0; AI < S.Arms.size(); ++AI)
     if (llvm::Error E = runInlineArm(St, AI, Res))
       return E;
-  if (C.Run.cancelled())
+  if (P.B.Run.cancelled())
     return support::interruptedError("interrupted; the explorations are kept in " + Dir);
-  conclude(Res, T1, Start);
+  Res.EvalSeconds = std::chrono::duration<double>(Clock::now() - T1).count();
   return Res;
 }
 
-llvm::Expected<std::vector<std::string>> checkStudyInputs(const AblationSpec &Spec,
-                                                          const support::RunSettings &Run) {
-  llvm::Expected<Prepared> P = prepare(studyPlan(Spec), {Toolchain(), Run});
-  if (!P)
-    return P.takeError();
-  return P->Split.Keys;
+llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const Prepared &P,
+                                                const std::string &Dir) {
+  if (Spec.T == features::Task::Evict)
+    return runEvictStudy(Spec, P, Dir);
+  const auto Start = Clock::now();
+  llvm::Expected<ArmsResult> Arms = runArms(Spec, P, Dir);
+  if (!Arms)
+    return Arms.takeError();
+  AblationResult Res;
+  static_cast<ArmsResult &>(Res) = std::move(*Arms);
+  Res.Spec = Spec;
+  conclude(Res, Start);
+  return Res;
 }
 
 llvm::Error checkStudyOutputs(const std::string &Dir, const std::vector<std::string> &Names,
-                              const AblationSpec &Spec, const std::vector<std::string> &Extra,
-                              const support::RunSettings &Run) {
-  std::vector<std::string> Outputs, Inputs = Extra;
+                              const CorpusPlan &Plan, const Prepared &P,
+                              const std::vector<std::string> &Extra) {
+  std::vector<std::string> Outputs;
   for (const std::string &N : Names) {
     // The explorations are written by the exploration's own output rules, which follow a
     // link: a link there would send a run's exploration onto the file it names.
@@ -927,14 +900,7 @@ llvm::Error checkStudyOutputs(const std::string &Dir, const std::vector<std::str
     if (auto T = support::resolveOutput(Outputs.back(), support::Within::Directory); !T)
       return T.takeError();
   }
-  Inputs.push_back(Spec.Path);
-  for (const std::string &C : Spec.Corpus)
-    Inputs.push_back(llvm::StringRef(C).starts_with("@") ? C.substr(1) : C);
-  auto Modules = support::expandInputs(Spec.Corpus, [](const support::Diagnostic &) {});
-  if (!Modules)
-    return Modules.takeError();
-  Inputs.insert(Inputs.end(), Modules->begin(), Modules->end());
-  (void)Run;
+  const std::vector<std::string> Inputs = inputsOf(Plan, P, Extra);
   if (llvm::Error E = support::checkOutputsAgainstInputs(Outputs, Inputs, support::Within::Directory))
     return E;
   // The models the study writes are replaced whatever their names: no input may live there.
@@ -969,14 +935,17 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   if (!Dirs)
     return Dirs.takeError();
   support::OutputDirectory *Out = &Dirs->Out, *ModelsDir = &Dirs->Models;
-  if (auto Keys = checkStudyInputs(Spec, C.Run); !Keys)
-    return Keys.takeError();
+  // The corpus, its split and folds, checked before anything is written: a spec that cannot
+  // run leaves no output directory behind.
+  llvm::Expected<Prepared> P = prepare(Spec.plan(), C);
+  if (!P)
+    return P.takeError();
   if (llvm::Error E = checkStudyOutputs(Dir, {"report.json", "results.h5", "report.md",
                                               "exploration.h5", "heldout.h5", "reduction.dat",
                                               "importance.dat", "plots.gp", "reduction.png",
                                               "reduction.svg", "importance.png", "importance.svg",
                                               CountsVocabularyFile},
-                                        Spec, {}, C.Run))
+                                        Spec.plan(), *P, {Spec.Path}))
     return E;
   // From here on the study writes what a rerun reuses (its explorations): the directory stays.
   // Its models stay when it is interrupted (the message says where they are) or done; a study
@@ -987,12 +956,12 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   // explorations stay valid).
   AblationSpec Study = Spec;
   for (AblationArm &A : Study.Arms)
-    if (A.Counts) {
-      A.Vocabulary = support::pathIn(Dir, CountsVocabularyFile);
-      if (llvm::Error E = vocab::writeVocabularyJSON(A.Vocabulary, vocab::countingEntityVectors()))
+    if (A.Vocab.counts()) {
+      A.Vocab.File = support::pathIn(Dir, CountsVocabularyFile);
+      if (llvm::Error E = vocab::writeVocabularyJSON(A.Vocab.File, vocab::countingEntityVectors()))
         return E;
     }
-  llvm::Expected<AblationResult> R = runAblationStudy(Study, Dir, C);
+  llvm::Expected<AblationResult> R = runAblationStudy(Study, *P, Dir);
   if (!R) {
     llvm::Error E = R.takeError();
     if (support::isInterruption(E))
@@ -1021,9 +990,11 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
 }
 
 std::string armEmbeddingName(const AblationArm &A) {
-  std::string Name = A.Counts ? std::string("counts") : llvm::sys::path::filename(A.Vocabulary).str();
-  if (A.Kind != ir2vec::Kind::Symbolic)
-    Name += " (" + ir2vec::kindName(A.Kind).str() + ")";
+  std::string Name = A.Vocab.counts()
+                         ? std::string("counts")
+                         : llvm::sys::path::filename(A.Vocab.spelling()).str();
+  if (A.Vocab.Kind != ir2vec::Kind::Symbolic)
+    Name += " (" + ir2vec::kindName(A.Vocab.Kind).str() + ")";
   return Name;
 }
 

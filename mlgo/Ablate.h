@@ -30,15 +30,12 @@ inline constexpr const char *AblationSchema = "ir2vec.mlgo-ablation/2";
 struct AblationArm {
   std::string Name;
   std::vector<std::string> Groups;
-  /// "none" (no embedding features), "default" (the default vocabulary) or a vocabulary file;
-  /// the spec's "counts" becomes the study's own file of the counting vocabulary
-  /// (CountsVocabularyFile in its directory), and Counts says so.
-  std::string Vocabulary = "none";
-  /// The arm's embedding features are entity counts: the histogram control of embeddings.
-  bool Counts = false;
-  /// The IR2Vec kind of the workbench's embedding features (module_embedding for the inliner,
-  /// function_embedding for eviction); LLVM computes callee_ and caller_embedding symbolic.
-  ir2vec::Kind Kind = ir2vec::Kind::Symbolic;
+  /// "none" (no embedding features), "default", a vocabulary file or "counts" (the study's
+  /// own file of the counting vocabulary, CountsVocabularyFile in its directory: the histogram
+  /// control of embeddings), with the IR2Vec kind of the workbench's embedding features
+  /// (module_embedding for the inliner, function_embedding for eviction; LLVM computes callee_
+  /// and caller_embedding symbolic).
+  VocabChoice Vocab;
 };
 /// How reports name an arm's embeddings: "none", "counts", the vocabulary file's name, followed
 /// by the kind in parentheses when it is not symbolic.
@@ -55,11 +52,10 @@ struct EvictStudySettings {
   std::vector<unsigned> Hidden = {16};
 };
 
-struct AblationSpec {
-  std::string Path; // the spec file (relative paths in it are relative to its directory)
-  features::Task T = features::Task::Inline; // inline: explore and clone; evict: ES on the cost
-  EvictStudySettings Evict;
-  std::string SHA256; // of the bytes read
+/// A study of trained inliner policies (arms): one exploration serves every arm, whose models
+/// are trained per seed (and fold) on its labels and judged on the modules they never saw.
+/// What an ablation spec describes, and what `mlgo benchmark` makes of its trained policies.
+struct ArmsStudy {
   std::vector<std::string> Corpus;
   /// Transfer (the default): every module explored once, each fold of packages scored by
   /// models trained on the other folds. Split: one split by package (a spec with "split" and no
@@ -67,12 +63,22 @@ struct AblationSpec {
   Protocol Proto = Protocol::Transfer;
   unsigned Folds = 5; // transfer: folds of whole packages (0: one per package)
   SplitOptions Split;
+  double Timeout = 0;
   SearchSettings Search;
   TrainConfig Model;
   std::vector<uint64_t> Seeds = {1, 2, 3};
   std::vector<AblationArm> Arms; // the first is the reference arm
   bool TrainingSide = true;      // also evaluate each arm's first model on the training side
-  double Timeout = 0;
+
+  /// The corpus as the judging kernel takes it (transfer: folds of packages).
+  CorpusPlan plan() const;
+};
+
+struct AblationSpec : ArmsStudy {
+  std::string Path; // the spec file (relative paths in it are relative to its directory)
+  std::string SHA256; // of the bytes read
+  features::Task T = features::Task::Inline; // inline: explore and clone; evict: ES on the cost
+  EvictStudySettings Evict;
 };
 
 /// Reads and checks a spec (JSON, docs/formats/mlgo-ablation.md): unknown keys, unknown
@@ -112,9 +118,8 @@ struct AblationArmResult {
   std::vector<std::pair<double, double>> TrainingReductions;
 };
 
-/// What a study found, for the renderers (JSON, HDF5, Markdown, plots).
-struct AblationResult {
-  AblationSpec Spec;
+/// What the arms of a study found.
+struct ArmsResult {
   std::string Dir;
   CorpusSplit Split;                 // split protocol
   std::optional<PackageFolds> Folds; // transfer protocol
@@ -122,23 +127,29 @@ struct AblationResult {
   size_t ExploredModules = 0, Rollouts = 0, Smaller = 0;
   std::vector<AblationArmResult> Arms;
   std::vector<std::pair<std::string, double>> Importance;
-  std::vector<std::string> Answers;
-  double Seconds = 0, ExploreSeconds = 0, EvalSeconds = 0;
+  double ExploreSeconds = 0, EvalSeconds = 0;
   size_t Compilations = 0, Failed = 0;
   std::string Compile; // how a module is compiled (Toolchain::describe)
   Toolchain Tools;
 };
 
-/// The study: explorations (reused when DIR has them with the spec's settings), models per
-/// arm, seed (and fold), evaluations, statistics, answers. Writes the explorations and models
-/// into Dir; the reports are the renderers' job.
-llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const std::string &Dir,
-                                                const AblationConfig &C);
+/// What a study found, for the renderers (JSON, HDF5, Markdown, plots).
+struct AblationResult : ArmsResult {
+  AblationSpec Spec;
+  std::vector<std::string> Answers;
+  double Seconds = 0;
+};
 
-/// The corpus, its split and (transfer) its folds, checked before a study writes anything:
-/// a spec that cannot run leaves no output directory behind. Returns the modules' keys.
-llvm::Expected<std::vector<std::string>> checkStudyInputs(const AblationSpec &Spec,
-                                                          const support::RunSettings &Run);
+/// The arms of an inliner study on P (prepared from S.plan()): explorations (reused when Dir
+/// has them with the study's settings), models per arm, seed (and fold) written into
+/// Dir/models, and their verdicts.
+llvm::Expected<ArmsResult> runArms(const ArmsStudy &S, const Prepared &P, const std::string &Dir);
+
+/// The study on P (prepared from Spec.plan(), or its split for eviction): the arms, then the
+/// statistics and answers. Writes the explorations and models into Dir; the reports are the
+/// renderers' job.
+llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const Prepared &P,
+                                                const std::string &Dir);
 
 /// A study's output directory and its models/ in it, made as `mkdir` makes them; each is
 /// removed again (with what it holds) unless kept.
@@ -149,10 +160,10 @@ llvm::Expected<StudyDirs> prepareStudyDirs(const std::string &Dir);
 
 /// Before any work: the files a study writes in Dir (Names) can be written there (entries of
 /// the directory, replaced themselves, never followed), and none is one of its inputs (the
-/// spec, the corpus's modules and @lists, Extra: models, manifests).
+/// corpus's modules and @lists, Extra: the spec, models, manifests).
 llvm::Error checkStudyOutputs(const std::string &Dir, const std::vector<std::string> &Names,
-                              const AblationSpec &Spec, const std::vector<std::string> &Extra,
-                              const support::RunSettings &Run);
+                              const CorpusPlan &Plan, const Prepared &P,
+                              const std::vector<std::string> &Extra);
 
 /// X as a percentage with two decimals (0.1234 -> "12.34%"); NaN, a number the study could not
 /// measure, as "–". The reports and the study's log lines write numbers alike.

@@ -134,9 +134,9 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
     }
     llvm::json::Object O{{"name", A.Name},
                          {"features", std::move(Groups)},
-                         {"vocabulary", A.Vocabulary},
-                         {"counts", A.Counts},
-                         {"kind", ir2vec::kindName(A.Kind)},
+                         {"vocabulary", A.Vocab.spelling()},
+                         {"counts", A.Vocab.counts()},
+                         {"kind", ir2vec::kindName(A.Vocab.Kind)},
                          {"reduction", X.Pooled.Mean},
                          {"ci95", llvm::json::Array{X.Pooled.Low, X.Pooled.High}},
                          {"ci95_packages_mean", llvm::json::Array{PackageLow, PackageHigh}},

@@ -1,6 +1,6 @@
 #include "mlgo/Benchmark.h"
 
-#include "mlgo/SpecReader.h"
+#include "mlgo/StudySpec.h"
 #include "runners/Policies.h"
 #include "support/Files.h"
 #include "support/Inputs.h"
@@ -23,7 +23,7 @@ using support::withKeys;
 using support::Diagnostic;
 
 llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
-  SpecReader R(Path);
+  support::SpecReader R(Path);
   llvm::Expected<llvm::json::Value> J = R.load();
   if (!J)
     return J.takeError();
@@ -38,13 +38,13 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
     return E;
   if (std::optional<llvm::StringRef> M = O->getString("corpus_manifest"))
     S.CorpusManifest = R.resolve(M->str());
-  if (llvm::Error E = R.folds(*O, S.Folds))
+  if (llvm::Error E = readFolds(R, *O, S.Folds))
     return E;
   if (llvm::Error E = R.integer(*O, "seed", "spec", S.Seed))
     return E;
-  if (llvm::Error E = R.exploration(O->getObject("exploration"), S.Search))
+  if (llvm::Error E = readSearch(R, O->getObject("exploration"), S.Search))
     return E;
-  if (llvm::Error E = R.model(O->getObject("model"), S.Model))
+  if (llvm::Error E = readModel(R, O->getObject("model"), S.Model))
     return E;
   if (llvm::Error E = R.timeout(*O, S.Timeout))
     return E;
@@ -70,7 +70,7 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
         return E;
       llvm::json::Object Arm(*T);
       Arm["name"] = P->getString("name").value_or("").str();
-      if (llvm::Error E = R.arm(Arm, Where, B.Train.Name, B.Train.Groups, B.Train.Vocabulary))
+      if (llvm::Error E = readArm(R, Arm, Where, B.Train.Name, B.Train.Groups, B.Train.Vocab))
         return E;
       B.Name = B.Train.Name;
     } else {
@@ -89,7 +89,8 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
       if (std::optional<llvm::StringRef> M = P->getString("model"))
         B.Model = R.resolve(M->str());
       if (std::optional<llvm::StringRef> V = P->getString("embeddings"))
-        B.Embeddings = V->str() == "default" ? "default" : R.resolve(V->str());
+        if (llvm::Error E = readVocabulary(R, *V, Where + ".embeddings", B.Embeddings, false))
+          return E;
     }
     // The names of trained and searched policies become file names (models/NAME-fold0.h5,
     // NAME-seed1-fold0.h5): plain and short, and none that another policy's model files
@@ -161,7 +162,7 @@ std::string sha256Or(const std::string &Path) {
 } // namespace
 
 llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
-  const AblationResult &St = R.Study;
+  const ArmsResult &St = R.Study;
   std::set<std::string> Packages;
   for (const EvalModule &M : St.Judged)
     Packages.insert(M.Package);
@@ -201,12 +202,13 @@ llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
       for (const std::string &X : P.Train.Groups)
         G.push_back(X);
       O["features"] = std::move(G);
-      O["vocabulary"] = P.Train.Vocabulary;
+      O["vocabulary"] = P.Train.Vocab.spelling();
     } else if (P.searched()) {
       O["search"] = ruleSearchJSON(*P.Search, *St.Folds, *E.Search);
     } else {
       O["policy"] = P.Policy;
-      O["embeddings"] = P.Embeddings;
+      // results.json's schema spells no embeddings "" (a spec's absent key), not "none".
+      O["embeddings"] = P.Embeddings.reads() ? P.Embeddings.spelling() : "";
     }
     PoliciesJ.push_back(std::move(O));
   }
@@ -242,7 +244,7 @@ llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
 }
 
 llvm::json::Object benchmarkManifestJSON(const BenchmarkResult &R) {
-  const AblationResult &St = R.Study;
+  const ArmsResult &St = R.Study;
   llvm::json::Array Corpus;
   for (const std::string &C : R.Spec.Corpus)
     Corpus.push_back(C);
@@ -305,9 +307,8 @@ llvm::Error checkFixedPolicies(const BenchmarkSpec &Spec) {
 
 /// The trained policies are the arms of a transfer study: one exploration of every module,
 /// each fold of packages judged by the models trained on the others, one seed.
-AblationSpec trainedPoliciesStudy(const BenchmarkSpec &Spec) {
-  AblationSpec A;
-  A.Path = Spec.Path;
+ArmsStudy trainedPoliciesStudy(const BenchmarkSpec &Spec) {
+  ArmsStudy A;
   A.Corpus = Spec.Corpus;
   A.Proto = Protocol::Transfer;
   A.Folds = Spec.Folds;
@@ -326,12 +327,10 @@ AblationSpec trainedPoliciesStudy(const BenchmarkSpec &Spec) {
 /// Every file the run writes, checked before any work: writable entries of Dir, none of them an
 /// input (the spec, the corpus and its lists, a model, the corpus manifest, the performance
 /// track); and no fixed policy whose model was trained on every package.
-llvm::Error checkBenchmarkJob(const BenchmarkSpec &Spec, const AblationSpec &A,
+llvm::Error checkBenchmarkJob(const BenchmarkSpec &Spec, const CorpusPlan &Plan,
+                              const Prepared &Prep,
                               const std::string &Dir, const BenchmarkConfig &C) {
-  auto Keys = checkStudyInputs(A, C.Run);
-  if (!Keys)
-    return Keys.takeError();
-  std::vector<std::string> Extra;
+  std::vector<std::string> Extra = {Spec.Path};
   if (!Spec.CorpusManifest.empty())
     Extra.push_back(Spec.CorpusManifest);
   for (const BenchmarkPolicy &P : Spec.Policies)
@@ -341,7 +340,7 @@ llvm::Error checkBenchmarkJob(const BenchmarkSpec &Spec, const AblationSpec &A,
     Extra.push_back(C.PerfResults);
   if (llvm::Error E = checkStudyOutputs(Dir, {"results.json", "manifest.json", "index.html",
                                               "exploration.h5"},
-                                        A, Extra, C.Run))
+                                        Plan, Prep, Extra))
     return E;
   for (const BenchmarkPolicy &P : Spec.Policies) {
     if (!P.fixed() || P.Make)
@@ -349,7 +348,7 @@ llvm::Error checkBenchmarkJob(const BenchmarkSpec &Spec, const AblationSpec &A,
     runners::PolicyOptions O;
     O.Name = P.Policy;
     O.ModelPath = P.Model;
-    if (auto X = transferExclusion(runners::modelFileOf(O), *Keys); !X)
+    if (auto X = transferExclusion(runners::modelFileOf(O), Prep.Split.Keys); !X)
       return support::prefixError("policy '" + P.Name + "'", X.takeError());
   }
   return llvm::Error::success();
@@ -398,10 +397,7 @@ llvm::Error judgeFixed(const BenchmarkPolicy &P, BenchmarkResult &R, BenchmarkEn
     if (!X->excludes(M.Package))
       Judged.push_back(M);
   E.Excluded = X->Packages;
-  std::optional<std::string> Emb;
-  if (!P.Embeddings.empty())
-    Emb = P.Embeddings == "default" ? "" : P.Embeddings;
-  Verdict V = judge(std::move(Judged), {Session, Emb}, RC, R.Spec.Seed);
+  Verdict V = judge(std::move(Judged), {Session, P.Embeddings}, RC, R.Spec.Seed);
   E.Modules = std::move(V.Modules);
   E.Summary = std::move(V.Summary);
   R.Study.Compilations += E.Modules.size();
@@ -452,18 +448,19 @@ llvm::Expected<support::Outcome> runBenchmark(const BenchmarkSpec &Spec, const s
       return T.takeError();
     R.Perf = std::move(*T);
   }
-  const AblationSpec A = trainedPoliciesStudy(Spec);
+  const ArmsStudy A = trainedPoliciesStudy(Spec);
   llvm::Expected<StudyDirs> Dirs = prepareStudyDirs(Dir);
   if (!Dirs)
     return Dirs.takeError();
   support::OutputDirectory *Out = &Dirs->Out, *ModelsDir = &Dirs->Models;
-  if (llvm::Error E = checkBenchmarkJob(Spec, A, Dir, C))
+  llvm::Expected<Prepared> P = prepare(A.plan(), C);
+  if (!P)
+    return P.takeError();
+  if (llvm::Error E = checkBenchmarkJob(Spec, A.plan(), *P, Dir, C))
     return E;
   Out->keep(); // the exploration is reused by a rerun
   ModelsDir->keep();
-  AblationConfig AC;
-  static_cast<Bench &>(AC) = C;
-  llvm::Expected<AblationResult> Study = runAblationStudy(A, Dir, AC);
+  llvm::Expected<ArmsResult> Study = runArms(A, *P, Dir);
   if (!Study)
     return Study.takeError();
   R.Study = std::move(*Study);

@@ -32,9 +32,9 @@ inline constexpr const char *BenchmarkManifestSchema = "ir2vec.benchmark-manifes
 struct BenchmarkPolicy {
   std::string Name;
   /// A fixed policy: a name of the policy table (`default`, `size`, `linear`, `mlp`, ...), its
-  /// model file when it reads one, and the vocabulary of its embedding features ("" = none,
-  /// "default" or a file).
-  std::string Policy, Model, Embeddings;
+  /// model file when it reads one, and the vocabulary of its embedding features.
+  std::string Policy, Model;
+  VocabChoice Embeddings;
   /// A policy made in-process by its front end (a Python callable, `ir2vec.mlgo.benchmark`):
   /// judged as a fixed policy without a model; Policy then says what it is ("python").
   std::function<llvm::Expected<std::unique_ptr<runners::Policy>>()> Make;
@@ -81,7 +81,7 @@ struct BenchmarkEntry {
 
 struct BenchmarkResult {
   BenchmarkSpec Spec;
-  AblationResult Study; // the exploration and the trained policies
+  ArmsResult Study; // the exploration and the trained policies
   std::vector<BenchmarkEntry> Entries; // in the spec's order
   std::optional<PerfTrack> Perf;       // the performance track, when given
   double Seconds = 0, FixedSeconds = 0;

@@ -59,8 +59,8 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
     S.Costs = features::RegallocWeights{};
     S.ReadRemarks = features::readRegallocRemarks;
   }
-  if (C.Embeddings)
-    S.Augment = sessionAugmenter(C.T, *C.Embeddings, Path);
+  if (C.Embeddings.reads())
+    S.Augment = sessionAugmenter(C.T, C.Embeddings.embedding(), Path);
   llvm::Expected<Compiled> Policy =
       compileModule(Path, C.Tools, &S, *D, "policy", C.Run.CancelFd, Regalloc);
   if (!Policy)
@@ -81,7 +81,7 @@ std::string fingerprint(const std::vector<std::string> &Inputs, const CollectCon
                                    WB_VERSION, features::taskInfo(C.T).Name, C.Policy.Name,
                                    C.Policy.ReplayPath, C.Policy.ModelPath, C.Policy.Seed,
                                    C.Policy.Explore, C.Bind.ZeroMissing,
-                                   C.Embeddings ? "embeddings " + *C.Embeddings : "none",
+                                   C.Embeddings.reads() ? "embeddings " + C.Embeddings.key() : "none",
                                    C.Tools.fingerprint())
                          .str();
   for (const std::string *F : {&C.Policy.ModelPath, &C.Policy.ReplayPath})
@@ -89,8 +89,8 @@ std::string fingerprint(const std::vector<std::string> &Inputs, const CollectCon
       auto SHA = support::sha256OfFile(*F);
       Text += (SHA ? *SHA : llvm::toString(SHA.takeError())) + "\n";
     }
-  if (C.Embeddings && !C.Embeddings->empty()) {
-    auto SHA = support::sha256OfFile(*C.Embeddings);
+  if (C.Embeddings.From == VocabChoice::Source::File) {
+    auto SHA = support::sha256OfFile(C.Embeddings.File);
     Text += (SHA ? *SHA : llvm::toString(SHA.takeError())) + "\n";
   }
   for (const std::string &M : Inputs) // a module rewritten since: its part is stale

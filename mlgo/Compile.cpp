@@ -227,10 +227,15 @@ llvm::Expected<std::string> optimizeModule(const std::string &Module, const Tool
   return BC;
 }
 
-features::Augmenter sessionAugmenter(runners::Task T, const std::string &Vocab,
+std::string VocabChoice::spelling() const {
+  if (From == Source::None || From == Source::Default || File.empty())
+    return support::nameOf<Source>(VocabSourceNames, From).str();
+  return File;
+}
+
+features::Augmenter sessionAugmenter(runners::Task T, const features::EmbeddingChoice &E,
                                      const std::string &Module) {
-  return features::embeddingAugmenter(T, features::EmbeddingChoice::fromKey(Vocab),
-                                      T == runners::Task::Inline ? Module : "");
+  return features::embeddingAugmenter(T, E, T == runners::Task::Inline ? Module : "");
 }
 
 llvm::Expected<Compiled> compileModule(const std::string &Module, const Toolchain &T,

@@ -177,7 +177,7 @@ llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<s
 
 llvm::Expected<features::DatasetTable>
 evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule> &Tune,
-                  size_t Modules, const std::optional<std::string> &Embeddings,
+                  size_t Modules, const VocabChoice &Embeddings,
                   const Bench &EC) {
   llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-finetune");
   if (!D)
@@ -389,7 +389,7 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
   // never saw.
   llvm::Expected<features::DatasetTable> Observations =
       Tune->empty() ? features::DatasetTable()
-                    : evictObservations(Start, *Tune, J.Tune.ModulesPerStep, std::nullopt, EC);
+                    : evictObservations(Start, *Tune, J.Tune.ModulesPerStep, VocabChoice{}, EC);
   llvm::Expected<EvictPolicy> Trained =
       Observations ? trainEvictPolicy(Start, *Tune, *Observations, std::move(Test), J.Tune,
                                       J.BootstrapSeed)

@@ -140,7 +140,7 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
       return runners::makeTrajectoryPolicy(Prefix, Tail);
     };
     if (Vocab)
-      S.Augment = sessionAugmenter(Task::Inline, *Vocab, Path);
+      S.Augment = sessionAugmenter(Task::Inline, features::EmbeddingChoice::fromKey(*Vocab), Path);
     // One file set per run: a failed run's messages stay apart from the next one's.
     return compileModule(Path, C.Tools, &S, *Dir, "run" + std::to_string(Runs++), C.Run.CancelFd);
   };

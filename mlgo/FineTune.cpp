@@ -246,7 +246,8 @@ std::string esContext(const std::vector<double> &Theta0, const arma::vec &Scale,
                       C.Pairs, C.ModulesPerStep, C.Sigma, C.Seed,
                       learn::optimizerName(C.Optimizer.Kind), C.Optimizer.LearningRate,
                       C.Optimizer.Beta1, C.Optimizer.Beta2, C.Optimizer.Epsilon)
-     << "embeddings " << (C.Embeddings ? "vocabulary '" + *C.Embeddings + "'" : "none") << "\n";
+     << "embeddings "
+     << (C.Embeddings.reads() ? "vocabulary '" + C.Embeddings.key() + "'" : "none") << "\n";
   support::WireWriter W; // the exact bits of every number
   W.array(Theta0);
   W.array(std::vector<double>(Scale.begin(), Scale.end()));
@@ -406,8 +407,8 @@ public:
         }
         runners::SessionConfig S;
         S.T = T;
-        if (C.Embeddings)
-          S.Augment = sessionAugmenter(T, *C.Embeddings, M.Path);
+        if (C.Embeddings.reads())
+          S.Augment = sessionAugmenter(T, C.Embeddings.embedding(), M.Path);
         S.MakePolicy = [Model]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
           return runners::makeModelPolicy(*Model);
         };

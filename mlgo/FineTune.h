@@ -70,8 +70,8 @@ struct FineTuneConfig : ESSettings, Bench {
   /// settings are replayed (the same updates, no compilation). "" = none.
   std::string StepsFile;
   /// The workbench's embedding features for the policies (an eviction model that reads
-  /// function_embedding): the vocabulary ("" = the default one); none = no embeddings.
-  std::optional<std::string> Embeddings;
+  /// function_embedding).
+  VocabChoice Embeddings;
 
   llvm::Error validate() const;
 };

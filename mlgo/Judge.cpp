@@ -219,7 +219,7 @@ std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Paths,
 }
 
 void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfig &Session,
-                   const std::optional<std::string> &Embeddings, const Bench &C) {
+                   const VocabChoice &Embeddings, const Bench &C) {
   // The one read of the model file, before the workers start (the loader caches it): a read
   // is isolated in a forked child, and a fork while other threads allocate can leave the child
   // waiting for a lock no thread of it will release (AddressSanitizer's allocator: the
@@ -236,8 +236,8 @@ void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfi
     }
   measureAll(Modules, C, "modules", [&](EvalModule &M, const support::TempDir &D) {
     runners::SessionConfig S = Session;
-    if (Embeddings)
-      S.Augment = sessionAugmenter(S.T, *Embeddings, M.Path);
+    if (Embeddings.reads())
+      S.Augment = sessionAugmenter(S.T, Embeddings.embedding(), M.Path);
     const bool Costs = S.T != runners::Task::Inline;
     if (Costs) {
       S.Costs = features::RegallocWeights{};
@@ -411,14 +411,19 @@ llvm::Expected<Prepared> prepare(const CorpusPlan &Plan, const Bench &B) {
   return P;
 }
 
-llvm::Error checkOutputs(const std::vector<std::string> &Outputs, const CorpusPlan &Plan,
-                         const Prepared &P, const std::vector<std::string> &Extra) {
+std::vector<std::string> inputsOf(const CorpusPlan &Plan, const Prepared &P,
+                                  const std::vector<std::string> &Extra) {
   std::vector<std::string> Inputs = P.Inputs;
   for (const std::string &A : Plan.Corpus)
     if (A.size() > 1 && A[0] == '@')
       Inputs.push_back(A.substr(1));
   Inputs.insert(Inputs.end(), Extra.begin(), Extra.end());
-  if (llvm::Error E = support::checkOutputsAgainstInputs(Outputs, Inputs))
+  return Inputs;
+}
+
+llvm::Error checkOutputs(const std::vector<std::string> &Outputs, const CorpusPlan &Plan,
+                         const Prepared &P, const std::vector<std::string> &Extra) {
+  if (llvm::Error E = support::checkOutputsAgainstInputs(Outputs, inputsOf(Plan, P, Extra)))
     return E;
   support::sweepStaleTemporaries(Outputs);
   return llvm::Error::success();

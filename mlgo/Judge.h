@@ -121,7 +121,7 @@ std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Modules
 /// Measured (baselines kept); with
 /// Embeddings, each session gets the embedding features of that vocabulary ("" = default).
 void measurePolicy(std::vector<EvalModule> &Measured, const runners::SessionConfig &Session,
-                   const std::optional<std::string> &Embeddings, const Bench &C);
+                   const VocabChoice &Embeddings, const Bench &C);
 
 /// The packages a model file was trained on (train_keys of the split its provenance records);
 /// empty when it records none.
@@ -166,6 +166,10 @@ struct Prepared {
 /// splits them by package and makes the folds. Reads no module.
 llvm::Expected<Prepared> prepare(const CorpusPlan &Plan, const Bench &B);
 
+/// The files a study reads: its modules, the @lists among Plan's arguments and Extra.
+std::vector<std::string> inputsOf(const CorpusPlan &Plan, const Prepared &P,
+                                  const std::vector<std::string> &Extra);
+
 /// Before any work: each of Outputs ("" skipped, "-" passes) can be written and is none of the
 /// study's inputs (its modules, the @lists among Plan's arguments, Extra: models,
 /// explorations); what runs killed by SIGKILL left beside them is swept away.
@@ -181,11 +185,11 @@ struct Exclusion {
 llvm::Expected<Exclusion> transferExclusion(const std::string &ModelFile,
                                             const std::vector<std::string> &Keys);
 
-/// A policy to judge: the session that runs it and, with Embeddings, the workbench's
-/// embedding features of that vocabulary ("" = the default one).
+/// A policy to judge: the session that runs it and the vocabulary of the workbench's
+/// embedding features it reads.
 struct Candidate {
   runners::SessionConfig Session;
-  std::optional<std::string> Embeddings;
+  VocabChoice Embeddings;
 };
 
 /// What judging found: every judged module (the baselines given, the policy's measure) and

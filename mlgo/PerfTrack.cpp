@@ -1,6 +1,6 @@
 #include "mlgo/PerfTrack.h"
 
-#include "mlgo/SpecReader.h"
+#include "mlgo/StudySpec.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Inputs.h"
@@ -40,9 +40,9 @@ llvm::json::Value orNull(std::optional<double> X) { return X ? llvm::json::Value
 
 /// The spec reader with the performance track's own checks (hashes, counts, agreement with
 /// the counts).
-class Reader : public SpecReader {
+class Reader : public support::SpecReader {
 public:
-  using SpecReader::SpecReader;
+  using support::SpecReader::SpecReader;
 
   llvm::Error bad(const llvm::Twine &Where, const llvm::Twine &What) const { return error(Where, What); }
   llvm::Expected<const llvm::json::Object *> object(const llvm::json::Object &O, llvm::StringRef Key,

@@ -68,7 +68,7 @@ llvm::json::Object RuleGrid::toJSON() const {
                             {"max_package_growth", MaxPackageGrowth}};
 }
 
-llvm::Expected<RuleGrid> ruleGridFromJSON(const SpecReader &R, const llvm::json::Object &O,
+llvm::Expected<RuleGrid> ruleGridFromJSON(const support::SpecReader &R, const llvm::json::Object &O,
                                           const std::string &Where) {
   RuleGrid G;
   auto Bad = [&](llvm::StringRef Key, llvm::StringRef What) { return R.error(Where + "." + Key, What); };
@@ -219,7 +219,7 @@ llvm::Expected<RuleSearchResult> runRuleSearch(const RuleSearchJob &J, const Ben
       return runners::makeRulePolicy(Rule);
     };
     std::vector<EvalModule> Measured = J.Judged;
-    measurePolicy(Measured, Session, std::nullopt, RC);
+    measurePolicy(Measured, Session, {}, RC);
     R.Compilations += Measured.size();
     R.PerCandidate.push_back(std::move(Measured));
   }
@@ -244,7 +244,7 @@ llvm::Expected<RuleSearchResult> runRuleSearch(const RuleSearchJob &J, const Ben
     return runners::writeModelFile(File, runners::ruleModel(Rule, std::move(Provenance)));
   };
   for (unsigned F = 0; F < J.Folds->Count; ++F) {
-    auto InFold = [&](size_t M) { return J.Folds->FoldOfKey.at(J.Judged[M].Package) == F; };
+    auto InFold = [&](size_t M) { return J.Folds->inFold(J.Judged[M].Package, F); };
     R.FoldScores.push_back(
         scoreCandidates(R.PerCandidate, [&](size_t M) { return !InFold(M); }, Growth));
     const size_t C = chooseCandidate(R.FoldScores.back());
@@ -252,15 +252,10 @@ llvm::Expected<RuleSearchResult> runRuleSearch(const RuleSearchJob &J, const Ben
     for (size_t M = 0; M < R.Judged.size(); ++M)
       if (InFold(M))
         R.Judged[M] = R.PerCandidate[C][M];
-    CorpusSplit Own = *J.Split;
-    Own.TrainKeys.clear();
-    Own.TestKeys = J.Folds->keys(F);
-    for (const auto &[K, Fo] : J.Folds->FoldOfKey)
-      if (Fo != F)
-        Own.TrainKeys.push_back(K);
     const std::string File =
         support::pathIn(J.ModelsDir, J.Name + "-fold" + std::to_string(F) + ".h5");
-    if (llvm::Error E = ModelFile(File, R.Candidates[C], Own, R.FoldScores.back()))
+    if (llvm::Error E =
+            ModelFile(File, R.Candidates[C], J.Folds->splitOf(*J.Split, F), R.FoldScores.back()))
       return E;
     R.ModelFiles.push_back(File);
   }

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "mlgo/Judge.h"
-#include "mlgo/SpecReader.h"
+#include "mlgo/StudySpec.h"
 #include "mlgo/Split.h"
 #include "runners/Policies.h"
 
@@ -43,7 +43,7 @@ struct RuleGrid {
 };
 
 /// The grid of a spec's "search" object; Where names it in errors.
-llvm::Expected<RuleGrid> ruleGridFromJSON(const SpecReader &R, const llvm::json::Object &O,
+llvm::Expected<RuleGrid> ruleGridFromJSON(const support::SpecReader &R, const llvm::json::Object &O,
                                           const std::string &Where);
 
 /// How a candidate did on a selection of modules.

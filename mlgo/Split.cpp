@@ -182,6 +182,16 @@ std::vector<std::string> PackageFolds::keys(unsigned Fold) const {
   return Out;
 }
 
+CorpusSplit PackageFolds::splitOf(const CorpusSplit &Base, unsigned F) const {
+  CorpusSplit Own = Base;
+  Own.TrainKeys.clear();
+  Own.TestKeys = keys(F);
+  for (const auto &[K, Fo] : FoldOfKey)
+    if (Fo != F)
+      Own.TrainKeys.push_back(K);
+  return Own;
+}
+
 llvm::json::Object PackageFolds::toJSON() const {
   llvm::json::Array A;
   for (unsigned F = 0; F < Count; ++F) {

@@ -61,6 +61,10 @@ struct PackageFolds {
   std::vector<unsigned> Fold; // per module, input order
   /// The keys of fold F, sorted.
   std::vector<std::string> keys(unsigned F) const;
+  bool inFold(const std::string &Key, unsigned F) const { return FoldOfKey.at(Key) == F; }
+  /// The split a model of fold F is trained and judged by, as its file records it: every
+  /// other fold's packages on the training side, fold F's held out (Base's other fields kept).
+  CorpusSplit splitOf(const CorpusSplit &Base, unsigned F) const;
   llvm::json::Object toJSON() const;
 };
 

@@ -206,6 +206,26 @@ struct RunSpec {
   }
 };
 
+/// The Python module's names of a job's settings, for the embedding layer's errors
+/// (ir2vec::EmbeddingJob::validateSelection states the rules).
+std::string keywordSpelling(ir2vec::JobSetting S, llvm::StringRef Value) {
+  switch (S) {
+  case ir2vec::JobSetting::Function:
+    return "function=";
+  case ir2vec::JobSetting::Level:
+    return ("level='" + Value + "'").str();
+  case ir2vec::JobSetting::InstructionText:
+    return "instruction_text";
+  case ir2vec::JobSetting::Counts:
+    return "counts";
+  case ir2vec::JobSetting::Mode:
+    return ("mode='" + Value + "'").str();
+  case ir2vec::JobSetting::Kind:
+    return ("kind='" + Value + "'").str();
+  }
+  return "";
+}
+
 RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::filesystem::path>> &In,
                  const py::object &Vocab, bool Counts, const std::string &Kind,
                  const std::string &Level, unsigned Jobs, const std::optional<std::string> &Function,
@@ -217,22 +237,16 @@ RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::file
   S.Counts = Counts;
   S.Job.EmbeddingKind = valueOrRaise(ir2vec::parseKind(Kind));
   S.Job.Granularity = valueOrRaise(ir2vec::parseLevel(Level));
-  if (InstText && S.Job.Granularity != ir2vec::Level::Inst)
-    throw py::value_error("instruction_text applies to level='inst'");
-  S.InstText = InstText;
-  if (Function && S.Job.Granularity == ir2vec::Level::Module)
-    throw py::value_error("function= selects a function: it does not go with level='module'");
+  S.InstText = S.Job.Header.InstructionText = InstText;
+  S.Job.Header.Counts = Counts;
   S.Job.FunctionName = Function;
+  raiseIf(S.Job.validateSelection(keywordSpelling, Mode));
   if (Jobs == 0)
     throw py::value_error("jobs must be at least 1");
   S.IO.Run.Jobs = Jobs;
   raiseIf(support::checkSeconds(ModuleSeconds, "module_time_limit"));
   S.IO.ModuleSeconds = ModuleSeconds;
   if (Mode == ir2vec::IRMode::MIR) {
-    if (Counts)
-      throw py::value_error("counts count LLVM IR's entities: not with mode='mir'");
-    if (Kind != "symbolic")
-      throw py::value_error("mode='mir' embeddings are symbolic (MIR2Vec's only kind)");
     S.Job.Inputs = expand(In, /*Machine=*/true);
     S.Mir = machineSource(Machine, Vocab.is_none() ? std::nullopt : std::optional<std::string>(pathBytes(Vocab)),
                           S.Job.Inputs);

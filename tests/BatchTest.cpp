@@ -386,3 +386,47 @@ TEST(BatchCorpus, CountsWithinToleranceOnTheCorpus) {
   ASSERT_GT(In.size(), 60u) << "WB_CORPUS_LIST must name the corpus list";
   countsWithinTolerance(In, Level::Inst);
 }
+
+// The embedding layer states what cannot be embedded together once; each front end names the
+// settings its own way (the command line's options, the Python module's keywords).
+TEST(BatchFiles, SelectionRulesSpeakEachFrontEndsTerms) {
+  auto Python = [](ir2vec::JobSetting S, llvm::StringRef V) -> std::string {
+    switch (S) {
+    case ir2vec::JobSetting::Function: return "function=";
+    case ir2vec::JobSetting::Level: return ("level='" + V + "'").str();
+    case ir2vec::JobSetting::InstructionText: return "instruction_text";
+    case ir2vec::JobSetting::Counts: return "counts";
+    case ir2vec::JobSetting::Mode: return ("mode='" + V + "'").str();
+    case ir2vec::JobSetting::Kind: return ("kind='" + V + "'").str();
+    }
+    return "";
+  };
+  auto Message = [](llvm::Error E) { return E ? llvm::toString(std::move(E)) : std::string(); };
+  using ir2vec::IRMode;
+  ir2vec::EmbeddingJob J;
+  EXPECT_EQ(Message(J.validateSelection(ir2vec::commandLineSpelling, IRMode::MIR)), "");
+  J.Granularity = ir2vec::Level::Module;
+  J.FunctionName = "f";
+  EXPECT_EQ(Message(J.validateSelection(ir2vec::commandLineSpelling, IRMode::LLVM)),
+            "--function selects a function: it does not go with --level module");
+  EXPECT_EQ(Message(J.validateSelection(Python, IRMode::LLVM)),
+            "function= selects a function: it does not go with level='module'");
+  J = {};
+  J.Header.InstructionText = true;
+  EXPECT_EQ(Message(J.validateSelection(Python, IRMode::LLVM)),
+            "instruction_text applies to level='inst'");
+  J.Granularity = ir2vec::Level::Inst;
+  EXPECT_EQ(Message(J.validateSelection(Python, IRMode::LLVM)), "");
+  // The command line also needs HDF5 output for it: the text format prints instructions.
+  EXPECT_EQ(Message(J.validate()), "--inst-text applies to --format hdf5 (the text format "
+                                   "always prints instructions)");
+  J = {};
+  J.Header.Counts = true;
+  EXPECT_EQ(Message(J.validateSelection(ir2vec::commandLineSpelling, IRMode::MIR)),
+            "--counts counts LLVM IR's entities: it does not go with --mode=mir");
+  J = {};
+  J.EmbeddingKind = Kind::FlowAware;
+  EXPECT_EQ(Message(J.validateSelection(Python, IRMode::MIR)),
+            "mode='mir' embeddings are symbolic (MIR2Vec's only kind), not kind='flow-aware'");
+  EXPECT_EQ(Message(J.validateSelection(Python, IRMode::LLVM)), "");
+}

@@ -62,6 +62,16 @@ void addSplitOptions(CLI::App &Sub, mlgo::SplitOptions &S) {
       ->type_name("FILE");
 }
 
+mlgo::VocabChoice vocabChoice(const PolicyCLI &P) {
+  using Source = mlgo::VocabChoice::Source;
+  const std::optional<std::string> E = P.embeddings();
+  if (!E)
+    return {};
+  if (E->empty())
+    return {Source::Default, "", {}};
+  return {Source::File, *E, {}};
+}
+
 void addESOptions(CLI::App &Sub, mlgo::ESSettings &S, std::string &Optimizer,
                   const std::string &Prefix) {
   Sub.add_option("--steps", S.Steps, Prefix + "steps of evolution strategies");

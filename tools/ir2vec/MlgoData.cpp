@@ -59,7 +59,7 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
   C.Policy = O.Session.Policy;
   C.Policy.LoadModel = runners::cachingModelLoader();
   C.Bind.ZeroMissing = O.Session.ZeroMissing;
-  C.Embeddings = O.Session.embeddings();
+  C.Embeddings = vocabChoice(O.Session);
   C.Tools = O.Tools;
   if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
     return E;

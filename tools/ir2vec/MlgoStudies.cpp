@@ -65,7 +65,7 @@ llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter
   J.Session.Policy = O.Session.Policy;
   J.Session.Policy.LoadModel = runners::cachingModelLoader();
   J.Session.Bind.ZeroMissing = O.Session.ZeroMissing;
-  J.Embeddings = O.Session.embeddings();
+  J.Embeddings = vocabChoice(O.Session);
   J.PolicyLabel = O.Session.Policy.Name.empty() ? "default" : O.Session.Policy.Name;
   J.ModelPath = O.Session.Policy.ModelPath;
   J.Seed = O.BootstrapSeed;

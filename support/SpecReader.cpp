@@ -1,26 +1,26 @@
-#include "mlgo/SpecReader.h"
+#include "support/SpecReader.h"
 
 #include "support/Files.h"
 #include "support/Inputs.h"
 #include "support/JSON.h"
 
-namespace wb::mlgo {
+namespace wb::support {
 
 llvm::Expected<llvm::json::Value> SpecReader::load(llvm::StringRef What) {
-  auto Buf = support::readInput(Path, /*IsText=*/true);
+  auto Buf = readInput(Path, /*IsText=*/true);
   if (!Buf)
-    return support::fileError(Path, "cannot read " + What + ": " +
-                                        support::readErrorMessage(Buf.getError()));
-  if ((*Buf)->getBufferSize() > support::MaxJSONBytes) // refused before its bytes are read
-    return support::fileError(Path, "invalid JSON: " + llvm::Twine((*Buf)->getBufferSize()) +
-                                        " bytes: more than the " + llvm::Twine(support::MaxJSONBytes >> 20) +
+    return fileError(Path, "cannot read " + What + ": " +
+                                        readErrorMessage(Buf.getError()));
+  if ((*Buf)->getBufferSize() > MaxJSONBytes) // refused before its bytes are read
+    return fileError(Path, "invalid JSON: " + llvm::Twine((*Buf)->getBufferSize()) +
+                                        " bytes: more than the " + llvm::Twine(MaxJSONBytes >> 20) +
                                         " MiB any JSON the workbench reads may hold");
-  SHA256 = support::sha256Hex((*Buf)->getBuffer());
-  auto J = support::parseJSON((*Buf)->getBuffer());
+  SHA256 = sha256Hex((*Buf)->getBuffer());
+  auto J = parseJSON((*Buf)->getBuffer());
   if (!J)
-    return support::fileError(Path, "invalid JSON: " + llvm::toString(J.takeError()));
+    return fileError(Path, "invalid JSON: " + llvm::toString(J.takeError()));
   if (!J->getAsObject())
-    return support::fileError(Path, "expected a JSON object");
+    return fileError(Path, "expected a JSON object");
   return J;
 }
 
@@ -51,13 +51,4 @@ llvm::Error SpecReader::objects(
   return llvm::Error::success();
 }
 
-llvm::Error SpecReader::folds(const llvm::json::Object &O, unsigned &Out) const {
-  if (llvm::Error E = integer(O, "folds", "spec", Out))
-    return E;
-  if (Out == 1)
-    return error("folds", "one fold leaves nothing to train on: 0 (one per package) or at "
-                          "least 2");
-  return llvm::Error::success();
-}
-
-} // namespace wb::mlgo
+} // namespace wb::support
