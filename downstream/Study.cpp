@@ -183,6 +183,205 @@ static llvm::Error readFoldVocabulary(const support::SpecReader &R, const llvm::
   return llvm::Error::success();
 }
 
+/// "protocols": names of ProtocolNames, each once.
+static llvm::Error readProtocols(const support::SpecReader &R, const llvm::json::Object &O,
+                                 DevmapSpec &S) {
+  const llvm::json::Value *P = O.get("protocols");
+  if (!P)
+    return llvm::Error::success();
+  std::vector<std::string> Names;
+  if (llvm::Error E = R.strings(P, "protocols", Names))
+    return E;
+  if (Names.empty())
+    return R.error("protocols", "name at least one protocol (paper, kernel, suite)");
+  S.Protocols.clear();
+  for (const std::string &N : Names) {
+    auto Pr = support::parseNamed<Protocol>(ProtocolNames, N, "protocol");
+    if (!Pr)
+      return R.error("protocols", llvm::toString(Pr.takeError()));
+    if (llvm::is_contained(S.Protocols, *Pr))
+      return R.error("protocols", "'" + N + "' twice");
+    S.Protocols.push_back(*Pr);
+  }
+  return llvm::Error::success();
+}
+
+/// "seeds": a count from 104, or a list of numpy RandomState seeds.
+static llvm::Error readDevmapSeeds(const support::SpecReader &R, const llvm::json::Object &O,
+                                   DevmapSpec &S) {
+  const llvm::json::Value *V = O.get("seeds");
+  if (!V)
+    return llvm::Error::success();
+  S.Seeds.clear();
+  if (std::optional<int64_t> N = V->getAsInteger()) {
+    if (*N < 1 || *N > 1000)
+      return R.error("seeds", "expected 1 to 1000 seeds, or an array of seeds");
+    for (int64_t I = 0; I < *N; ++I)
+      S.Seeds.push_back(uint32_t(104 + I));
+  } else if (const llvm::json::Array *A = V->getAsArray()) {
+    for (const llvm::json::Value &E : *A) {
+      std::optional<int64_t> X = E.getAsInteger();
+      if (!X || *X < 0 || *X > int64_t(UINT32_MAX))
+        return R.error("seeds", "expected seeds from 0 to 4294967295 (numpy's RandomState)");
+      if (llvm::is_contained(S.Seeds, uint32_t(*X)))
+        return R.error("seeds", "seed " + llvm::Twine(*X) + " twice");
+      S.Seeds.push_back(uint32_t(*X));
+    }
+    if (S.Seeds.empty() || S.Seeds.size() > 1000)
+      return R.error("seeds", "expected 1 to 1000 seeds");
+  } else {
+    return R.error("seeds", "expected a count or an array of seeds");
+  }
+  return llvm::Error::success();
+}
+
+/// "classifier": XGBoost's settings within their bounds.
+static llvm::Error readClassifier(const support::SpecReader &R, const llvm::json::Object &O,
+                                  DevmapSpec &S) {
+  const llvm::json::Value *CV = O.get("classifier");
+  if (!CV)
+    return llvm::Error::success();
+  const llvm::json::Object *C = CV->getAsObject();
+  if (!C)
+    return R.error("classifier", "expected an object");
+  if (llvm::Error E = R.onlyKeys(*C, "classifier", {"max_depth", "learning_rate", "trees"}))
+    return E;
+  if (llvm::Error E = R.integer(*C, "max_depth", "classifier", S.Boost.MaxDepth, 1))
+    return E;
+  if (llvm::Error E = R.integer(*C, "trees", "classifier", S.Boost.Trees, 1))
+    return E;
+  if (llvm::Error E = R.number(*C, "learning_rate", "classifier", S.Boost.LearningRate))
+    return E;
+  if (S.Boost.MaxDepth > 30 || S.Boost.Trees > 10000 || !(S.Boost.LearningRate > 0) ||
+      !(S.Boost.LearningRate <= 1))
+    return R.error("classifier", "expected max_depth 1 to 30, trees 1 to 10000 and a "
+                                 "learning_rate in (0, 1]");
+  return llvm::Error::success();
+}
+
+/// An arm's section "weights" (opcode, type, arg).
+static llvm::Error readArmWeights(const support::SpecReader &R, const llvm::json::Object &A,
+                                  const std::string &Where, DevmapArm &Arm) {
+  const llvm::json::Value *WV = A.get("weights");
+  if (!WV)
+    return llvm::Error::success();
+  const llvm::json::Object *W = WV->getAsObject();
+  if (!W)
+    return R.error(Where + ".weights", "expected an object (opcode, type, arg)");
+  if (llvm::Error E = R.onlyKeys(*W, Where + ".weights", {"opcode", "type", "arg"}))
+    return E;
+  double Op = Arm.Weights.Opcode, Ty = Arm.Weights.Type, Ar = Arm.Weights.Arg;
+  for (auto [Key, Out] : {std::pair<const char *, double *>{"opcode", &Op}, {"type", &Ty}, {"arg", &Ar}}) {
+    if (llvm::Error E = R.number(*W, Key, Where + ".weights", *Out))
+      return E;
+    if (!std::isfinite(*Out) || std::fabs(*Out) > 1e6)
+      return R.error(Where + ".weights." + Key, "expected a finite weight of magnitude at most 1e6");
+  }
+  Arm.Weights = vocab::Weights{float(Op), float(Ty), float(Ar)};
+  return llvm::Error::success();
+}
+
+/// How an arm makes a kernel's row: "grewe", "aggregation", "loop_weight", "histogram".
+static llvm::Error readArmColumns(const support::SpecReader &R, const llvm::json::Object &A,
+                                  const std::string &Where, DevmapArm &Arm) {
+  if (const llvm::json::Value *G = A.get("grewe")) {
+    std::optional<bool> B = G->getAsBoolean();
+    if (!B)
+      return R.error(Where + ".grewe", "expected true or false");
+    Arm.WithGrewe = *B;
+  }
+  if (const llvm::json::Value *G = A.get("aggregation")) {
+    std::optional<llvm::StringRef> Name = G->getAsString();
+    auto Agg = Name ? support::parseNamed<Aggregation>(AggregationNames, *Name, "aggregation")
+                    : llvm::Expected<Aggregation>(support::makeError("expected sum, mean, max or loop"));
+    if (!Agg)
+      return R.error(Where + ".aggregation", llvm::toString(Agg.takeError()));
+    Arm.Aggregate = *Agg;
+  }
+  if (const llvm::json::Value *W = A.get("loop_weight")) {
+    std::optional<double> X = W->getAsNumber();
+    if (Arm.Aggregate != Aggregation::Loop)
+      return R.error(Where + ".loop_weight", "only with \"aggregation\": \"loop\"");
+    if (!X || !(*X > 0) || *X > 1000)
+      return R.error(Where + ".loop_weight", "expected a number above 0, at most 1000");
+    Arm.LoopWeight = *X;
+  }
+  if (const llvm::json::Value *H = A.get("histogram")) {
+    std::optional<bool> B = H->getAsBoolean();
+    if (!B)
+      return R.error(Where + ".histogram", "expected true or false");
+    Arm.WithHistogram = *B;
+  }
+  return llvm::Error::success();
+}
+
+/// One arm of "arms": its name (none of S's arms'), mode, kind and vocabulary, read now.
+static llvm::Expected<DevmapArm> readDevmapArm(const support::SpecReader &R,
+                                               const llvm::json::Object &A,
+                                               const std::string &Where, const DevmapSpec &S) {
+  if (llvm::Error E = R.onlyKeys(A, Where,
+                                 {"name", "mode", "kind", "vocabulary", "weights", "grewe",
+                                  "histogram", "aggregation", "loop_weight", "mir_stage",
+                                  "fold_vocabulary"}))
+    return E;
+  DevmapArm Arm;
+  Arm.Name = A.getString("name").value_or("").str();
+  // The name is an HDF5 group, a Markdown table cell and a plot label: letters, digits and
+  // . _ + - only, not starting with a dot.
+  if (Arm.Name.empty() || Arm.Name.size() > 100 || Arm.Name.front() == '.' ||
+      !llvm::all_of(Arm.Name, [](char C) { return llvm::isAlnum(C) || C == '.' || C == '_' || C == '+' || C == '-'; }))
+    return R.error(Where + ".name", "expected a name of 1 to 100 letters, digits, '.', '_', '+' "
+                                    "or '-', not starting with '.'");
+  for (const DevmapArm &Other : S.Arms)
+    if (Other.Name == Arm.Name)
+      return R.error(Where + ".name", "'" + Arm.Name + "' " +
+                                          (Other.Control ? "is a control's name (static, grewe, histogram)"
+                                                         : "names two arms"));
+  const llvm::StringRef Mode = A.getString("mode").value_or("llvm");
+  if (Mode != "llvm" && Mode != "mir")
+    return R.error(Where + ".mode", "expected llvm or mir");
+  Arm.Machine = Mode == "mir";
+  if (Arm.Machine) {
+    if (A.get("weights") || A.get("kind") || A.get("aggregation"))
+      return R.error(Where, "a machine-IR arm (\"mode\": \"mir\") has no kind, weights or "
+                            "aggregation: MIR2Vec is symbolic, with its own weights, summed");
+    Arm.MirStage = A.getString("mir_stage").value_or("post-ra").str();
+    if (auto St = mir::parseMirStage(Arm.MirStage); !St)
+      return R.error(Where + ".mir_stage", llvm::toString(St.takeError()));
+  } else if (A.get("mir_stage")) {
+    return R.error(Where + ".mir_stage", "only a machine-IR arm (\"mode\": \"mir\") has a stage");
+  }
+  auto K = ir2vec::parseKind(A.getString("kind").value_or("symbolic"));
+  if (!K)
+    return R.error(Where + ".kind", llvm::toString(K.takeError()));
+  Arm.EmbeddingKind = *K;
+  if (const llvm::json::Value *VV = A.get("vocabulary"); VV && !VV->getAsString())
+    return R.error(Where + ".vocabulary", "expected \"default\" or a file name");
+  std::string V = A.getString("vocabulary").value_or("default").str();
+  Arm.Vocabulary = V == "default" || V == "folds" ? "" : R.resolve(V);
+  if (V != "folds" && A.get("fold_vocabulary"))
+    return R.error(Where + ".fold_vocabulary", "only with \"vocabulary\": \"folds\"");
+  if (llvm::Error E = readArmWeights(R, A, Where, Arm))
+    return E;
+  if (llvm::Error E = readArmColumns(R, A, Where, Arm))
+    return E;
+  if (V == "folds")
+    if (llvm::Error E = readFoldVocabulary(R, A, Where, Arm))
+      return E;
+  // Read now: a vocabulary that cannot be read fails before any work (a MIR vocabulary is
+  // read for its target when the arm runs; its file must exist now).
+  if (Arm.Machine) {
+    if (!Arm.Vocabulary.empty() && !llvm::sys::fs::exists(Arm.Vocabulary))
+      return R.error(Where + ".vocabulary", Arm.Vocabulary + ": no such MIR vocabulary file");
+  } else if (Arm.FoldVocab) {
+    if (auto I = foldInit(*Arm.FoldVocab); !I)
+      return R.error(Where + ".fold_vocabulary.init", llvm::toString(I.takeError()));
+  } else if (auto Vocab = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights); !Vocab) {
+    return R.error(Where + ".vocabulary", llvm::toString(Vocab.takeError()));
+  }
+  return Arm;
+}
+
 llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
   support::SpecReader R(Path);
   auto J = R.load();
@@ -198,44 +397,10 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
   S.SHA256 = R.SHA256;
   S.Seeds = defaultSeeds();
   S.Arms = controls();
-  if (const llvm::json::Value *P = O.get("protocols")) {
-    std::vector<std::string> Names;
-    if (llvm::Error E = R.strings(P, "protocols", Names))
-      return E;
-    if (Names.empty())
-      return R.error("protocols", "name at least one protocol (paper, kernel, suite)");
-    S.Protocols.clear();
-    for (const std::string &N : Names) {
-      auto Pr = support::parseNamed<Protocol>(ProtocolNames, N, "protocol");
-      if (!Pr)
-        return R.error("protocols", llvm::toString(Pr.takeError()));
-      if (llvm::is_contained(S.Protocols, *Pr))
-        return R.error("protocols", "'" + N + "' twice");
-      S.Protocols.push_back(*Pr);
-    }
-  }
-  if (const llvm::json::Value *V = O.get("seeds")) {
-    S.Seeds.clear();
-    if (std::optional<int64_t> N = V->getAsInteger()) {
-      if (*N < 1 || *N > 1000)
-        return R.error("seeds", "expected 1 to 1000 seeds, or an array of seeds");
-      for (int64_t I = 0; I < *N; ++I)
-        S.Seeds.push_back(uint32_t(104 + I));
-    } else if (const llvm::json::Array *A = V->getAsArray()) {
-      for (const llvm::json::Value &E : *A) {
-        std::optional<int64_t> X = E.getAsInteger();
-        if (!X || *X < 0 || *X > int64_t(UINT32_MAX))
-          return R.error("seeds", "expected seeds from 0 to 4294967295 (numpy's RandomState)");
-        if (llvm::is_contained(S.Seeds, uint32_t(*X)))
-          return R.error("seeds", "seed " + llvm::Twine(*X) + " twice");
-        S.Seeds.push_back(uint32_t(*X));
-      }
-      if (S.Seeds.empty() || S.Seeds.size() > 1000)
-        return R.error("seeds", "expected 1 to 1000 seeds");
-    } else {
-      return R.error("seeds", "expected a count or an array of seeds");
-    }
-  }
+  if (llvm::Error E = readProtocols(R, O, S))
+    return E;
+  if (llvm::Error E = readDevmapSeeds(R, O, S))
+    return E;
   if (llvm::Error E = R.integer(O, "folds", "spec", S.Folds, 2))
     return E;
   if (S.Folds > 1000)
@@ -253,23 +418,8 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
   } else if (O.get("unreadable")) {
     return R.error("unreadable", "expected recompile or skip");
   }
-  if (const llvm::json::Value *CV = O.get("classifier")) {
-    const llvm::json::Object *C = CV->getAsObject();
-    if (!C)
-      return R.error("classifier", "expected an object");
-    if (llvm::Error E = R.onlyKeys(*C, "classifier", {"max_depth", "learning_rate", "trees"}))
-      return E;
-    if (llvm::Error E = R.integer(*C, "max_depth", "classifier", S.Boost.MaxDepth, 1))
-      return E;
-    if (llvm::Error E = R.integer(*C, "trees", "classifier", S.Boost.Trees, 1))
-      return E;
-    if (llvm::Error E = R.number(*C, "learning_rate", "classifier", S.Boost.LearningRate))
-      return E;
-    if (S.Boost.MaxDepth > 30 || S.Boost.Trees > 10000 || !(S.Boost.LearningRate > 0) ||
-        !(S.Boost.LearningRate <= 1))
-      return R.error("classifier", "expected max_depth 1 to 30, trees 1 to 10000 and a "
-                                   "learning_rate in (0, 1]");
-  }
+  if (llvm::Error E = readClassifier(R, O, S))
+    return E;
   // Without "arms": the built-in spec's (the default vocabulary, symbolic and flow-aware).
   if (!O.get("arms")) {
     auto Default = defaultDevmapSpec();
@@ -278,104 +428,12 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     S.Arms = std::move(Default->Arms);
     return S;
   }
-  llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A, const std::string &Where) -> llvm::Error {
-    if (llvm::Error E = R.onlyKeys(A, Where, {"name", "mode", "kind", "vocabulary", "weights", "grewe", "histogram", "aggregation", "loop_weight", "mir_stage", "fold_vocabulary"}))
-      return E;
-    DevmapArm Arm;
-    Arm.Name = A.getString("name").value_or("").str();
-    // The name is an HDF5 group, a Markdown table cell and a plot label: letters, digits and
-    // . _ + - only, not starting with a dot.
-    if (Arm.Name.empty() || Arm.Name.size() > 100 || Arm.Name.front() == '.' ||
-        !llvm::all_of(Arm.Name, [](char C) { return llvm::isAlnum(C) || C == '.' || C == '_' || C == '+' || C == '-'; }))
-      return R.error(Where + ".name", "expected a name of 1 to 100 letters, digits, '.', '_', '+' "
-                                      "or '-', not starting with '.'");
-    for (const DevmapArm &Other : S.Arms)
-      if (Other.Name == Arm.Name)
-        return R.error(Where + ".name", "'" + Arm.Name + "' " +
-                                            (Other.Control ? "is a control's name (static, grewe, histogram)"
-                                                           : "names two arms"));
-    const llvm::StringRef Mode = A.getString("mode").value_or("llvm");
-    if (Mode != "llvm" && Mode != "mir")
-      return R.error(Where + ".mode", "expected llvm or mir");
-    Arm.Machine = Mode == "mir";
-    if (Arm.Machine) {
-      if (A.get("weights") || A.get("kind") || A.get("aggregation"))
-        return R.error(Where, "a machine-IR arm (\"mode\": \"mir\") has no kind, weights or "
-                              "aggregation: MIR2Vec is symbolic, with its own weights, summed");
-      Arm.MirStage = A.getString("mir_stage").value_or("post-ra").str();
-      if (auto St = mir::parseMirStage(Arm.MirStage); !St)
-        return R.error(Where + ".mir_stage", llvm::toString(St.takeError()));
-    } else if (A.get("mir_stage")) {
-      return R.error(Where + ".mir_stage", "only a machine-IR arm (\"mode\": \"mir\") has a stage");
-    }
-    auto K = ir2vec::parseKind(A.getString("kind").value_or("symbolic"));
-    if (!K)
-      return R.error(Where + ".kind", llvm::toString(K.takeError()));
-    Arm.EmbeddingKind = *K;
-    if (const llvm::json::Value *VV = A.get("vocabulary"); VV && !VV->getAsString())
-      return R.error(Where + ".vocabulary", "expected \"default\" or a file name");
-    std::string V = A.getString("vocabulary").value_or("default").str();
-    Arm.Vocabulary = V == "default" || V == "folds" ? "" : R.resolve(V);
-    if (V != "folds" && A.get("fold_vocabulary"))
-      return R.error(Where + ".fold_vocabulary", "only with \"vocabulary\": \"folds\"");
-    if (const llvm::json::Value *WV = A.get("weights")) {
-      const llvm::json::Object *W = WV->getAsObject();
-      if (!W)
-        return R.error(Where + ".weights", "expected an object (opcode, type, arg)");
-      if (llvm::Error E = R.onlyKeys(*W, Where + ".weights", {"opcode", "type", "arg"}))
-        return E;
-      double Op = Arm.Weights.Opcode, Ty = Arm.Weights.Type, Ar = Arm.Weights.Arg;
-      for (auto [Key, Out] : {std::pair<const char *, double *>{"opcode", &Op}, {"type", &Ty}, {"arg", &Ar}}) {
-        if (llvm::Error E = R.number(*W, Key, Where + ".weights", *Out))
-          return E;
-        if (!std::isfinite(*Out) || std::fabs(*Out) > 1e6)
-          return R.error(Where + ".weights." + Key, "expected a finite weight of magnitude at most 1e6");
-      }
-      Arm.Weights = vocab::Weights{float(Op), float(Ty), float(Ar)};
-    }
-    if (const llvm::json::Value *G = A.get("grewe")) {
-      std::optional<bool> B = G->getAsBoolean();
-      if (!B)
-        return R.error(Where + ".grewe", "expected true or false");
-      Arm.WithGrewe = *B;
-    }
-    if (const llvm::json::Value *G = A.get("aggregation")) {
-      std::optional<llvm::StringRef> Name = G->getAsString();
-      auto Agg = Name ? support::parseNamed<Aggregation>(AggregationNames, *Name, "aggregation")
-                      : llvm::Expected<Aggregation>(support::makeError("expected sum, mean, max or loop"));
-      if (!Agg)
-        return R.error(Where + ".aggregation", llvm::toString(Agg.takeError()));
-      Arm.Aggregate = *Agg;
-    }
-    if (const llvm::json::Value *W = A.get("loop_weight")) {
-      std::optional<double> X = W->getAsNumber();
-      if (Arm.Aggregate != Aggregation::Loop)
-        return R.error(Where + ".loop_weight", "only with \"aggregation\": \"loop\"");
-      if (!X || !(*X > 0) || *X > 1000)
-        return R.error(Where + ".loop_weight", "expected a number above 0, at most 1000");
-      Arm.LoopWeight = *X;
-    }
-    if (const llvm::json::Value *H = A.get("histogram")) {
-      std::optional<bool> B = H->getAsBoolean();
-      if (!B)
-        return R.error(Where + ".histogram", "expected true or false");
-      Arm.WithHistogram = *B;
-    }
-    if (V == "folds")
-      if (llvm::Error E = readFoldVocabulary(R, A, Where, Arm))
-        return E;
-    // Read now: a vocabulary that cannot be read fails before any work (a MIR vocabulary is
-    // read for its target when the arm runs; its file must exist now).
-    if (Arm.Machine) {
-      if (!Arm.Vocabulary.empty() && !llvm::sys::fs::exists(Arm.Vocabulary))
-        return R.error(Where + ".vocabulary", Arm.Vocabulary + ": no such MIR vocabulary file");
-    } else if (Arm.FoldVocab) {
-      if (auto I = foldInit(*Arm.FoldVocab); !I)
-        return R.error(Where + ".fold_vocabulary.init", llvm::toString(I.takeError()));
-    } else if (auto Vocab = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights); !Vocab) {
-      return R.error(Where + ".vocabulary", llvm::toString(Vocab.takeError()));
-    }
-    S.Arms.push_back(std::move(Arm));
+  llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A,
+                                                  const std::string &Where) -> llvm::Error {
+    llvm::Expected<DevmapArm> Arm = readDevmapArm(R, A, Where, S);
+    if (!Arm)
+      return Arm.takeError();
+    S.Arms.push_back(std::move(*Arm));
     return llvm::Error::success();
   });
   if (E)
@@ -677,64 +735,78 @@ std::vector<Interval> pairedDifference(const DevmapResult &R, size_t A, size_t B
   return Statistics(R).difference(A, B, Protocol);
 }
 
-llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const DevmapSpec &Spec,
-                                            const DevmapConfig &C) {
-  const auto Start = std::chrono::steady_clock::now();
-  DevmapResult R;
-  R.Spec = Spec;
-  R.DataDir = Data.Dir;
-  R.BoostVersion = boostVersion();
-  const size_t NP = Data.Platforms.size();
-  // Distinct kernel files, and distinct contents among them: each is embedded once per arm.
-  std::map<std::string, size_t> FileIndex;
+namespace {
+
+/// What a study judges, set up once: the kernel files' distinct contents, what the arms embed
+/// of each (the file, or its recompilation where LLVM 22 cannot read it), their entity
+/// histograms, and each judged row's content.
+struct DevmapKernels {
+  std::map<std::string, size_t> FileIndex; // kernel file -> its index among the files
+  std::vector<size_t> ContentOf;           // [file]: its distinct content
+  std::vector<std::string> Distinct;       // [content]: the first file with it
+  std::vector<const DevmapRow *> DistinctRow;
+  std::vector<std::string> Effective;      // [content]: what the arms embed
+  std::vector<bool> Usable;                // [content]: embedded (else left out)
+  KernelVectors Counts;                    // [content]: the entity histogram
+  std::vector<std::vector<size_t>> KernelOfRow; // [platform][judged row]: its content
+  std::optional<support::TempDir> Tmp;     // the recompiled kernels
+
+  size_t contentOf(const std::string &Dir, const DevmapRow &Row) const {
+    return ContentOf[FileIndex.at(kernelFile(Dir, Row))];
+  }
+};
+
+/// The distinct kernel files and contents: each content is embedded once per arm.
+llvm::Error readKernels(const DevmapData &Data, DevmapKernels &K) {
   std::vector<std::string> Files;
   std::vector<const DevmapRow *> FirstRow;
   for (const DevmapPlatform &P : Data.Platforms)
     for (const DevmapRow &Row : P.Rows) {
       const std::string F = kernelFile(Data.Dir, Row);
-      if (FileIndex.emplace(F, Files.size()).second) {
+      if (K.FileIndex.emplace(F, Files.size()).second) {
         Files.push_back(F);
         FirstRow.push_back(&Row);
       }
     }
   std::map<std::string, size_t> ByContent;
-  std::vector<size_t> ContentOf(Files.size());
-  std::vector<std::string> Distinct; // one file per content
-  std::vector<const DevmapRow *> DistinctRow;
+  K.ContentOf.resize(Files.size());
   for (size_t I = 0; I < Files.size(); ++I) {
     auto B = support::readInput(Files[I]);
     if (!B)
       return support::fileError(Files[I], "cannot read: " + support::readErrorMessage(B.getError()));
-    auto [It, New] = ByContent.emplace(support::sha256Hex((*B)->getBuffer()), Distinct.size());
+    auto [It, New] = ByContent.emplace(support::sha256Hex((*B)->getBuffer()), K.Distinct.size());
     if (New) {
-      Distinct.push_back(Files[I]);
-      DistinctRow.push_back(FirstRow[I]);
+      K.Distinct.push_back(Files[I]);
+      K.DistinctRow.push_back(FirstRow[I]);
     }
-    ContentOf[I] = It->second;
+    K.ContentOf[I] = It->second;
   }
-  R.DistinctKernelFiles = Distinct.size();
-  // The histogram first: it tells which kernels LLVM 22 reads; those it cannot are recompiled
-  // from their source (or left out) before any other arm embeds them.
-  const auto EmbedStart = std::chrono::steady_clock::now();
-  std::optional<support::TempDir> Tmp;
-  auto Counts = embedFiles(Distinct, ir2vec::countingVocabulary(), ir2vec::Kind::Symbolic, C);
+  return llvm::Error::success();
+}
+
+/// The histogram first: it tells which kernels LLVM 22 reads; those it cannot are recompiled
+/// from their source (or left out) before any arm embeds them.
+llvm::Error embedHistograms(const DevmapSpec &Spec, const DevmapConfig &C, DevmapKernels &K,
+                            DevmapResult &R) {
+  auto Counts = embedFiles(K.Distinct, ir2vec::countingVocabulary(), ir2vec::Kind::Symbolic, C);
   if (!Counts)
     return Counts.takeError();
-  std::vector<std::string> Effective = Distinct; // what the arms embed
-  std::vector<bool> Usable(Distinct.size(), true);
-  for (size_t D = 0; D < Distinct.size(); ++D) {
-    if (Counts->Errors[D].empty())
+  K.Counts = std::move(*Counts);
+  K.Effective = K.Distinct;
+  K.Usable.assign(K.Distinct.size(), true);
+  for (size_t D = 0; D < K.Distinct.size(); ++D) {
+    if (K.Counts.Errors[D].empty())
       continue;
     // LLVM's diagnostics quote the line and mark the column below it: the first line says it.
-    std::string Why = llvm::StringRef(Counts->Errors[D]).split('\n').first.str();
+    std::string Why = llvm::StringRef(K.Counts.Errors[D]).split('\n').first.str();
     if (Spec.Recompile) {
-      if (!Tmp) {
+      if (!K.Tmp) {
         auto T = support::TempDir::create("ir2vec-eval");
         if (!T)
           return T.takeError();
-        Tmp.emplace(std::move(*T));
+        K.Tmp.emplace(std::move(*T));
       }
-      auto Out = recompile(*DistinctRow[D], *Tmp, D, C);
+      auto Out = recompile(*K.DistinctRow[D], *K.Tmp, D, C);
       if (C.Run.cancelled())
         return support::interruptedError("interrupted while recompiling kernels");
       if (Out) {
@@ -742,10 +814,10 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
         if (!Again)
           return Again.takeError();
         if (Again->Errors[0].empty()) {
-          Effective[D] = *Out;
-          Counts->Rows[D] = std::move(Again->Rows[0]);
-          Counts->Errors[D].clear();
-          R.Recompiled.emplace_back(Distinct[D], Why);
+          K.Effective[D] = *Out;
+          K.Counts.Rows[D] = std::move(Again->Rows[0]);
+          K.Counts.Errors[D].clear();
+          R.Recompiled.emplace_back(K.Distinct[D], Why);
           continue;
         }
         Why += "; recompiled, LLVM 22 still cannot read it: " +
@@ -754,12 +826,44 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
         Why += "; " + llvm::toString(Out.takeError());
       }
     }
-    Usable[D] = false;
-    R.LeftOut.emplace_back(Distinct[D], Why);
+    K.Usable[D] = false;
+    R.LeftOut.emplace_back(K.Distinct[D], Why);
   }
-  // The rows every arm judges, and their kernels and suites.
-  std::map<std::string, int> KernelIndex, SuiteIndex;
-  std::vector<std::string> SuiteOfKernel;
+  return llvm::Error::success();
+}
+
+/// What the protocols need of one platform's rows, before any work (scikit-learn's
+/// StratifiedKFold refuses more folds than rows, or than every class has rows).
+llvm::Error checkProtocols(const DevmapSpec &Spec, const std::vector<DevmapRow> &Rows,
+                           const std::string &CSV) {
+  const size_t N = Rows.size(), GPU = size_t(llvm::count_if(Rows, [](const DevmapRow &X) { return X.GPU; }));
+  std::set<std::string> Kernels, Suites;
+  for (const DevmapRow &Row : Rows) {
+    Kernels.insert(Row.Benchmark);
+    Suites.insert(suiteOf(Row.Benchmark));
+  }
+  for (Protocol Pr : Spec.Protocols) {
+    const std::string What = support::nameOf<Protocol>(ProtocolNames, Pr).str() + " protocol: ";
+    if (Pr == Protocol::Paper && (Spec.Folds > N || (Spec.Folds > GPU && Spec.Folds > N - GPU)))
+      return support::fileError(CSV, What + llvm::Twine(Spec.Folds) + " folds, but " + llvm::Twine(N) +
+                                         " rows (" + llvm::Twine(GPU) + " GPU, " + llvm::Twine(N - GPU) +
+                                         " CPU): stratified folds need at least as many rows of one device");
+    if (Pr == Protocol::Kernel && Spec.Folds > Kernels.size())
+      return support::fileError(CSV, What + llvm::Twine(Spec.Folds) + " folds, but " +
+                                         llvm::Twine(Kernels.size()) + " kernels");
+    if (Pr == Protocol::Suite && Suites.size() < 2)
+      return support::fileError(CSV, What + "leaving one suite out needs at least 2 suites, the "
+                                         "rows have " + llvm::Twine(Suites.size()) + " (" + *Suites.begin() + ")");
+  }
+  return llvm::Error::success();
+}
+
+/// The rows every arm judges (those whose kernel is embedded), their kernels and suites
+/// (numbered by name: the leave-one-suite-out folds).
+llvm::Error judgedRows(const DevmapData &Data, const DevmapSpec &Spec, DevmapKernels &K,
+                       DevmapResult &R) {
+  const size_t NP = Data.Platforms.size();
+  std::map<std::string, int> KernelIndex;
   for (size_t P = 0; P < NP; ++P) {
     R.Platforms.push_back(Data.Platforms[P].Name);
     R.CSVs.push_back(Data.Platforms[P].CSV);
@@ -767,7 +871,7 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
     R.Rows.emplace_back();
     for (size_t I = 0; I < Data.Platforms[P].Rows.size(); ++I) {
       const DevmapRow &Row = Data.Platforms[P].Rows[I];
-      if (!Usable[ContentOf[FileIndex[kernelFile(Data.Dir, Row)]]])
+      if (!K.Usable[K.contentOf(Data.Dir, Row)])
         continue;
       auto [It, New] = KernelIndex.emplace(Row.Benchmark, int(R.Kernels.size()));
       if (New) {
@@ -780,135 +884,148 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
     if (R.Used[P].size() < 2)
       return support::fileError(Data.Platforms[P].CSV, "fewer than 2 rows have a kernel LLVM 22 can read");
   }
-  // What the protocols need of the rows, before any work (scikit-learn's StratifiedKFold
-  // refuses more folds than rows, or than every class has rows).
-  for (size_t P = 0; P < NP; ++P) {
-    const size_t Rows = R.Rows[P].size(), GPU = size_t(llvm::count_if(R.Rows[P], [](const DevmapRow &X) { return X.GPU; }));
-    std::set<std::string> Kernels, Suites;
-    for (const DevmapRow &Row : R.Rows[P]) {
-      Kernels.insert(Row.Benchmark);
-      Suites.insert(suiteOf(Row.Benchmark));
-    }
-    for (Protocol Pr : Spec.Protocols) {
-      const std::string What = support::nameOf<Protocol>(ProtocolNames, Pr).str() + " protocol: ";
-      if (Pr == Protocol::Paper && (Spec.Folds > Rows || (Spec.Folds > GPU && Spec.Folds > Rows - GPU)))
-        return support::fileError(R.CSVs[P], What + llvm::Twine(Spec.Folds) + " folds, but " + llvm::Twine(Rows) +
-                                                 " rows (" + llvm::Twine(GPU) + " GPU, " + llvm::Twine(Rows - GPU) +
-                                                 " CPU): stratified folds need at least as many rows of one device");
-      if (Pr == Protocol::Kernel && Spec.Folds > Kernels.size())
-        return support::fileError(R.CSVs[P], What + llvm::Twine(Spec.Folds) + " folds, but " +
-                                                 llvm::Twine(Kernels.size()) + " kernels");
-      if (Pr == Protocol::Suite && Suites.size() < 2)
-        return support::fileError(R.CSVs[P], What + "leaving one suite out needs at least 2 suites, the "
-                                                 "rows have " + llvm::Twine(Suites.size()) + " (" + *Suites.begin() + ")");
-    }
-  }
-  // Suites numbered by name (the leave-one-suite-out folds).
-  {
-    std::vector<std::string> Names = R.Suites;
-    std::sort(Names.begin(), Names.end());
-    Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
-    R.SuiteNames = Names;
-    for (const std::string &S : R.Suites)
-      R.SuiteOf.push_back(int(std::lower_bound(Names.begin(), Names.end(), S) - Names.begin()));
-  }
-  // Features of every arm: per distinct content a vector, per row the run's own columns.
-  const size_t NA = Spec.Arms.size();
-  R.Arms.resize(NA);
-  std::vector<std::vector<size_t>> KernelOfRow(NP); // [platform][row]: its distinct content
+  for (size_t P = 0; P < NP; ++P)
+    if (llvm::Error E = checkProtocols(Spec, R.Rows[P], R.CSVs[P]))
+      return E;
+  std::vector<std::string> Names = R.Suites;
+  std::sort(Names.begin(), Names.end());
+  Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
+  R.SuiteNames = Names;
+  for (const std::string &S : R.Suites)
+    R.SuiteOf.push_back(int(std::lower_bound(Names.begin(), Names.end(), S) - Names.begin()));
+  K.KernelOfRow.assign(NP, {});
   for (size_t P = 0; P < NP; ++P)
     for (const DevmapRow &Row : R.Rows[P])
-      KernelOfRow[P].push_back(ContentOf[FileIndex[kernelFile(Data.Dir, Row)]]);
-  // Fold vocabularies: every kernel's triplets once, a warm start per arm.
-  std::optional<KernelTriplets> Triplets;
-  std::vector<std::optional<vocab::InitialEntities>> Inits(NA);
-  for (size_t A = 0; A < NA; ++A) {
-    if (!Spec.Arms[A].FoldVocab)
-      continue;
-    if (!Triplets) {
-      auto T = KernelTriplets::collect(Effective, Usable);
-      if (!T)
-        return T.takeError();
-      Triplets = std::move(*T);
+      K.KernelOfRow[P].push_back(K.contentOf(Data.Dir, Row));
+  return llvm::Error::success();
+}
+
+/// The vocabularies of "vocabulary": "folds" arms: every kernel's triplets once, a warm start
+/// per arm, and a vocabulary per training (thread-safe: trainings run on several workers).
+class FoldVocabularies {
+public:
+  static llvm::Expected<FoldVocabularies> make(const DevmapSpec &Spec, const DevmapKernels &K) {
+    FoldVocabularies F;
+    F.Spec = &Spec;
+    F.K = &K;
+    F.Inits.resize(Spec.Arms.size());
+    for (size_t A = 0; A < Spec.Arms.size(); ++A) {
+      if (!Spec.Arms[A].FoldVocab)
+        continue;
+      if (!F.Triplets) {
+        auto T = KernelTriplets::collect(K.Effective, K.Usable);
+        if (!T)
+          return T.takeError();
+        F.Triplets = std::move(*T);
+      }
+      auto I = foldInit(*Spec.Arms[A].FoldVocab);
+      if (!I)
+        return support::prefixError("arm " + Spec.Arms[A].Name, I.takeError());
+      F.Inits[A] = std::move(*I);
     }
-    auto I = foldInit(*Spec.Arms[A].FoldVocab);
-    if (!I)
-      return support::prefixError("arm " + Spec.Arms[A].Name, I.takeError());
-    Inits[A] = std::move(*I);
+    return F;
   }
-  // A fold vocabulary's vectors per distinct content: the counts times it (summed as the
-  // symbolic module vector is, by linearity), over the instruction count with Mean.
-  auto FoldVectors = [&](const DevmapArm &Arm, const vocab::Vocabulary &V) {
-    std::vector<std::vector<double>> Out(Counts->Rows.size());
-    for (size_t D = 0; D < Out.size(); ++D)
-      if (Usable[D])
-        Out[D] = ir2vec::countsTimesVocabulary(Counts->Rows[D], V);
-    if (Arm.Aggregate == Aggregation::Mean)
-      overInstructions(Out, Counts->Rows);
-    return Out;
-  };
-  auto TrainFold = [&](size_t A, const std::vector<size_t> &Kernels) {
-    const DevmapArm &Arm = Spec.Arms[A];
+  /// Arm A's vocabulary trained on the triplets of Kernels (distinct contents) only.
+  llvm::Expected<vocab::Vocabulary> train(size_t A, const std::vector<size_t> &Kernels) const {
+    const DevmapArm &Arm = Spec->Arms[A];
     return Triplets->train(Kernels, *Arm.FoldVocab, Arm.Weights, Inits[A] ? &*Inits[A] : nullptr);
-  };
-  for (size_t A = 0; A < NA; ++A) {
+  }
+  /// A fold vocabulary's vectors per distinct content: the counts times it (summed as the
+  /// symbolic module vector is, by linearity), over the instruction count with Mean.
+  std::vector<std::vector<double>> vectors(const DevmapArm &Arm, const vocab::Vocabulary &V) const {
+    std::vector<std::vector<double>> Out(K->Counts.Rows.size());
+    for (size_t D = 0; D < Out.size(); ++D)
+      if (K->Usable[D])
+        Out[D] = ir2vec::countsTimesVocabulary(K->Counts.Rows[D], V);
+    if (Arm.Aggregate == Aggregation::Mean)
+      overInstructions(Out, K->Counts.Rows);
+    return Out;
+  }
+
+private:
+  const DevmapSpec *Spec = nullptr;
+  const DevmapKernels *K = nullptr;
+  std::optional<KernelTriplets> Triplets;
+  std::vector<std::optional<vocab::InitialEntities>> Inits;
+};
+
+/// Arm A's vector per distinct content and the names of its columns (the histogram, machine
+/// IR's, a fold vocabulary's trained on every kernel, or an embedding's).
+llvm::Expected<std::vector<std::vector<double>>>
+armVectors(size_t A, const DevmapSpec &Spec, const DevmapConfig &C, const DevmapKernels &K,
+           const FoldVocabularies &FV, DevmapArmResult &Out) {
+  const DevmapArm &Arm = Spec.Arms[A];
+  if (Arm.K == ArmKind::Histogram) {
+    for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
+      Out.ColumnNames.push_back("count:" + std::string(vocab::entityName(E)));
+    return K.Counts.Rows;
+  }
+  if (Arm.Machine) {
+    // For x86-64 (the shipped IR's target is x86-64 macOS; code generation for it is llc's).
+    mir::MirRunOptions O;
+    O.Target.Triple = "x86_64-unknown-linux-gnu";
+    O.Stop = *mir::parseMirStage(Arm.MirStage);
+    O.VocabPath = Arm.Vocabulary;
+    auto Src = mir::MirSource::create(O, K.Effective, [](const support::Diagnostic &) {});
+    if (!Src)
+      return support::makeError("arm " + Arm.Name + ": " + llvm::toString(Src.takeError()));
+    auto E = embedFiles(K.Effective, ir2vec::countingVocabulary(), ir2vec::Kind::Symbolic, C, Src->get());
+    if (!E)
+      return E.takeError();
+    for (size_t D = 0; D < K.Effective.size(); ++D)
+      if (K.Usable[D] && !E->Errors[D].empty())
+        return support::fileError(K.Effective[D], "arm " + Arm.Name + ": cannot compile and embed its machine IR: " +
+                                                      llvm::StringRef(E->Errors[D]).split('\n').first);
+    for (unsigned D = 0; D < (*Src)->vocabulary().Dim; ++D)
+      Out.ColumnNames.push_back("mir" + std::to_string(D));
+    return std::move(E->Rows);
+  }
+  if (Arm.FoldVocab) {
+    // Each training uses its own (runTrainings); results.h5 keeps the vectors of the
+    // vocabulary trained on every kernel, for inspection.
+    std::vector<size_t> All;
+    for (size_t D = 0; D < K.Usable.size(); ++D)
+      if (K.Usable[D])
+        All.push_back(D);
+    auto V = FV.train(A, All);
+    if (!V)
+      return support::prefixError("arm " + Arm.Name, V.takeError());
+    for (unsigned D = 0; D < Arm.FoldVocab->Dim; ++D)
+      Out.ColumnNames.push_back("dim" + std::to_string(D));
+    return FV.vectors(Arm, *V);
+  }
+  if (Arm.K != ArmKind::Embedding)
+    return std::vector<std::vector<double>>();
+  auto V = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
+  if (!V)
+    return V.takeError();
+  auto E = embedFiles(K.Effective, V->Loaded.Vocab, Arm.EmbeddingKind, C, nullptr, &Arm);
+  if (!E)
+    return E.takeError();
+  if (Arm.Aggregate == Aggregation::Mean)
+    overInstructions(E->Rows, K.Counts.Rows);
+  for (size_t D = 0; D < K.Effective.size(); ++D)
+    if (K.Usable[D] && !E->Errors[D].empty())
+      return support::fileError(K.Effective[D], "arm " + Arm.Name + ": cannot embed: " + E->Errors[D]);
+  for (unsigned D = 0; D < V->Loaded.Vocab.dimension(); ++D)
+    Out.ColumnNames.push_back("dim" + std::to_string(D));
+  return std::move(E->Rows);
+}
+
+/// The candidates: every arm's features, per platform a row per judged row (the arm's vector
+/// of its kernel, then the histogram, Grewe's columns, transfer and work-group size).
+llvm::Error armFeatures(const DevmapSpec &Spec, const DevmapConfig &C, const DevmapKernels &K,
+                        const FoldVocabularies &FV, DevmapResult &R) {
+  const size_t NP = R.Platforms.size();
+  R.Arms.resize(Spec.Arms.size());
+  for (size_t A = 0; A < Spec.Arms.size(); ++A) {
     const DevmapArm &Arm = Spec.Arms[A];
     DevmapArmResult &Out = R.Arms[A];
     if (Arm.K == ArmKind::Static)
       continue;
-    std::vector<std::vector<double>> Vectors;
-    if (Arm.K == ArmKind::Histogram) {
-      Vectors = Counts->Rows;
-      for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
-        Out.ColumnNames.push_back("count:" + std::string(vocab::entityName(E)));
-    } else if (Arm.Machine) {
-      // For x86-64 (the shipped IR's target is x86-64 macOS; code generation for it is llc's).
-      mir::MirRunOptions O;
-      O.Target.Triple = "x86_64-unknown-linux-gnu";
-      O.Stop = *mir::parseMirStage(Arm.MirStage);
-      O.VocabPath = Arm.Vocabulary;
-      auto Src = mir::MirSource::create(O, Effective, [](const support::Diagnostic &) {});
-      if (!Src)
-        return support::makeError("arm " + Arm.Name + ": " + llvm::toString(Src.takeError()));
-      auto E = embedFiles(Effective, ir2vec::countingVocabulary(), ir2vec::Kind::Symbolic, C, Src->get());
-      if (!E)
-        return E.takeError();
-      for (size_t D = 0; D < Effective.size(); ++D)
-        if (Usable[D] && !E->Errors[D].empty())
-          return support::fileError(Effective[D], "arm " + Arm.Name + ": cannot compile and embed its machine IR: " +
-                                                       llvm::StringRef(E->Errors[D]).split('\n').first);
-      Vectors = std::move(E->Rows);
-      for (unsigned D = 0; D < (*Src)->vocabulary().Dim; ++D)
-        Out.ColumnNames.push_back("mir" + std::to_string(D));
-    } else if (Arm.FoldVocab) {
-      // Each training uses its own (below); results.h5 keeps the vectors of the vocabulary
-      // trained on every kernel, for inspection.
-      std::vector<size_t> All;
-      for (size_t D = 0; D < Usable.size(); ++D)
-        if (Usable[D])
-          All.push_back(D);
-      auto V = TrainFold(A, All);
-      if (!V)
-        return support::prefixError("arm " + Arm.Name, V.takeError());
-      Vectors = FoldVectors(Arm, *V);
-      for (unsigned D = 0; D < Arm.FoldVocab->Dim; ++D)
-        Out.ColumnNames.push_back("dim" + std::to_string(D));
-    } else if (Arm.K == ArmKind::Embedding) {
-      auto V = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
-      if (!V)
-        return V.takeError();
-      auto E = embedFiles(Effective, V->Loaded.Vocab, Arm.EmbeddingKind, C, nullptr, &Arm);
-      if (!E)
-        return E.takeError();
-      if (Arm.Aggregate == Aggregation::Mean)
-        overInstructions(E->Rows, Counts->Rows);
-      for (size_t D = 0; D < Effective.size(); ++D)
-        if (Usable[D] && !E->Errors[D].empty())
-          return support::fileError(Effective[D], "arm " + Arm.Name + ": cannot embed: " + E->Errors[D]);
-      Vectors = std::move(E->Rows);
-      for (unsigned D = 0; D < V->Loaded.Vocab.dimension(); ++D)
-        Out.ColumnNames.push_back("dim" + std::to_string(D));
-    }
+    auto Vectors = armVectors(A, Spec, C, K, FV, Out);
+    if (!Vectors)
+      return Vectors.takeError();
     if (Arm.WithHistogram)
       for (vocab::EntityId E = 0; E < vocab::NumEntities; ++E)
         Out.ColumnNames.push_back("count:" + std::string(vocab::entityName(E)));
@@ -920,13 +1037,15 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
     Out.Columns = Out.ColumnNames.size();
     Out.Features.resize(NP);
     for (size_t P = 0; P < NP; ++P)
-      Out.Features[P] = rowFeatures(Arm, Vectors, Counts->Rows, R.Rows[P], KernelOfRow[P]);
+      Out.Features[P] = rowFeatures(Arm, *Vectors, K.Counts.Rows, R.Rows[P], K.KernelOfRow[P]);
   }
-  R.EmbedSeconds = seconds(EmbedStart);
-  Tmp.reset();
-  // Folds: [platform][protocol][seed]; leave-one-suite-out has no randomness (one per seed
-  // all the same, trained once).
-  const size_t NR = Spec.Protocols.size(), NS = Spec.Seeds.size();
+  return llvm::Error::success();
+}
+
+/// Folds: [platform][protocol][seed]; leave-one-suite-out has no randomness (one per seed
+/// all the same, trained once). And the static mapping's device per platform.
+void makeFolds(const DevmapSpec &Spec, DevmapResult &R) {
+  const size_t NP = R.Platforms.size(), NR = Spec.Protocols.size(), NS = Spec.Seeds.size();
   R.Folds.assign(NP, std::vector<std::vector<std::vector<int>>>(NR));
   for (size_t P = 0; P < NP; ++P) {
     std::vector<int> Labels, Kernel, Suite;
@@ -959,13 +1078,20 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
     size_t GPU = size_t(std::count(Labels.begin(), Labels.end(), 1));
     R.StaticGPU.push_back(2 * GPU > Labels.size());
   }
-  // The trainings: one per (arm, platform, protocol, seed, fold) with rows on both sides.
-  struct Task {
-    size_t A, P, Pr, S;
-    int Fold;
-  };
-  std::vector<Task> Tasks;
-  for (size_t A = 0; A < NA; ++A) {
+}
+
+/// One training: an arm's classifier for one fold of one seed of one protocol on one platform.
+struct TrainingTask {
+  size_t A, P, Pr, S;
+  int Fold;
+};
+
+/// The trainings: one per (arm, platform, protocol, seed, fold) with rows on both sides; every
+/// prediction starts as the static mapping's.
+std::vector<TrainingTask> trainingTasks(const DevmapSpec &Spec, DevmapResult &R) {
+  const size_t NP = R.Platforms.size(), NR = Spec.Protocols.size(), NS = Spec.Seeds.size();
+  std::vector<TrainingTask> Tasks;
+  for (size_t A = 0; A < Spec.Arms.size(); ++A) {
     DevmapArmResult &Out = R.Arms[A];
     Out.Predictions.assign(NP, std::vector<std::vector<std::vector<uint8_t>>>(NR));
     for (size_t P = 0; P < NP; ++P)
@@ -975,7 +1101,7 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
           if (Spec.Arms[A].K == ArmKind::Static)
             continue;
           if (Spec.Protocols[Pr] == Protocol::Suite && Si > 0)
-            continue; // the same folds as seed 0: copied below
+            continue; // the same folds as seed 0: copied after the trainings
           const std::vector<int> &F = R.Folds[P][Pr][Si];
           const int Max = *std::max_element(F.begin(), F.end());
           for (int K = 0; K <= Max; ++K)
@@ -983,6 +1109,17 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
               Tasks.push_back({A, P, Pr, Si, K});
         }
   }
+  return Tasks;
+}
+
+/// The judging: every training on -j workers, each fold's rows predicted by a classifier
+/// trained on the other folds' rows (and a fold vocabulary arm's features made from a
+/// vocabulary trained on those rows' kernels only).
+llvm::Error runTrainings(const DevmapSpec &Spec, const DevmapConfig &C, const DevmapKernels &K,
+                         const FoldVocabularies &FV, DevmapResult &R) {
+  const size_t NA = Spec.Arms.size(), NP = R.Platforms.size(), NR = Spec.Protocols.size(),
+               NS = Spec.Seeds.size();
+  const std::vector<TrainingTask> Tasks = trainingTasks(Spec, R);
   std::vector<std::vector<FloatMatrix>> X(NA, std::vector<FloatMatrix>(NP));
   for (size_t A = 0; A < NA; ++A)
     if (Spec.Arms[A].K != ArmKind::Static)
@@ -1010,7 +1147,7 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
             if (Failure)
               return;
           }
-          const Task &Tk = Tasks[T];
+          const TrainingTask &Tk = Tasks[T];
           const std::vector<int> &F = R.Folds[Tk.P][Tk.Pr][Tk.S];
           std::vector<size_t> Train, Test;
           for (size_t I = 0; I < F.size(); ++I)
@@ -1021,17 +1158,17 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
           if (Arm.FoldVocab) {
             std::vector<size_t> Kernels;
             for (size_t I : Train)
-              Kernels.push_back(KernelOfRow[Tk.P][I]);
+              Kernels.push_back(K.KernelOfRow[Tk.P][I]);
             std::sort(Kernels.begin(), Kernels.end());
             Kernels.erase(std::unique(Kernels.begin(), Kernels.end()), Kernels.end());
-            auto V = TrainFold(Tk.A, Kernels);
+            auto V = FV.train(Tk.A, Kernels);
             if (!V) {
               std::lock_guard<std::mutex> G(M);
               Failure = "arm " + Arm.Name + ": " + llvm::toString(V.takeError());
               return;
             }
             size_t Used = 0;
-            Own = scaled(rowFeatures(Arm, FoldVectors(Arm, *V), Counts->Rows, R.Rows[Tk.P], KernelOfRow[Tk.P]),
+            Own = scaled(rowFeatures(Arm, FV.vectors(Arm, *V), K.Counts.Rows, R.Rows[Tk.P], K.KernelOfRow[Tk.P]),
                          R.Rows[Tk.P].size(), R.Arms[Tk.A].Columns, Used);
             Xm = &Own;
             ++FoldVocabs;
@@ -1065,11 +1202,62 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
         if (Spec.Protocols[Pr] == Protocol::Suite)
           for (size_t Si = 1; Si < NS; ++Si)
             R.Arms[A].Predictions[P][Pr][Si] = R.Arms[A].Predictions[P][Pr][0];
+  return llvm::Error::success();
+}
 
-  // Statistics: per arm and protocol, intervals over resamples of kernels shared by every arm
-  // (pairedDifference and the figures below use the same draws).
+/// One arm's figures under one protocol: accuracy and speedup per platform and pooled with
+/// intervals over resamples of kernels, the worst seed, the worst suite, the difference to
+/// the histogram control and the answer it gives.
+CellResult armCell(const DevmapResult &R, const Statistics &St, size_t A, size_t Pr) {
+  const size_t NP = R.Platforms.size(), NS = R.Spec.Seeds.size();
+  const KernelSums S = St.sums(A, Pr);
+  CellResult Cell;
+  const std::vector<double> Acc = St.means(S.Correct, S.N, nullptr), Sp = St.means(S.Speed, S.N, nullptr);
+  std::vector<std::vector<double>> BA(NP + 1), BS(NP + 1);
+  for (const auto &W : St.Draws) {
+    const std::vector<double> A1 = St.means(S.Correct, S.N, &W), S1 = St.means(S.Speed, S.N, &W);
+    for (size_t P = 0; P <= NP; ++P) {
+      BA[P].push_back(A1[P]);
+      BS[P].push_back(S1[P]);
+    }
+  }
+  Cell.VsHistogram = St.difference(A, HistogramArm, Pr);
+  for (size_t P = 0; P <= NP; ++P) {
+    Cell.Accuracy.push_back(intervalOf(Acc[P], BA[P]));
+    Cell.Speedup.push_back(intervalOf(Sp[P], BS[P]));
+    double Worst = INFINITY;
+    for (size_t Si = 0; Si < NS; ++Si) {
+      double V = 0;
+      if (P < NP)
+        V = S.SeedAccuracy[P][Si];
+      else
+        for (size_t Q = 0; Q < NP; ++Q)
+          V += S.SeedAccuracy[Q][Si] / double(NP);
+      Worst = std::min(Worst, V);
+    }
+    Cell.WorstSeedAccuracy.push_back(Worst);
+  }
+  // The worst suite: the lowest accuracy over its rows (seed means, platforms pooled).
+  std::vector<double> SC(R.SuiteNames.size(), 0), SN(R.SuiteNames.size(), 0);
+  for (size_t P = 0; P < NP; ++P)
+    for (size_t K = 0; K < St.Kernels; ++K)
+      SC[size_t(R.SuiteOf[K])] += S.Correct[P][K], SN[size_t(R.SuiteOf[K])] += S.N[P][K];
+  Cell.WorstSuiteAccuracy = INFINITY;
+  for (size_t Su = 0; Su < SC.size(); ++Su)
+    if (SN[Su] > 0 && SC[Su] / SN[Su] < Cell.WorstSuiteAccuracy) {
+      Cell.WorstSuiteAccuracy = SC[Su] / SN[Su];
+      Cell.WorstSuite = R.SuiteNames[Su];
+    }
+  const Interval &D = Cell.VsHistogram.back();
+  Cell.Answer = A == HistogramArm ? "-" : D.Low > 0 ? "yes" : D.High < 0 ? "no" : "not shown";
+  return Cell;
+}
+
+/// Statistics: per arm and protocol, intervals over resamples of kernels shared by every arm
+/// (pairedDifference and the figures use the same draws); the oracle's speedup.
+void summarize(DevmapResult &R) {
   const Statistics St(R);
-  for (size_t P = 0; P < NP; ++P) {
+  for (size_t P = 0; P < R.Platforms.size(); ++P) {
     std::vector<double> Num(St.Kernels, 0), Den(St.Kernels, 0);
     double Sum = 0;
     for (size_t I = 0; I < R.Rows[P].size(); ++I) {
@@ -1084,50 +1272,43 @@ llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const Devmap
       Boot.push_back(St.ratio(Num, Den, &W));
     R.OracleSpeedup.push_back(intervalOf(Sum / double(R.Rows[P].size()), Boot));
   }
-  for (size_t Pr = 0; Pr < NR; ++Pr)
-    for (size_t A = 0; A < NA; ++A) {
-      const KernelSums S = St.sums(A, Pr);
-      CellResult Cell;
-      const std::vector<double> Acc = St.means(S.Correct, S.N, nullptr), Sp = St.means(S.Speed, S.N, nullptr);
-      std::vector<std::vector<double>> BA(NP + 1), BS(NP + 1);
-      for (const auto &W : St.Draws) {
-        const std::vector<double> A1 = St.means(S.Correct, S.N, &W), S1 = St.means(S.Speed, S.N, &W);
-        for (size_t P = 0; P <= NP; ++P) {
-          BA[P].push_back(A1[P]);
-          BS[P].push_back(S1[P]);
-        }
-      }
-      Cell.VsHistogram = St.difference(A, HistogramArm, Pr);
-      for (size_t P = 0; P <= NP; ++P) {
-        Cell.Accuracy.push_back(intervalOf(Acc[P], BA[P]));
-        Cell.Speedup.push_back(intervalOf(Sp[P], BS[P]));
-        double Worst = INFINITY;
-        for (size_t Si = 0; Si < NS; ++Si) {
-          double V = 0;
-          if (P < NP)
-            V = S.SeedAccuracy[P][Si];
-          else
-            for (size_t Q = 0; Q < NP; ++Q)
-              V += S.SeedAccuracy[Q][Si] / double(NP);
-          Worst = std::min(Worst, V);
-        }
-        Cell.WorstSeedAccuracy.push_back(Worst);
-      }
-      // The worst suite: the lowest accuracy over its rows (seed means, platforms pooled).
-      std::vector<double> SC(R.SuiteNames.size(), 0), SN(R.SuiteNames.size(), 0);
-      for (size_t P = 0; P < NP; ++P)
-        for (size_t K = 0; K < St.Kernels; ++K)
-          SC[size_t(R.SuiteOf[K])] += S.Correct[P][K], SN[size_t(R.SuiteOf[K])] += S.N[P][K];
-      Cell.WorstSuiteAccuracy = INFINITY;
-      for (size_t Su = 0; Su < SC.size(); ++Su)
-        if (SN[Su] > 0 && SC[Su] / SN[Su] < Cell.WorstSuiteAccuracy) {
-          Cell.WorstSuiteAccuracy = SC[Su] / SN[Su];
-          Cell.WorstSuite = R.SuiteNames[Su];
-        }
-      const Interval &D = Cell.VsHistogram.back();
-      Cell.Answer = A == HistogramArm ? "-" : D.Low > 0 ? "yes" : D.High < 0 ? "no" : "not shown";
-      R.Arms[A].Cells.push_back(std::move(Cell));
-    }
+  for (size_t Pr = 0; Pr < R.Spec.Protocols.size(); ++Pr)
+    for (size_t A = 0; A < R.Spec.Arms.size(); ++A)
+      R.Arms[A].Cells.push_back(armCell(R, St, A, Pr));
+}
+
+} // namespace
+
+llvm::Expected<DevmapResult> runDevmapStudy(const DevmapData &Data, const DevmapSpec &Spec,
+                                            const DevmapConfig &C) {
+  const auto Start = std::chrono::steady_clock::now();
+  DevmapResult R;
+  R.Spec = Spec;
+  R.DataDir = Data.Dir;
+  R.BoostVersion = boostVersion();
+  // Prepare: the kernels, what LLVM 22 reads of them, the rows every arm judges.
+  DevmapKernels K;
+  if (llvm::Error E = readKernels(Data, K))
+    return E;
+  R.DistinctKernelFiles = K.Distinct.size();
+  const auto EmbedStart = std::chrono::steady_clock::now();
+  if (llvm::Error E = embedHistograms(Spec, C, K, R))
+    return E;
+  if (llvm::Error E = judgedRows(Data, Spec, K, R))
+    return E;
+  // The candidates: every arm's features.
+  llvm::Expected<FoldVocabularies> FV = FoldVocabularies::make(Spec, K);
+  if (!FV)
+    return FV.takeError();
+  if (llvm::Error E = armFeatures(Spec, C, K, *FV, R))
+    return E;
+  R.EmbedSeconds = seconds(EmbedStart);
+  K.Tmp.reset();
+  // Judge them by the protocols' folds, then summarise.
+  makeFolds(Spec, R);
+  if (llvm::Error E = runTrainings(Spec, C, K, *FV, R))
+    return E;
+  summarize(R);
   R.Seconds = seconds(Start);
   return R;
 }
