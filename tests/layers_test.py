@@ -29,6 +29,7 @@ res.check("the layers are the libraries of the top-level CMakeLists.txt, in orde
 rank = {d: i for i, d in enumerate(libraries)}
 rank["tools"] = len(libraries)
 rank["python"] = len(libraries)  # the Python module: a program, like tools/
+rank["plugin"] = len(libraries)  # the compiler's inliner plugin: a program, like tools/
 
 # Includes go down only (or stay in the folder).
 edges = 0
