@@ -10,6 +10,7 @@
 //   IR2VEC_INLINE_POLICY  a policy of `ir2vec mlgo policies` for the inliner (default: size)
 //   IR2VEC_INLINE_MODEL   its model file (rule, linear, mlp)
 // A policy or model that cannot be made is a compiler error naming it, before any decision.
+#include "features/FeatureSets.h"
 #include "runners/Models.h"
 #include "runners/Policies.h"
 
@@ -28,6 +29,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -51,6 +53,19 @@ runners::PolicyOptions policyFromEnvironment() {
   O.ModelPath = Model ? Model : "";
   O.LoadModel = runners::loadModelPolicy;
   return O;
+}
+
+/// The LLVM options every host session of the inliner gives the compiler (features::TaskInfo's
+/// SessionFlags: LLVM's advisor otherwise stops asking once the module has doubled), set here
+/// the same way: an option the compiler's command line set keeps its value.
+void applySessionFlags() {
+  auto Registered = cl::getRegisteredOptions();
+  for (const char *Flag : features::taskInfo(runners::Task::Inline).SessionFlags) {
+    auto [Name, Value] = StringRef(Flag).drop_while([](char C) { return C == '-'; }).split('=');
+    cl::Option *O = Registered.lookup(Name);
+    if (O && !O->getNumOccurrences())
+      O->addOccurrence(0, Name, Value);
+  }
 }
 
 /// LLVM's spec as the workbench's (the same JSON form: features::tensorSpecFromJSON reads what
@@ -192,7 +207,8 @@ InlineAdvisor *makeAdvisor(Module &M, FunctionAnalysisManager &FAM, InlineParams
       M, *PipelineMAM,
       [&M, Policy](const std::vector<TensorSpec> &Features) -> std::unique_ptr<MLModelRunner> {
         std::vector<TensorSpec> Inputs = Features;
-        Inputs.push_back(DefaultDecisionSpec);
+        if (!llvm::any_of(Inputs, [](const TensorSpec &S) { return S.name() == DefaultDecisionName; }))
+          Inputs.push_back(DefaultDecisionSpec);
         auto R = std::make_unique<PolicyRunner>(M.getContext(), Inputs);
         if (Error E = R->bind(std::move(*Policy), Inputs))
           M.getContext().diagnose(DiagnosticInfoGeneric("ir2vec-inline: " + toString(std::move(E))));
@@ -205,6 +221,7 @@ InlineAdvisor *makeAdvisor(Module &M, FunctionAnalysisManager &FAM, InlineParams
 
 extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "ir2vec-inline", WB_VERSION, [](PassBuilder &PB) {
+            applySessionFlags();
             PB.registerAnalysisRegistrationCallback([](ModuleAnalysisManager &MAM) {
               PipelineMAM = &MAM;
               MAM.registerPass([] { return PluginInlineAdvisorAnalysis(makeAdvisor); });

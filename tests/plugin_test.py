@@ -4,7 +4,8 @@ policy inside the compiler gives the same code as `ir2vec mlgo run --policy P` a
 its channel.
 
   * opt-22 -load-pass-plugin, -Oz and -Os: the optimized bitcode is byte for byte the host's,
-    for the shipped `size` rule (by name, and by its model file) and the `default` policy;
+    for the shipped `size` rule (by name, and by its model file), the `default` policy and an
+    mlp and a linear model trained here;
   * clang-22 -fpass-plugin, -Oz and -Os, from C: the object's .text (llvm-size-22) is the
     host's;
   * the rule changes code somewhere (else the comparison would show nothing);
@@ -53,14 +54,27 @@ def read(path):
     return open(path, "rb").read() if os.path.exists(path) else None
 
 
+# Trained models of both kinds, from an exploration of the corpus (a few rollouts each: the test
+# needs models that decide, not good ones).
+explored = W("explore.h5")
+harness.run([a.ir2vec, "mlgo", "explore", "-q", "--all", "--budget", "4", "-o", explored, *modules],
+            check=True)
+models = {}
+for kind in ("mlp", "linear"):
+    models[kind] = W(kind + ".h5")
+    harness.run([a.ir2vec, "mlgo", "train", "-q", explored, "--model", kind, "--features",
+                 "cost,callgraph,heuristic", "--epochs", "5", "-o", models[kind]], check=True)
+
 changed = 0
 for level in ("Oz", "Os"):
     for i, m in enumerate(modules):
         name = os.path.basename(m)
-        for policy, model in (("size", None), (None, None), ("size", shipped), ("default", None)):
+        for policy, model in (("size", None), (None, None), ("size", shipped), ("default", None),
+                              ("mlp", models["mlp"]), ("linear", models["linear"])):
             tag = f"{level}-{i}-{policy}-{bool(model)}"
             host_policy = policy or "size"
-            host = harness.run([a.ir2vec, "mlgo", "run", "-q", "--policy", host_policy, "--",
+            host = harness.run([a.ir2vec, "mlgo", "run", "-q", "--policy", host_policy,
+                                *(["--model", model] if model else []), "--",
                                 B("opt"), f"-passes=default<{level}>", m, "-o", W(tag + ".host.bc")])
             r = harness.run([B("opt"), "-load-pass-plugin=" + plugin, f"-passes=default<{level}>",
                              m, "-o", W(tag + ".plugin.bc")], env=env(policy, model))
