@@ -17,13 +17,16 @@ regular file `<base>.out` (LLVM's replay trick, shared doc mlgo-interfaces-llvm2
 side is the compiler's own cost of the ML advisor (feature computation, the default decision,
 the log): the floor of any host. The rest of the host side's time is the host's.
 
+With --plugin LIB, opt-22 with the inliner plugin (libir2vec-inline.so, issue 41) answering the
+same `default` policy in-process runs as a further side: no host, no channel.
+
 With --pinned CPU, opt-22 alone and under the host also run confined to one CPU (taskset):
 the host and the compiler then wake each other on the same CPU. The difference between the two
 host ratios is what waking another CPU costs at each decision (on a VM, an inter-processor
 interrupt and an exit from the idle state).
 
 usage: bench/mlgo_corpus.py IR2VEC CORPUS_LIST [--rounds N] [--limit K] [--python]
-                            [--baseline IR2VEC] [--replay] [--pinned CPU]
+                            [--baseline IR2VEC] [--replay] [--pinned CPU] [--plugin LIB]
 """
 import argparse, json, os, struct, subprocess, sys, tempfile, time
 
@@ -62,9 +65,9 @@ def decisions_of(log):
     return out
 
 
-def timed(cmd):
+def timed(cmd, env=None):
     t = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     dt = time.perf_counter() - t
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr[-500:]}")
@@ -82,12 +85,14 @@ def main():
     ap.add_argument("--replay", action="store_true",
                     help="time opt-22 replaying the host's answers from a file, with no host")
     ap.add_argument("--pinned", type=int, help="also time opt-22 alone and under the host on this CPU only")
+    ap.add_argument("--plugin", help="also time opt-22 with this inliner plugin (the default policy)")
     a = ap.parse_args()
     mods = [l.strip() for l in open(a.corpus_list) if l.strip()]
     if a.limit:
         mods = mods[: a.limit]
     totals = {"plain": 0.0, "host": 0.0, "python": 0.0, "baseline": 0.0, "replay": 0.0,
-              "plain-pinned": 0.0, "host-pinned": 0.0}
+              "plain-pinned": 0.0, "host-pinned": 0.0, "plugin": 0.0}
+    plugin_env = dict(os.environ, IR2VEC_INLINE_POLICY="default")
     py_host = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python_host.py"), "--"]
     differ, decisions = [], 0
     with tempfile.TemporaryDirectory() as d:
@@ -108,6 +113,8 @@ def main():
                 sides.append(("plain-pinned", pin + oz + [pa + ".pin"]))
                 sides.append(("host-pinned", pin + [a.ir2vec, *host_args, "--log", log + ".pin", "--", *oz,
                                                     pb + ".pin"]))
+            if a.plugin:
+                sides.append(("plugin", oz + [pb + ".plugin", "-load-pass-plugin=" + a.plugin]))
             channel = os.path.join(d, "replay")
             if a.replay:
                 # The answers, from a session of the host before the timed rounds.
@@ -125,9 +132,10 @@ def main():
                     if name == "replay":  # fresh files: the compiler consumes and appends
                         open(channel + ".in", "wb").write(answers)
                         open(channel + ".out", "wb").close()
-                    totals[name] += timed(cmd)
+                    totals[name] += timed(cmd, plugin_env if name == "plugin" else None)
             sizes = []
-            for bc in (pa, pb) + ((pb + ".replay",) if a.replay else ()):
+            for bc in ((pa, pb) + ((pb + ".replay",) if a.replay else ())
+                       + ((pb + ".plugin",) if a.plugin else ())):
                 subprocess.run(["llc-22", "-filetype=obj", bc, "-o", bc + ".o"], check=True)
                 sizes.append(text_size(bc + ".o"))
             if len(set(sizes)) != 1:
@@ -146,7 +154,8 @@ def main():
     print(f"modules: {len(mods)}  decisions answered: {decisions}")
     print(f"same .text size: {len(mods) - len(differ)} of {len(mods)}")
     for m, s in differ:
-        print(f"  DIFFERS {m}: plain {s[0]} host {s[1]}" + (f" replay {s[2]}" if a.replay else ""))
+        print(f"  DIFFERS {m}: plain, host" + (", replay" if a.replay else "")
+              + (", plugin" if a.plugin else "") + ": " + " ".join(map(str, s)))
     plain_t, host_t = totals["plain"], totals["host"]
     print(f"wall time, sum over modules x {a.rounds} rounds: opt-22 alone {plain_t:.2f} s, "
           f"under the host {host_t:.2f} s, ratio {host_t / plain_t:.3f}")
@@ -161,6 +170,10 @@ def main():
     if a.pinned is not None:
         pp, hp = totals["plain-pinned"], totals["host-pinned"]
         print(f"on CPU {a.pinned} only: opt-22 alone {pp:.2f} s, under the host {hp:.2f} s, ratio {hp / pp:.3f}")
+    if a.plugin:
+        pl = totals["plugin"]
+        print(f"with the inliner plugin, no host: {pl:.2f} s, ratio {pl / plain_t:.3f} (the host's "
+              f"{host_t / plain_t:.3f} in the same run)")
     if a.baseline:
         b = totals["baseline"]
         print(f"under the baseline host ({a.baseline}): {b:.2f} s, ratio {b / plain_t:.3f}; "
