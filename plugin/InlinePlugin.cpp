@@ -10,9 +10,12 @@
 //   IR2VEC_INLINE_POLICY  a policy of `ir2vec mlgo policies` for the inliner (default: size)
 //   IR2VEC_INLINE_MODEL   its model file (rule, linear, mlp)
 // A policy or model that cannot be made is a compiler error naming it, before any decision.
+// The shipped size rule is built in (ShippedSizeRule.cpp, from its model file); other model
+// files are read by libir2vec-inline-models.so, loaded beside this object when one is named.
 #include "features/FeatureSets.h"
-#include "runners/Models.h"
+#include "runners/ModelRunner.h"
 #include "runners/Policies.h"
+#include "support/Error.h"
 
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/BlockFrequencyInfo.h"
@@ -31,12 +34,18 @@
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <memory>
 #include <string>
 #include <vector>
+
+namespace wb::plugin {
+extern const char ShippedSizeRule[];
+} // namespace wb::plugin
 
 namespace {
 
@@ -44,15 +53,45 @@ using namespace llvm;
 namespace runners = wb::runners;
 namespace features = wb::features;
 
-/// The policy the plugin runs, as the environment names it.
-runners::PolicyOptions policyFromEnvironment() {
+/// PolicyOptions::LoadModel through the companion object beside this one (dlopen: its HDF5
+/// and Armadillo are loaded only now).
+Expected<std::unique_ptr<runners::Policy>> loadWithCompanion(runners::Task T,
+                                                             const runners::PolicyOptions &O) {
+  Dl_info Info;
+  if (!::dladdr(reinterpret_cast<void *>(&loadWithCompanion), &Info) || !Info.dli_fname)
+    return wb::support::makeError("cannot tell where libir2vec-inline.so is");
+  SmallString<256> Path(sys::path::parent_path(Info.dli_fname));
+  sys::path::append(Path, "libir2vec-inline-models.so");
+  void *H = ::dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!H)
+    return wb::support::makeError(Twine("cannot load the model reader: ") + ::dlerror());
+  using LoadFn = Expected<std::unique_ptr<runners::Policy>> (*)(runners::Task,
+                                                                const runners::PolicyOptions &);
+  auto Load = reinterpret_cast<LoadFn>(::dlsym(H, "ir2vecInlineLoadModel"));
+  if (!Load)
+    return wb::support::makeError(Path + ": not the inliner plugin's model reader");
+  return Load(T, O);
+}
+
+/// The policy the environment names: the shipped size rule as built in when no model file is
+/// named, anything else as the host makes it.
+Expected<std::unique_ptr<runners::Policy>> policyFromEnvironment(std::string &Name) {
   runners::PolicyOptions O;
-  const char *Name = std::getenv("IR2VEC_INLINE_POLICY");
+  const char *Policy = std::getenv("IR2VEC_INLINE_POLICY");
   const char *Model = std::getenv("IR2VEC_INLINE_MODEL");
-  O.Name = Name && *Name ? Name : "size";
+  O.Name = Name = Policy && *Policy ? Policy : "size";
   O.ModelPath = Model ? Model : "";
-  O.LoadModel = runners::loadModelPolicy;
-  return O;
+  O.LoadModel = loadWithCompanion;
+  if (O.Name == "size" && O.ModelPath.empty()) {
+    Expected<json::Value> J = json::parse(wb::plugin::ShippedSizeRule);
+    if (!J)
+      return J.takeError();
+    Expected<runners::InlineRule> R = runners::InlineRule::fromJSON(*J);
+    if (!R)
+      return R.takeError();
+    return runners::makeRulePolicy(*R);
+  }
+  return runners::makePolicy(runners::Task::Inline, O);
 }
 
 /// The LLVM options every host session of the inliner gives the compiler (features::TaskInfo's
@@ -195,10 +234,10 @@ ModuleAnalysisManager *PipelineMAM = nullptr;
 InlineAdvisor *makeAdvisor(Module &M, FunctionAnalysisManager &FAM, InlineParams Params,
                            InlineContext IC) {
   // The policy first: a name or model that cannot be made stops the compiler, named.
-  const runners::PolicyOptions O = policyFromEnvironment();
-  Expected<std::unique_ptr<runners::Policy>> P = runners::makePolicy(runners::Task::Inline, O);
+  std::string Name;
+  Expected<std::unique_ptr<runners::Policy>> P = policyFromEnvironment(Name);
   if (!P) {
-    M.getContext().diagnose(DiagnosticInfoGeneric("ir2vec-inline: policy '" + O.Name +
+    M.getContext().diagnose(DiagnosticInfoGeneric("ir2vec-inline: policy '" + Name +
                                                   "': " + toString(P.takeError())));
     return nullptr;
   }
