@@ -27,7 +27,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 import h5py
 import numpy as np
@@ -231,7 +230,7 @@ def test_resume(a, res, d, inputs, name):
     for how in ["SIGKILL", "SIGINT", "damaged checkpoint"]:
         out = os.path.join(d, f"resumed-{how.replace(' ', '_')}.h5")
         state = out + ".resume"
-        code, interrupted = harness.interrupt_after_checkpoint(
+        code, interrupted, _ = harness.interrupt_after_checkpoint(
             [a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", out, *args, *inputs],
             out, signal.SIGINT if how == "SIGINT" else signal.SIGKILL)
         res.check(f"resume ({name}, {how}): run was interrupted mid-way", interrupted,
@@ -252,12 +251,10 @@ def test_resume(a, res, d, inputs, name):
                 res.check(f"resume ({name}, {how}): same content as an uninterrupted run", diff is None, diff)
     # Resuming says so; a damaged checkpoint says it starts over.
     out = os.path.join(d, "resume-msg.h5")
-    p = subprocess.Popen([a.ir2vec, "embeddings", "--vocab", a.vocab, "-q", "--format", "hdf5", "-o", out,
-                          *args, *inputs], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while not os.path.exists(out + ".resume") and p.poll() is None:
-        time.sleep(0.001)
-    p.kill()
-    p.wait()
+    code, interrupted, _ = harness.interrupt_after_checkpoint(
+        [a.ir2vec, "embeddings", "--vocab", a.vocab, "-q", "--format", "hdf5", "-o", out, *args, *inputs], out)
+    if not res.check(f"resume ({name}): a run killed after a checkpoint", interrupted, f"exit {code}"):
+        return
     r = run([a.ir2vec, "embeddings", "--vocab", a.vocab, "--format", "hdf5", "-o", out, *args, "--resume",
              *inputs])
     res.check(f"resume ({name}): reports where it resumed", b"resumed after" in r.stderr, r.stderr[-200:])
@@ -269,24 +266,20 @@ def test_resume_settings(a, res, d, inputs):
     setting that differs and the run starts over, giving the rows of the new setting."""
     args = ["--level", "bb", "-j", "1"]
     out = os.path.join(d, "settings.h5")
-    code, interrupted = harness.interrupt_after_checkpoint(
+    code, interrupted, _ = harness.interrupt_after_checkpoint(
         [a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", out, *args, *inputs], out)
     if not res.check("resume settings: a run interrupted after a checkpoint", interrupted, f"exit {code}"):
         return
     keep = {x: open(out + x, "rb").read() for x in (".partial", ".resume")}
     # Interrupted by Ctrl-C after a checkpoint, a run says where its work is and how to go on.
     told = os.path.join(d, "told.h5")
-    p = subprocess.Popen([a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", told, *args,
-                          *inputs], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while not os.path.exists(told + ".resume") and p.poll() is None and time.time() < deadline:
-        time.sleep(0.001)
-    p.send_signal(signal.SIGINT)
-    err = p.communicate()[1]
+    code, interrupted, err = harness.interrupt_after_checkpoint(
+        [a.ir2vec, "embeddings", "-q", "--vocab", a.vocab, "--format", "hdf5", "-o", told, *args, *inputs], told,
+        signal.SIGINT)
     res.check("Ctrl-C after a checkpoint: the run says the partial file keeps the work and --resume continues it",
-              p.returncode != 0 and not os.path.exists(told) and
-              re.search(rb"interrupted: \S+told.h5.partial keeps the first \d+ modules; the same command with --resume "
-                        rb"continues from there", err) is not None, err[-300:])
+              interrupted and re.search(rb"interrupted: \S+told.h5.partial keeps the first \d+ modules; the same "
+                                        rb"command with --resume continues from there", err) is not None,
+              f"exit {code}: " + err[-300:].decode(errors="replace"))
     other_vocab = os.path.join(d, "other-vocab.json")
     v = json.load(open(a.vocab))
     v["Opcodes"] = {k: [x * 3 for x in vec] for k, vec in v["Opcodes"].items()}

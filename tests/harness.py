@@ -53,29 +53,29 @@ def run(cmd, stdin=None, check=False, **kw):
 
 def interrupt_after_checkpoint(cmd, out, sig=None, tries=3):
     """Starts cmd (which writes the HDF5 file out with checkpoints), sends sig (SIGKILL by
-    default) once out.resume appears, and returns the run's exit status and whether it was
-    interrupted mid-way (out.partial and out.resume left, no out). On a loaded machine the
-    signal may land only after the run has finished (then it has nothing to resume): such a
-    try does not count, and is made again (tries at most)."""
+    default) once out.resume appears, and returns the run's exit status, whether it was
+    interrupted mid-way (out.partial and out.resume left, no out) and what it wrote to stderr.
+    On a loaded machine the signal may land only after the run has finished (then it has
+    nothing to resume): such a try does not count, and is made again (tries at most)."""
     import signal
     import time
     state = out + ".resume"
-    p = None
+    p, err = None, b""
     for _ in range(tries):
         for f in (out, state, out + ".partial"):
             if os.path.exists(f):
                 os.remove(f)
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 120
         while not os.path.exists(state) and p.poll() is None and time.time() < deadline:
             time.sleep(0.001)
         p.send_signal(sig if sig is not None else signal.SIGKILL)
-        p.wait()
+        err = p.communicate()[1]
         if not os.path.exists(out):
             break
     interrupted = p.returncode != 0 and not os.path.exists(out) and os.path.exists(state) \
         and os.path.exists(out + ".partial")
-    return p.returncode, interrupted
+    return p.returncode, interrupted, err
 
 
 class ToolTest:

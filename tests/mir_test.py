@@ -366,7 +366,7 @@ args = ["embeddings", "--mode=mir", "-q", "-j", "1", "--level", "inst", "--inst-
 r = run([a.ir2vec] + args + ["-o", W("ref.h5"), "@" + lst])
 check(f"{len(x86_set) * 30} modules from an @list: exit 0", r.returncode == 0, r.stderr[-300:])
 out, state = W("killed.h5"), W("killed.h5.resume")
-_, killed = harness.interrupt_after_checkpoint([a.ir2vec] + args + ["-o", out, "@" + lst], out)
+_, killed, _ = harness.interrupt_after_checkpoint([a.ir2vec] + args + ["-o", out, "@" + lst], out)
 if check("a machine-level run killed after its first checkpoint", killed):
     # Kept to resume again below with other settings.
     shutil.copy(out + ".partial", W("killed.keep.partial"))
