@@ -56,11 +56,20 @@ FeatureBytes byFunction(const ir2vec::ModuleEmbedding &E) {
   };
 }
 
-llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef ModulePath,
-                                                          const EmbeddingChoice &Choice) {
+/// The IR2Vec vectors of M's functions with the chosen vocabulary and kind.
+llvm::Expected<ir2vec::ModuleEmbedding> embedFunctions(const llvm::Module &M,
+                                                       const EmbeddingChoice &Choice) {
   llvm::Expected<vocab::LoadedVocabulary> V = vocab::readVocabularyFile(Choice.Vocabulary, {});
   if (!V)
     return V.takeError();
+  ir2vec::EmbedRequest R;
+  R.InstructionText = false;
+  R.EmbeddingKind = Choice.Kind;
+  return ir2vec::embedModule(M, V->Vocab, R);
+}
+
+llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef ModulePath,
+                                                          const EmbeddingChoice &Choice) {
   // LLVM's reader and verifier crash on some malformed modules: recovered, the run goes on.
   auto Ctx = std::make_unique<llvm::LLVMContext>();
   llvm::Error ReadError = llvm::Error::success();
@@ -71,10 +80,7 @@ llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef Module
       ReadError = M.takeError();
       return;
     }
-    ir2vec::EmbedRequest R;
-    R.InstructionText = false;
-    R.EmbeddingKind = Choice.Kind;
-    auto Rows = ir2vec::embedModule(*M->M, V->Vocab, R);
+    auto Rows = embedFunctions(*M->M, Choice);
     if (!Rows)
       ReadError = support::prefixError(ModulePath, Rows.takeError());
     else
@@ -88,6 +94,48 @@ llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef Module
   if (ReadError)
     return ReadError;
   return E;
+}
+
+/// Where a task's workbench features come from: the IR2Vec vectors of the module's functions
+/// and the MIR2Vec vectors of its machine functions, each asked for once at most.
+struct VectorSources {
+  std::function<llvm::Expected<ir2vec::ModuleEmbedding>()> IR, Machine;
+};
+
+llvm::Expected<Augmentation> workbenchFeaturesFrom(Task T, const VectorSources &From) {
+  std::optional<ir2vec::ModuleEmbedding> IR, Machine;
+  Augmentation A;
+  std::vector<FeatureBytes> Parts;
+  for (const FeatureDef &F : taskInfo(T).Features) {
+    if (F.From != Origin::Workbench)
+      continue;
+    const llvm::StringRef Name = F.Name;
+    const bool OfMachine = Name == "machine_function_embedding";
+    std::optional<ir2vec::ModuleEmbedding> &E = OfMachine ? Machine : IR;
+    if (!E) {
+      llvm::Expected<ir2vec::ModuleEmbedding> R = OfMachine ? From.Machine() : From.IR();
+      if (!R)
+        return R.takeError();
+      E = std::move(*R);
+    }
+    A.Specs.push_back(specOf(F, IR ? IR->Dim : 0, Machine ? Machine->Dim : 0));
+    if (Name == "module_embedding") {
+      const std::vector<double> Sum = ir2vec::moduleVector(E->FunctionVectors, E->Dim);
+      std::string Bytes = floatBytes(Sum.data(), E->Dim);
+      Parts.push_back([Bytes](llvm::StringRef) { return Bytes; });
+    } else if (Name == "function_embedding" || OfMachine) {
+      Parts.push_back(byFunction(*E));
+    } else {
+      return support::makeError("workbench feature '" + Name + "' has no computation");
+    }
+  }
+  A.Bytes = [Parts](llvm::StringRef Ctx) {
+    std::string Out;
+    for (const FeatureBytes &P : Parts)
+      Out += P(Ctx);
+    return Out;
+  };
+  return A;
 }
 
 } // namespace
@@ -131,44 +179,42 @@ mir::TargetChoice targetOfCommand(llvm::ArrayRef<std::string> Command) {
 llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
                                                const EmbeddingChoice &Choice,
                                                llvm::ArrayRef<std::string> Command) {
-  // What the task's table asks for, each computed once: the IR2Vec vectors of the module's
-  // functions, the MIR2Vec vectors of its machine functions before register allocation.
-  std::optional<ir2vec::ModuleEmbedding> IR, Machine;
-  Augmentation A;
-  std::vector<FeatureBytes> Parts;
-  for (const FeatureDef &F : taskInfo(T).Features) {
-    if (F.From != Origin::Workbench)
-      continue;
-    const llvm::StringRef Name = F.Name;
-    const bool OfMachine = Name == "machine_function_embedding";
-    std::optional<ir2vec::ModuleEmbedding> &E = OfMachine ? Machine : IR;
-    if (!E) {
-      llvm::Expected<ir2vec::ModuleEmbedding> R =
-          OfMachine ? mir::machineFunctionVectors(ModulePath.str(), mir::MirStage::PreRA,
-                                                      targetOfCommand(Command))
-                    : irFunctionVectors(ModulePath, Choice);
-      if (!R)
-        return R.takeError();
-      E = std::move(*R);
-    }
-    A.Specs.push_back(specOf(F, IR ? IR->Dim : 0, Machine ? Machine->Dim : 0));
-    if (Name == "module_embedding") {
-      const std::vector<double> Sum = ir2vec::moduleVector(E->FunctionVectors, E->Dim);
-      std::string Bytes = floatBytes(Sum.data(), E->Dim);
-      Parts.push_back([Bytes](llvm::StringRef) { return Bytes; });
-    } else if (Name == "function_embedding" || OfMachine) {
-      Parts.push_back(byFunction(*E));
-    } else {
-      return support::makeError("workbench feature '" + Name + "' has no computation");
-    }
+  return workbenchFeaturesFrom(
+      T, {[&] { return irFunctionVectors(ModulePath, Choice); },
+          [&] {
+            return mir::machineFunctionVectors(ModulePath.str(), mir::MirStage::PreRA,
+                                               targetOfCommand(Command));
+          }});
+}
+
+llvm::Expected<Augmentation> workbenchFeatures(Task T, const llvm::Module &M,
+                                               const EmbeddingChoice &Choice) {
+  return workbenchFeaturesFrom(
+      T, {[&] { return embedFunctions(M, Choice); },
+          []() -> llvm::Expected<ir2vec::ModuleEmbedding> {
+            return support::makeError("machine function vectors need the module's file");
+          }});
+}
+
+llvm::Expected<std::string> compilerVocabularyFile(const EmbeddingChoice &Choice,
+                                                   llvm::StringRef WriteTo) {
+  // The compiler reads LLVM's JSON only: the default vocabulary and HDF5 files are written
+  // out as JSON.
+  const std::string &Vocab = Choice.Vocabulary;
+  if (Vocab.empty()) {
+    if (llvm::Error E = support::writeFileAtomically(
+            WriteTo, [](llvm::raw_ostream &OS) { OS << vocab::defaultVocabularyJSON(); }))
+      return E;
+    return WriteTo.str();
   }
-  A.Bytes = [Parts](llvm::StringRef Ctx) {
-    std::string Out;
-    for (const FeatureBytes &P : Parts)
-      Out += P(Ctx);
-    return Out;
-  };
-  return A;
+  if (llvm::StringRef(Vocab).ends_with(".json"))
+    return Vocab;
+  llvm::Expected<vocab::EntityVectors> EV = vocab::readEntityVectors(Vocab);
+  if (!EV)
+    return EV.takeError();
+  if (llvm::Error E = vocab::writeVocabularyJSON(WriteTo, *EV))
+    return E;
+  return WriteTo.str();
 }
 
 Augmenter embeddingAugmenter(Task T, EmbeddingChoice Choice, std::string ModulePath) {
@@ -183,25 +229,12 @@ Augmenter embeddingAugmenter(Task T, EmbeddingChoice Choice, std::string ModuleP
       return A.takeError();
     if (T != Task::Inline)
       return A;
-    // The compiler reads LLVM's JSON only: the default vocabulary and HDF5 files are written
-    // into the session directory as JSON.
-    const std::string &Vocab = Choice.Vocabulary;
-    std::string File = Vocab;
-    if (Vocab.empty()) {
-      File = (SessionDir + "/vocabulary.json").str();
-      if (llvm::Error E = support::writeFileAtomically(
-              File, [](llvm::raw_ostream &OS) { OS << vocab::defaultVocabularyJSON(); }))
-        return E;
-    } else if (!llvm::StringRef(Vocab).ends_with(".json")) {
-      llvm::Expected<vocab::EntityVectors> EV = vocab::readEntityVectors(Vocab);
-      if (!EV)
-        return EV.takeError();
-      File = (SessionDir + "/vocabulary.json").str();
-      if (llvm::Error E = vocab::writeVocabularyJSON(File, *EV))
-        return E;
-    }
+    llvm::Expected<std::string> File =
+        compilerVocabularyFile(Choice, (SessionDir + "/vocabulary.json").str());
+    if (!File)
+      return File.takeError();
     // LLVM 22 needs both: the first only switches the features on, the second is read.
-    A->CompilerFlags = {"-ml-inliner-ir2vec-vocab-file=" + File, "-ir2vec-vocab-path=" + File};
+    A->CompilerFlags = {"-ml-inliner-ir2vec-vocab-file=" + *File, "-ir2vec-vocab-path=" + *File};
     return A;
   };
 }

@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 
 #include <functional>
@@ -60,6 +61,16 @@ std::string findModule(llvm::ArrayRef<std::string> Command);
 llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
                                                const EmbeddingChoice &E,
                                                llvm::ArrayRef<std::string> Command = {});
+
+/// The same from a module in memory (the inliner plugin's, as the compiler holds it): tasks
+/// whose workbench features are IR2Vec vectors only (the inliner's module_embedding).
+llvm::Expected<Augmentation> workbenchFeatures(Task T, const llvm::Module &M,
+                                               const EmbeddingChoice &E);
+
+/// The vocabulary as the JSON file LLVM 22's -ir2vec-vocab-path reads: the chosen file itself
+/// when it is JSON, else (the default vocabulary, the workbench's HDF5) written to WriteTo.
+llvm::Expected<std::string> compilerVocabularyFile(const EmbeddingChoice &E,
+                                                   llvm::StringRef WriteTo);
 
 /// The augmenter for --embeddings VOCAB (E.Vocabulary "" = default vocabulary). ModulePath "" =
 /// the IR input of the session's compiler command.

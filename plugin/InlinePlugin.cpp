@@ -6,19 +6,24 @@
 // rule/linear/mlp model file) answers in-process through runners::ModelRunner, the binding the
 // host uses.
 //
-// Settings come from the environment, which reaches every compiler of a build unchanged:
-//   IR2VEC_INLINE_POLICY  a policy of `ir2vec mlgo policies` for the inliner (default: size)
-//   IR2VEC_INLINE_MODEL   its model file (rule, linear, mlp)
-// A policy or model that cannot be made is a compiler error naming it, before any decision.
-// The shipped size rule is built in (ShippedSizeRule.cpp, from its model file); other model
-// files are read by libir2vec-inline-models.so, loaded beside this object when one is named.
+// Settings come from the environment, which reaches every compiler of a build unchanged
+// (clang reads -mllvm options before it loads -fpass-plugin objects, so options the plugin
+// registered would be refused); the table Settings below lists them. A setting that cannot be
+// used is a compiler error naming it, before any decision. The shipped size rule is built in
+// (ShippedSizeRule.cpp, from its model file); model files and embeddings (HDF5, Armadillo) are
+// the business of libir2vec-inline-models.so, loaded beside this object only when needed.
+#include "features/Augment.h"
 #include "features/FeatureSets.h"
+#include "features/TrainingLog.h"
 #include "runners/ModelRunner.h"
 #include "runners/Policies.h"
 #include "support/Error.h"
+#include "support/Files.h"
 
+#include "llvm-c/Core.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/BlockFrequencyInfo.h"
+#include "llvm/Analysis/IR2Vec.h"
 #include "llvm/Analysis/InlineAdvisor.h"
 #include "llvm/Analysis/InlineCost.h"
 #include "llvm/Analysis/InlineModelFeatureMaps.h"
@@ -28,11 +33,13 @@
 #include "llvm/Analysis/ProfileSummaryInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -40,6 +47,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,35 +61,79 @@ using namespace llvm;
 namespace runners = wb::runners;
 namespace features = wb::features;
 
-/// PolicyOptions::LoadModel through the companion object beside this one (dlopen: its HDF5
-/// and Armadillo are loaded only now).
-Expected<std::unique_ptr<runners::Policy>> loadWithCompanion(runners::Task T,
-                                                             const runners::PolicyOptions &O) {
+/// The plugin's settings, as the environment gives them.
+struct Settings {
+  std::string Policy = "size", Model, Embeddings, Log;
+};
+
+/// One row per setting: its variable, where it goes, what it means (docs/size-policy.md).
+struct SettingDef {
+  const char *Variable;
+  std::string Settings::*Field;
+  const char *Meaning;
+};
+constexpr SettingDef SettingTable[] = {
+    {"IR2VEC_INLINE_POLICY", &Settings::Policy,
+     "a policy of `ir2vec mlgo policies` for the inliner (default: size)"},
+    {"IR2VEC_INLINE_MODEL", &Settings::Model, "its model file (rule, linear, mlp)"},
+    {"IR2VEC_INLINE_EMBEDDINGS", &Settings::Embeddings,
+     "embedding features, as `mlgo run --embeddings`: `default` or a vocabulary file"},
+    {"IR2VEC_INLINE_LOG", &Settings::Log,
+     "write the decisions as `mlgo run --log` does (a directory: one log per module)"},
+};
+
+Settings settingsFromEnvironment() {
+  Settings S;
+  for (const SettingDef &D : SettingTable)
+    if (const char *V = std::getenv(D.Variable); V && *V)
+      S.*D.Field = V;
+  return S;
+}
+
+/// The embeddings a setting names ("default": the default vocabulary, "" in the choice).
+features::EmbeddingChoice embeddingChoice(const Settings &S) {
+  return {S.Embeddings == "default" ? "" : S.Embeddings, wb::ir2vec::Kind::Symbolic};
+}
+
+/// A function of the companion object beside this one (dlopen: its HDF5 and Armadillo are
+/// loaded only now).
+template <typename Fn> Expected<Fn *> companion(const char *Symbol) {
   Dl_info Info;
-  if (!::dladdr(reinterpret_cast<void *>(&loadWithCompanion), &Info) || !Info.dli_fname)
+  if (!::dladdr(reinterpret_cast<void *>(&companion<Fn>), &Info) || !Info.dli_fname)
     return wb::support::makeError("cannot tell where libir2vec-inline.so is");
   SmallString<256> Path(sys::path::parent_path(Info.dli_fname));
   sys::path::append(Path, "libir2vec-inline-models.so");
   void *H = ::dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!H)
-    return wb::support::makeError(Twine("cannot load the model reader: ") + ::dlerror());
-  using LoadFn = Expected<std::unique_ptr<runners::Policy>> (*)(runners::Task,
-                                                                const runners::PolicyOptions &);
-  auto Load = reinterpret_cast<LoadFn>(::dlsym(H, "ir2vecInlineLoadModel"));
-  if (!Load)
-    return wb::support::makeError(Path + ": not the inliner plugin's model reader");
-  return Load(T, O);
+    return wb::support::makeError(Twine("cannot load the plugin's companion: ") + ::dlerror());
+  auto *F = reinterpret_cast<Fn *>(::dlsym(H, Symbol));
+  if (!F)
+    return wb::support::makeError(Path + ": not the inliner plugin's companion (no " + Symbol +
+                                  ")");
+  return F;
 }
 
-/// The policy the environment names: the shipped size rule as built in when no model file is
-/// named, anything else as the host makes it.
-Expected<std::unique_ptr<runners::Policy>> policyFromEnvironment(std::string &Name) {
+using LoadModelFn = Expected<std::unique_ptr<runners::Policy>>(runners::Task,
+                                                                const runners::PolicyOptions &);
+using ModuleFeaturesFn = Expected<features::Augmentation>(const Module &,
+                                                          const features::EmbeddingChoice &);
+using VocabularyFileFn = Expected<std::string>(const features::EmbeddingChoice &, StringRef);
+
+/// The policy the settings name: the shipped size rule as built in when no model file is named,
+/// anything else as the host makes it.
+Expected<std::unique_ptr<runners::Policy>> makePolicy(const Settings &S) {
   runners::PolicyOptions O;
-  const char *Policy = std::getenv("IR2VEC_INLINE_POLICY");
-  const char *Model = std::getenv("IR2VEC_INLINE_MODEL");
-  O.Name = Name = Policy && *Policy ? Policy : "size";
-  O.ModelPath = Model ? Model : "";
-  O.LoadModel = loadWithCompanion;
+  O.Name = S.Policy;
+  O.ModelPath = S.Model;
+  O.LoadModel = [](runners::Task T, const runners::PolicyOptions &O)
+      -> Expected<std::unique_ptr<runners::Policy>> {
+    Expected<LoadModelFn *> Load = companion<LoadModelFn>("ir2vecInlineLoadModel");
+    if (!Load)
+      return Load.takeError();
+    return (*Load)(T, O);
+  };
+  if (Error E = runners::checkPolicyOptions(runners::Task::Inline, O))
+    return E;
   if (O.Name == "size" && O.ModelPath.empty()) {
     Expected<json::Value> J = json::parse(wb::plugin::ShippedSizeRule);
     if (!J)
@@ -94,16 +146,25 @@ Expected<std::unique_ptr<runners::Policy>> policyFromEnvironment(std::string &Na
   return runners::makePolicy(runners::Task::Inline, O);
 }
 
+/// Sets an LLVM option the compiler's command line did not set (false: it did, with another
+/// value).
+bool setOption(StringRef Name, StringRef Value) {
+  cl::Option *O = cl::getRegisteredOptions().lookup(Name);
+  if (!O)
+    return true;
+  if (O->getNumOccurrences())
+    return false;
+  O->addOccurrence(0, Name, Value);
+  return true;
+}
+
 /// The LLVM options every host session of the inliner gives the compiler (features::TaskInfo's
 /// SessionFlags: LLVM's advisor otherwise stops asking once the module has doubled), set here
 /// the same way: an option the compiler's command line set keeps its value.
 void applySessionFlags() {
-  auto Registered = cl::getRegisteredOptions();
   for (const char *Flag : features::taskInfo(runners::Task::Inline).SessionFlags) {
     auto [Name, Value] = StringRef(Flag).drop_while([](char C) { return C == '-'; }).split('=');
-    cl::Option *O = Registered.lookup(Name);
-    if (O && !O->getNumOccurrences())
-      O->addOccurrence(0, Name, Value);
+    setOption(Name, Value);
   }
 }
 
@@ -122,12 +183,41 @@ Expected<features::TensorSpec> workbenchSpec(const TensorSpec &S) {
   return features::tensorSpecFromJSON(*V, S.name());
 }
 
+/// The decisions of this compiler process as the host logs them (features::Log: the compiler's
+/// features, the workbench's extras, the decision), written whole, atomically, each time an
+/// advisor is done: a log on disk always holds every decision made so far, never part of one.
+struct DecisionLog {
+  std::string Path;
+  features::Log L;
+
+  Error write() const {
+    return wb::support::writeFileAtomicallyChecked(
+        Path, [&](raw_ostream &OS) { return features::writeLog(OS, L); });
+  }
+};
+
+/// The log's file for module M: the setting itself, or in a directory one file per module (its
+/// identifier with '/' as '_').
+std::string logPathFor(const Settings &S, const Module &M) {
+  if (!sys::fs::is_directory(S.Log))
+    return S.Log;
+  std::string Name = M.getModuleIdentifier();
+  std::replace(Name.begin(), Name.end(), '/', '_');
+  SmallString<256> P(S.Log);
+  sys::path::append(P, Name + ".log");
+  return std::string(P);
+}
+
 /// An MLModelRunner over a workbench policy: the advisor fills one buffer per feature, evaluate
-/// hands their bytes (the observation the host would have received) to the policy.
+/// hands their bytes and the workbench's extras (the observation the host would have received)
+/// to the policy.
 class PolicyRunner : public MLModelRunner {
 public:
-  PolicyRunner(LLVMContext &Ctx, const std::vector<TensorSpec> &Inputs)
-      : MLModelRunner(Ctx, MLModelRunner::Kind::Release, Inputs.size()) {
+  PolicyRunner(LLVMContext &Ctx, const std::vector<TensorSpec> &Inputs,
+               features::Augmentation Extras, DecisionLog *Log)
+      : MLModelRunner(Ctx, MLModelRunner::Kind::Release, Inputs.size()),
+        ExtraBytes(Extras.Bytes ? Extras.Bytes("") : ""), ExtraSpecs(std::move(Extras.Specs)),
+        Log(Log) {
     Buffers.reserve(Inputs.size());
     for (size_t I = 0; I < Inputs.size(); ++I) {
       Buffers.emplace_back(Inputs[I].getTotalTensorBufferSize(), '\0');
@@ -135,6 +225,13 @@ public:
       if (Inputs[I].name() == DefaultDecisionName)
         DefaultAt = int(I);
     }
+  }
+
+  ~PolicyRunner() override {
+    if (Log)
+      if (Error E = Log->write())
+        Ctx.diagnose(DiagnosticInfoGeneric("ir2vec-inline: IR2VEC_INLINE_LOG: " +
+                                           toString(std::move(E))));
   }
 
   /// Binds the policy to the features (an error names a feature it needs that is not sent).
@@ -146,6 +243,7 @@ public:
         return W.takeError();
       Available.push_back(std::move(*W));
     }
+    Available.insert(Available.end(), ExtraSpecs.begin(), ExtraSpecs.end());
     Expected<features::TensorSpec> Advice = workbenchSpec(InlineDecisionSpec);
     if (!Advice)
       return Advice.takeError();
@@ -154,6 +252,12 @@ public:
     if (!R)
       return R.takeError();
     Runner.emplace(std::move(*R));
+    if (Log && Log->L.Header.Features.empty()) { // the first advisor's features, as the host's
+      Log->L.Header.Features = Available;
+      Log->L.Header.Features.push_back(*Advice);
+      Log->L.Contexts.push_back("");
+      Log->L.ContextAt.push_back(0);
+    }
     return Error::success();
   }
 
@@ -170,6 +274,7 @@ private:
     Payload.clear();
     for (const std::string &B : Buffers)
       Payload += B;
+    Payload += ExtraBytes;
     Expected<std::string> A = Runner->evaluate(Payload);
     if (!A) {
       Ctx.diagnose(DiagnosticInfoGeneric("ir2vec-inline: " + toString(A.takeError())));
@@ -177,10 +282,16 @@ private:
     } else {
       Answer = std::move(*A);
     }
+    if (Log)
+      Log->L.Observations.push_back(
+          {"", int64_t(Log->L.Observations.size()), Payload + Answer, std::nullopt});
     return Answer.data();
   }
 
   std::vector<std::string> Buffers;
+  std::string ExtraBytes;
+  std::vector<features::TensorSpec> ExtraSpecs;
+  DecisionLog *Log;
   std::string Payload, Answer;
   std::optional<runners::ModelRunner> Runner;
 };
@@ -226,44 +337,173 @@ protected:
   }
 };
 
-/// The module analysis manager of the pipeline: MLInlineAdvisor needs it, and LLVM hands the
-/// advisor factory (a plain function) only the function analysis manager. One pipeline per
-/// compiler process is how clang and opt run.
-ModuleAnalysisManager *PipelineMAM = nullptr;
+/// What the plugin keeps for the compiler process: LLVM calls the plugin through plain
+/// functions (the registration callback, the advisor factory), so this state is the one
+/// place they share. One pipeline per compiler process is how clang and opt run.
+struct Process {
+  Settings S = settingsFromEnvironment();
+  /// The pipeline's module analysis manager: MLInlineAdvisor needs it, and LLVM hands the
+  /// advisor factory only the function analysis manager.
+  ModuleAnalysisManager *MAM = nullptr;
+  /// The workbench's embedding features of the module as the pipeline began (the host embeds
+  /// the file the compiler reads), when they were computed then.
+  const Module *Embedded = nullptr;
+  std::optional<features::Augmentation> Extras;
+  std::optional<DecisionLog> Log;
+  bool VocabularySet = false;
+};
+Process &process() {
+  static Process P;
+  return P;
+}
+
+/// The workbench's features of M (its module_embedding) with the chosen embeddings.
+Expected<features::Augmentation> moduleFeatures(const Module &M, const Settings &S) {
+  Expected<ModuleFeaturesFn *> F = companion<ModuleFeaturesFn>("ir2vecInlineModuleFeatures");
+  if (!F)
+    return F.takeError();
+  return (*F)(M, embeddingChoice(S));
+}
+
+/// Switches on LLVM's callee/caller_embedding with the chosen vocabulary, as the host does
+/// (both options; LLVM 22 reads the vocabulary from -ir2vec-vocab-path), and has LLVM read it
+/// now: the advisor uses the embeddings when the vocabulary analysis is cached.
+Error loadCompilerVocabulary(Module &M, ModuleAnalysisManager &MAM, Process &P) {
+  if (!P.VocabularySet) {
+    Expected<VocabularyFileFn *> F = companion<VocabularyFileFn>("ir2vecInlineVocabularyFile");
+    if (!F)
+      return F.takeError();
+    SmallString<128> Temp;
+    if (std::error_code EC = sys::fs::getPotentiallyUniqueTempFileName("ir2vec-vocab", "json", Temp))
+      return wb::support::makeError("a temporary file for the vocabulary: " + EC.message());
+    Expected<std::string> File = (*F)(embeddingChoice(P.S), Temp);
+    if (!File)
+      return File.takeError();
+    const bool Set = setOption("ml-inliner-ir2vec-vocab-file", *File) &&
+                     setOption("ir2vec-vocab-path", *File);
+    if (!Set)
+      return wb::support::makeError(
+          "the compiler's command line sets -ir2vec-vocab-path or -ml-inliner-ir2vec-vocab-file "
+          "too: name the vocabulary once");
+    P.VocabularySet = true;
+    MAM.getResult<IR2VecVocabAnalysis>(M);
+    if (*File == Temp.str())
+      sys::fs::remove(Temp);
+    return Error::success();
+  }
+  MAM.getResult<IR2VecVocabAnalysis>(M);
+  return Error::success();
+}
+
+/// Everything an advisor needs before its first decision; an error names the setting.
+Expected<std::unique_ptr<runners::Policy>> prepare(Module &M, Process &P,
+                                                   features::Augmentation &Extras) {
+  Expected<std::unique_ptr<runners::Policy>> Policy = makePolicy(P.S);
+  if (!Policy)
+    return wb::support::prefixError("policy '" + P.S.Policy + "'", Policy.takeError());
+  if (!P.S.Embeddings.empty()) {
+    auto Named = [&](Error E) {
+      return wb::support::prefixError("IR2VEC_INLINE_EMBEDDINGS=" + P.S.Embeddings, std::move(E));
+    };
+    // The workbench's features first: they read the vocabulary, and say what is wrong with it
+    // in the setting's terms.
+    if (P.Embedded == &M && P.Extras) {
+      Extras = *P.Extras;
+    } else {
+      Expected<features::Augmentation> A = moduleFeatures(M, P.S);
+      if (!A)
+        return Named(A.takeError());
+      Extras = std::move(*A);
+    }
+    if (Error E = loadCompilerVocabulary(M, *P.MAM, P))
+      return Named(std::move(E));
+  }
+  if (!P.S.Log.empty() && !P.Log)
+    P.Log = DecisionLog{logPathFor(P.S, M), {}};
+  return Policy;
+}
 
 InlineAdvisor *makeAdvisor(Module &M, FunctionAnalysisManager &FAM, InlineParams Params,
                            InlineContext IC) {
-  // The policy first: a name or model that cannot be made stops the compiler, named.
-  std::string Name;
-  Expected<std::unique_ptr<runners::Policy>> P = policyFromEnvironment(Name);
-  if (!P) {
-    M.getContext().diagnose(DiagnosticInfoGeneric("ir2vec-inline: policy '" + Name +
-                                                  "': " + toString(P.takeError())));
+  Process &P = process();
+  features::Augmentation Extras;
+  Expected<std::unique_ptr<runners::Policy>> Policy = prepare(M, P, Extras);
+  if (!Policy) {
+    M.getContext().diagnose(
+        DiagnosticInfoGeneric("ir2vec-inline: " + toString(Policy.takeError())));
     return nullptr;
   }
-  auto Policy = std::make_shared<std::unique_ptr<runners::Policy>>(std::move(*P));
+  auto Shared = std::make_shared<std::unique_ptr<runners::Policy>>(std::move(*Policy));
+  DecisionLog *Log = P.Log ? &*P.Log : nullptr;
   return new PolicyAdvisor(
-      M, *PipelineMAM,
-      [&M, Policy](const std::vector<TensorSpec> &Features) -> std::unique_ptr<MLModelRunner> {
+      M, *P.MAM,
+      [&M, Shared, Extras, Log](const std::vector<TensorSpec> &Features)
+          -> std::unique_ptr<MLModelRunner> {
         std::vector<TensorSpec> Inputs = Features;
         if (!llvm::any_of(Inputs, [](const TensorSpec &S) { return S.name() == DefaultDecisionName; }))
           Inputs.push_back(DefaultDecisionSpec);
-        auto R = std::make_unique<PolicyRunner>(M.getContext(), Inputs);
-        if (Error E = R->bind(std::move(*Policy), Inputs))
+        auto R = std::make_unique<PolicyRunner>(M.getContext(), Inputs, Extras, Log);
+        if (Error E = R->bind(std::move(*Shared), Inputs))
           M.getContext().diagnose(DiagnosticInfoGeneric("ir2vec-inline: " + toString(std::move(E))));
         return R;
       },
       [&FAM, Params](CallBase &CB) { return heuristicInlines(CB, FAM, Params); });
 }
 
+/// The module's embedding features as the pipeline begins, before any pass changed it: what
+/// the host computes from the file the compiler reads.
+struct EmbedAtStart : PassInfoMixin<EmbedAtStart> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    Process &P = process();
+    Expected<features::Augmentation> A = moduleFeatures(M, P.S);
+    if (!A) { // reported when the advisor is made, which tries again
+      consumeError(A.takeError());
+      return PreservedAnalyses::all();
+    }
+    P.Embedded = &M;
+    P.Extras = std::move(*A);
+    return PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+/// The LLVM that runs this process, when it is another than the one the plugin was built for
+/// (LLVMGetVersion as the process resolves it, against the plugin's own: a compiler of another
+/// LLVM finds its own first). A compiler that does not export LLVM's symbols cannot be told.
+std::optional<std::string> foreignLLVM() {
+  using GetVersionFn = void(unsigned *, unsigned *, unsigned *);
+  auto *Theirs = reinterpret_cast<GetVersionFn *>(::dlsym(RTLD_DEFAULT, "LLVMGetVersion"));
+  if (!Theirs || Theirs == &LLVMGetVersion)
+    return std::nullopt;
+  unsigned Major = 0, Minor = 0, Patch = 0;
+  Theirs(&Major, &Minor, &Patch);
+  if (Major == LLVM_VERSION_MAJOR && Minor == LLVM_VERSION_MINOR)
+    return std::nullopt;
+  return (Twine(Major) + "." + Twine(Minor) + "." + Twine(Patch)).str();
+}
+
+void registerCallbacks(PassBuilder &PB) {
+  applySessionFlags();
+  PB.registerAnalysisRegistrationCallback([](ModuleAnalysisManager &MAM) {
+    process().MAM = &MAM;
+    MAM.registerPass([] { return PluginInlineAdvisorAnalysis(makeAdvisor); });
+  });
+  if (!process().S.Embeddings.empty())
+    PB.registerPipelineStartEPCallback(
+        [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(EmbedAtStart()); });
+}
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
-  return {LLVM_PLUGIN_API_VERSION, "ir2vec-inline", WB_VERSION, [](PassBuilder &PB) {
-            applySessionFlags();
-            PB.registerAnalysisRegistrationCallback([](ModuleAnalysisManager &MAM) {
-              PipelineMAM = &MAM;
-              MAM.registerPass([] { return PluginInlineAdvisorAnalysis(makeAdvisor); });
-            });
-          }};
+  // Loaded into another LLVM, the plugin's classes would not be the compiler's: it answers with
+  // an API version no LLVM accepts, so that the compiler refuses it with LLVM's own message,
+  // after this one says why.
+  if (std::optional<std::string> Other = foreignLLVM()) {
+    llvm::errs() << "ir2vec-inline: libir2vec-inline.so was built for LLVM " << LLVM_VERSION_MAJOR
+                 << "." << LLVM_VERSION_MINOR << "; this compiler runs LLVM " << *Other
+                 << ": rebuild the plugin against it\n";
+    return {0, "ir2vec-inline", WB_VERSION, nullptr};
+  }
+  return {LLVM_PLUGIN_API_VERSION, "ir2vec-inline", WB_VERSION, registerCallbacks};
 }
