@@ -42,6 +42,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -79,7 +80,8 @@ constexpr SettingDef SettingTable[] = {
     {"IR2VEC_INLINE_EMBEDDINGS", &Settings::Embeddings,
      "embedding features, as `mlgo run --embeddings`: `default` or a vocabulary file"},
     {"IR2VEC_INLINE_LOG", &Settings::Log,
-     "write the decisions as `mlgo run --log` does (a directory: one log per module)"},
+     "write the decisions as `mlgo run --log` does (a directory: one log per module and "
+     "process)"},
 };
 
 Settings settingsFromEnvironment() {
@@ -196,15 +198,17 @@ struct DecisionLog {
   }
 };
 
-/// The log's file for module M: the setting itself, or in a directory one file per module (its
-/// identifier with '/' as '_').
+/// The log's file for module M: the setting itself (one compiler process: clang runs one per
+/// source file), or in a directory one file per module and process, `ID.PID.log` (the module's
+/// identifier, clang's source path, with '/' as '_'; the process, because builds compile a
+/// source more than once, libtool's PIC and non-PIC objects for one).
 std::string logPathFor(const Settings &S, const Module &M) {
   if (!sys::fs::is_directory(S.Log))
     return S.Log;
   std::string Name = M.getModuleIdentifier();
   std::replace(Name.begin(), Name.end(), '/', '_');
   SmallString<256> P(S.Log);
-  sys::path::append(P, Name + ".log");
+  sys::path::append(P, Name + "." + Twine(sys::Process::getProcessId()) + ".log");
   return std::string(P);
 }
 
@@ -252,11 +256,15 @@ public:
     if (!R)
       return R.takeError();
     Runner.emplace(std::move(*R));
-    if (Log && Log->L.Header.Features.empty()) { // the first advisor's features, as the host's
-      Log->L.Header.Features = Available;
-      Log->L.Header.Features.push_back(*Advice);
+    if (Log) {
+      // As the host logs it: the first advisor's features (every advisor of the process has
+      // the same), and a context "" per advisor (each opens a channel, whose stream starts so).
+      if (Log->L.Header.Features.empty()) {
+        Log->L.Header.Features = Available;
+        Log->L.Header.Features.push_back(*Advice);
+      }
       Log->L.Contexts.push_back("");
-      Log->L.ContextAt.push_back(0);
+      Log->L.ContextAt.push_back(Log->L.Observations.size());
     }
     return Error::success();
   }
@@ -350,7 +358,11 @@ struct Process {
   const Module *Embedded = nullptr;
   std::optional<features::Augmentation> Extras;
   std::optional<DecisionLog> Log;
-  bool VocabularySet = false;
+  /// The JSON vocabulary LLVM reads (-ir2vec-vocab-path), set once per process: "" until then.
+  /// A temporary file is written again for each pipeline (clang runs one per source file of a
+  /// command in one process) and removed once LLVM has read it.
+  std::string VocabularyFile;
+  bool VocabularyIsTemporary = false;
 };
 Process &process() {
   static Process P;
@@ -369,29 +381,31 @@ Expected<features::Augmentation> moduleFeatures(const Module &M, const Settings 
 /// (both options; LLVM 22 reads the vocabulary from -ir2vec-vocab-path), and has LLVM read it
 /// now: the advisor uses the embeddings when the vocabulary analysis is cached.
 Error loadCompilerVocabulary(Module &M, ModuleAnalysisManager &MAM, Process &P) {
-  if (!P.VocabularySet) {
+  if (P.VocabularyFile.empty() || P.VocabularyIsTemporary) {
     Expected<VocabularyFileFn *> F = companion<VocabularyFileFn>("ir2vecInlineVocabularyFile");
     if (!F)
       return F.takeError();
-    SmallString<128> Temp;
-    if (std::error_code EC = sys::fs::getPotentiallyUniqueTempFileName("ir2vec-vocab", "json", Temp))
-      return wb::support::makeError("a temporary file for the vocabulary: " + EC.message());
+    SmallString<128> Temp(P.VocabularyFile);
+    if (Temp.empty())
+      if (std::error_code EC =
+              sys::fs::getPotentiallyUniqueTempFileName("ir2vec-vocab", "json", Temp))
+        return wb::support::makeError("a temporary file for the vocabulary: " + EC.message());
     Expected<std::string> File = (*F)(embeddingChoice(P.S), Temp);
     if (!File)
       return File.takeError();
-    const bool Set = setOption("ml-inliner-ir2vec-vocab-file", *File) &&
-                     setOption("ir2vec-vocab-path", *File);
-    if (!Set)
-      return wb::support::makeError(
-          "the compiler's command line sets -ir2vec-vocab-path or -ml-inliner-ir2vec-vocab-file "
-          "too: name the vocabulary once");
-    P.VocabularySet = true;
-    MAM.getResult<IR2VecVocabAnalysis>(M);
-    if (*File == Temp.str())
-      sys::fs::remove(Temp);
-    return Error::success();
+    if (P.VocabularyFile.empty()) {
+      if (!setOption("ml-inliner-ir2vec-vocab-file", *File) ||
+          !setOption("ir2vec-vocab-path", *File))
+        return wb::support::makeError(
+            "the compiler's command line sets -ir2vec-vocab-path or -ml-inliner-ir2vec-vocab-file "
+            "too: name the vocabulary once");
+      P.VocabularyFile = *File;
+      P.VocabularyIsTemporary = *File == Temp.str();
+    }
   }
   MAM.getResult<IR2VecVocabAnalysis>(M);
+  if (P.VocabularyIsTemporary)
+    sys::fs::remove(P.VocabularyFile);
   return Error::success();
 }
 
@@ -418,8 +432,11 @@ Expected<std::unique_ptr<runners::Policy>> prepare(Module &M, Process &P,
     if (Error E = loadCompilerVocabulary(M, *P.MAM, P))
       return Named(std::move(E));
   }
-  if (!P.S.Log.empty() && !P.Log)
-    P.Log = DecisionLog{logPathFor(P.S, M), {}};
+  // One log per file: the decisions of every advisor of the process go to the same log, as the
+  // host's channel takes every compiler of a command; in a directory, each module has its own.
+  if (!P.S.Log.empty())
+    if (std::string Path = logPathFor(P.S, M); !P.Log || P.Log->Path != Path)
+      P.Log = DecisionLog{Path, {}};
   return Policy;
 }
 
@@ -484,6 +501,10 @@ std::optional<std::string> foreignLLVM() {
 
 void registerCallbacks(PassBuilder &PB) {
   applySessionFlags();
+  // A new pipeline, for a new module (clang runs one per source file of a command, in one
+  // process): what was embedded belongs to the previous one.
+  process().Embedded = nullptr;
+  process().Extras.reset();
   PB.registerAnalysisRegistrationCallback([](ModuleAnalysisManager &MAM) {
     process().MAM = &MAM;
     MAM.registerPass([] { return PluginInlineAdvisorAnalysis(makeAdvisor); });
