@@ -170,19 +170,24 @@ void applySessionFlags() {
   }
 }
 
-/// LLVM's spec as the workbench's (the same JSON form: features::tensorSpecFromJSON reads what
-/// TensorSpec::toJSON writes).
+/// LLVM's spec as the workbench's: the same fields, and the same types by the same names
+/// (features::TensorType follows LLVM's list).
 Expected<features::TensorSpec> workbenchSpec(const TensorSpec &S) {
-  std::string Text;
-  raw_string_ostream OS(Text);
-  {
-    json::OStream J(OS);
-    S.toJSON(J);
+  features::TensorSpec W;
+  W.Name = S.name();
+  W.Port = S.port();
+  W.Shape = S.shape();
+  switch (S.type()) {
+#define WB_SAME_TYPE(C, E)                                                                       \
+  case llvm::TensorType::E:                                                                      \
+    W.Type = features::TensorType::E;                                                            \
+    return W;
+    SUPPORTED_TENSOR_TYPES(WB_SAME_TYPE)
+#undef WB_SAME_TYPE
+  default:
+    return wb::support::makeError("the compiler's feature '" + S.name() +
+                                  "' has a type the workbench does not know");
   }
-  Expected<json::Value> V = json::parse(Text);
-  if (!V)
-    return V.takeError();
-  return features::tensorSpecFromJSON(*V, S.name());
 }
 
 /// The decisions of this compiler process as the host logs them (features::Log: the compiler's
@@ -199,14 +204,20 @@ struct DecisionLog {
 };
 
 /// The log's file for module M: the setting itself (one compiler process: clang runs one per
-/// source file), or in a directory one file per module and process, `ID.PID.log` (the module's
-/// identifier, clang's source path, with '/' as '_'; the process, because builds compile a
-/// source more than once, libtool's PIC and non-PIC objects for one).
+/// source file), or in a directory one file per module and process, `ID.PID.log`: the module's
+/// identifier (clang's source path) without its root, `.` and `..` parts, '/' as '_' (an
+/// out-of-tree build's `../src/a.c` is `src_a.c`, not a hidden file); the process, because
+/// builds compile a source more than once (libtool's PIC and non-PIC objects).
 std::string logPathFor(const Settings &S, const Module &M) {
   if (!sys::fs::is_directory(S.Log))
     return S.Log;
-  std::string Name = M.getModuleIdentifier();
-  std::replace(Name.begin(), Name.end(), '/', '_');
+  std::string Name;
+  StringRef Id = sys::path::relative_path(M.getModuleIdentifier());
+  for (auto I = sys::path::begin(Id), E = sys::path::end(Id); I != E; ++I)
+    if (*I != "." && *I != "..")
+      Name += (Name.empty() ? "" : "_") + I->str();
+  if (Name.empty())
+    Name = "module";
   SmallString<256> P(S.Log);
   sys::path::append(P, Name + "." + Twine(sys::Process::getProcessId()) + ".log");
   return std::string(P);
