@@ -358,7 +358,9 @@ protected:
 
 /// What the plugin keeps for the compiler process: LLVM calls the plugin through plain
 /// functions (the registration callback, the advisor factory), so this state is the one
-/// place they share. One pipeline per compiler process is how clang and opt run.
+/// place they share. clang and opt run one pipeline per process; a process that runs several
+/// (one after another: LLVM's pipelines are not run concurrently in one process by clang, opt
+/// or the linkers' LTO backends that load pass plugins) gets a fresh start for each.
 struct Process {
   Settings S = settingsFromEnvironment();
   /// The pipeline's module analysis manager: MLInlineAdvisor needs it, and LLVM hands the
@@ -370,8 +372,8 @@ struct Process {
   std::optional<features::Augmentation> Extras;
   std::optional<DecisionLog> Log;
   /// The JSON vocabulary LLVM reads (-ir2vec-vocab-path), set once per process: "" until then.
-  /// A temporary file is written again for each pipeline (clang runs one per source file of a
-  /// command in one process) and removed once LLVM has read it.
+  /// A temporary file is written again for each pipeline that reads it and removed once LLVM
+  /// has read it.
   std::string VocabularyFile;
   bool VocabularyIsTemporary = false;
 };
@@ -445,9 +447,14 @@ Expected<std::unique_ptr<runners::Policy>> prepare(Module &M, Process &P,
   }
   // One log per file: the decisions of every advisor of the process go to the same log, as the
   // host's channel takes every compiler of a command; in a directory, each module has its own.
-  if (!P.S.Log.empty())
-    if (std::string Path = logPathFor(P.S, M); !P.Log || P.Log->Path != Path)
+  if (!P.S.Log.empty()) {
+    std::string Path = logPathFor(P.S, M);
+    // Said before the work rather than after it: the log is written when the inliner is done.
+    if (StringRef Dir = sys::path::parent_path(Path); !Dir.empty() && !sys::fs::is_directory(Dir))
+      return wb::support::makeError("IR2VEC_INLINE_LOG=" + P.S.Log + ": no directory " + Dir);
+    if (!P.Log || P.Log->Path != Path)
       P.Log = DecisionLog{Path, {}};
+  }
   return Policy;
 }
 

@@ -84,12 +84,15 @@ class ToolTest:
     LLVM's tools (B(name)) and the tool (run(args...)). finish() prints the summary, removes
     the scratch directory when every check passed (a failure keeps it to look into) and exits."""
 
-    def __init__(self, prefix, parts=0):
+    def __init__(self, prefix, parts=0, options=()):
+        """options: further arguments, (name, argparse keywords) each."""
         p = argparse.ArgumentParser()
         p.add_argument("--ir2vec", required=True)
         p.add_argument("--llvm-bindir", required=True)
         if parts:  # a test run as several ctest tests, each under the 5 minutes a test may take
             p.add_argument("--part", type=int, choices=range(1, parts + 1), required=True)
+        for name, kw in options:
+            p.add_argument(name, **kw)
         self.args = p.parse_args()
         self.res = Results()
         self.check = self.res.check
