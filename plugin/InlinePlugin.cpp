@@ -9,9 +9,10 @@
 // Settings come from the environment, which reaches every compiler of a build unchanged
 // (clang reads -mllvm options before it loads -fpass-plugin objects, so options the plugin
 // registered would be refused); the table Settings below lists them. A setting that cannot be
-// used is a compiler error naming it, before any decision. The shipped size rule is built in
-// (ShippedSizeRule.cpp, from its model file); model files and embeddings (HDF5, Armadillo) are
-// the business of libir2vec-inline-models.so, loaded beside this object only when needed.
+// used is a compiler error naming it, before any decision. The shipped size rule is built into
+// the runners (from its model file, at build time); model files and embeddings (HDF5,
+// Armadillo) are the business of libir2vec-inline-models.so, loaded beside this object only
+// when needed.
 #include "features/Augment.h"
 #include "features/FeatureSets.h"
 #include "features/TrainingLog.h"
@@ -51,10 +52,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-namespace wb::plugin {
-extern const char ShippedSizeRule[];
-} // namespace wb::plugin
 
 namespace {
 
@@ -121,8 +118,8 @@ using ModuleFeaturesFn = Expected<features::Augmentation>(const Module &,
                                                           const features::EmbeddingChoice &);
 using VocabularyFileFn = Expected<std::string>(const features::EmbeddingChoice &, StringRef);
 
-/// The policy the settings name: the shipped size rule as built in when no model file is named,
-/// anything else as the host makes it.
+/// The policy the settings name, as the host makes it (the shipped size rule is built into the
+/// runners; model files are read by the companion).
 Expected<std::unique_ptr<runners::Policy>> makePolicy(const Settings &S) {
   runners::PolicyOptions O;
   O.Name = S.Policy;
@@ -136,15 +133,6 @@ Expected<std::unique_ptr<runners::Policy>> makePolicy(const Settings &S) {
   };
   if (Error E = runners::checkPolicyOptions(runners::Task::Inline, O))
     return E;
-  if (O.Name == "size" && O.ModelPath.empty()) {
-    Expected<json::Value> J = json::parse(wb::plugin::ShippedSizeRule);
-    if (!J)
-      return J.takeError();
-    Expected<runners::InlineRule> R = runners::InlineRule::fromJSON(*J);
-    if (!R)
-      return R.takeError();
-    return runners::makeRulePolicy(*R);
-  }
   return runners::makePolicy(runners::Task::Inline, O);
 }
 

@@ -102,9 +102,10 @@ std::string modelFileOf(const PolicyOptions &O) {
   return "";
 }
 
-bool needsFullTool(llvm::StringRef PolicyName) {
+bool needsFullTool(llvm::StringRef PolicyName, llvm::StringRef ModelPath) {
   const PolicyInfo *P = findPolicy(PolicyName);
-  return !P || P->Needs == PolicyNeeds::ModelFile || P->Needs == PolicyNeeds::ShippedModel;
+  return !P || P->Needs == PolicyNeeds::ModelFile ||
+         (P->Needs == PolicyNeeds::ShippedModel && !ModelPath.empty());
 }
 
 std::string shippedModelPath(const PolicyInfo &P) {
@@ -357,6 +358,27 @@ llvm::Error checkPolicyOptions(Task T, const PolicyOptions &O) {
   return llvm::Error::success();
 }
 
+extern const ShippedRule ShippedRules[];
+extern const size_t NumShippedRules;
+
+namespace {
+/// A shipped policy as its built-in rule (the same as its model file's: generated from it).
+llvm::Expected<std::unique_ptr<Policy>> shippedRulePolicy(const PolicyInfo &P) {
+  for (size_t I = 0; I < NumShippedRules; ++I) {
+    if (llvm::StringRef(ShippedRules[I].File) != P.Shipped)
+      continue;
+    llvm::Expected<llvm::json::Value> J = llvm::json::parse(ShippedRules[I].RuleJSON);
+    if (!J)
+      return J.takeError();
+    llvm::Expected<InlineRule> R = InlineRule::fromJSON(*J);
+    if (!R)
+      return R.takeError();
+    return makeRulePolicy(*R);
+  }
+  return makeError(llvm::Twine("policy '") + P.Name + "' has no built-in rule");
+}
+} // namespace
+
 llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &O) {
   if (compilerDecides(T, O.Name))
     return makeError("policy 'default' of --task " + llvm::Twine(features::taskInfo(T).Name) +
@@ -392,16 +414,11 @@ llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &
       return makeError("policy '" + N + "' is not available in this program");
     return O.LoadModel(T, O);
   case PolicyNeeds::ShippedModel: {
-    PolicyOptions Shipped = O;
-    if (Shipped.ModelPath.empty())
-      Shipped.ModelPath = shippedModelPath(*P);
-    if (!llvm::sys::fs::exists(Shipped.ModelPath))
-      return support::fileError(Shipped.ModelPath,
-                                "the model of policy '" + N + "' is not there (it is installed "
-                                "with the tool in share/ir2vec/policies; --model names another)");
+    if (O.ModelPath.empty())
+      return shippedRulePolicy(*P);
     if (!O.LoadModel)
       return makeError("policy '" + N + "' is not available in this program");
-    return O.LoadModel(T, Shipped);
+    return O.LoadModel(T, O);
   }
   case PolicyNeeds::SessionLog: {
     if (O.ReplayPath.empty())

@@ -21,7 +21,14 @@ enum class PolicyNeeds {
   Nothing,      // built in
   ModelFile,    // --model: weights in HDF5, evaluated with Armadillo (the full tool only)
   SessionLog,   // --replay: a session log
-  ShippedModel, // a model file installed with the tool (--model overrides it); full tool only
+  ShippedModel, // a rule installed with the tool (--model overrides it, in the full tool only)
+};
+
+/// A shipped policy's rule, built in from its model file (runners/shipped_rules.py): the policy
+/// runs without reading HDF5.
+struct ShippedRule {
+  const char *File; // PolicyInfo::Shipped
+  const char *RuleJSON;
 };
 
 struct PolicyInfo {
@@ -51,8 +58,9 @@ llvm::Expected<std::string> defaultPolicyFor(Task T);
 /// then adds no advisor flag; nothing is asked or logged (makePolicy refuses it).
 bool compilerDecides(Task T, llvm::StringRef Name);
 /// Whether `mlgo run` with this policy must run in the full tool (models need HDF5 and
-/// Armadillo); unknown names too, so that the full tool reports them.
-bool needsFullTool(llvm::StringRef PolicyName);
+/// Armadillo): a model file, or another file than a shipped policy's own (ModelPath); unknown
+/// names too, so that the full tool reports them.
+bool needsFullTool(llvm::StringRef PolicyName, llvm::StringRef ModelPath = "");
 /// The table as Markdown (docs/mlgo.md, "Policies").
 std::string policyTableMarkdown();
 /// "default, no-evict, random, linear, mlp, replay".

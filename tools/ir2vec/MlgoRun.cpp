@@ -204,7 +204,8 @@ CLI::App *addRunCommand(CLI::App &Mlgo, Commands &Cmds, std::shared_ptr<RunOptio
 bool servedByLauncher(const RunOptions &O) {
   // A task's default policy is always built in.
   const std::string &Name = O.Session.Policy.Name;
-  return !O.Session.embeddings() && !O.Reward && (Name.empty() || !runners::needsFullTool(Name));
+  return !O.Session.embeddings() && !O.Reward &&
+         (Name.empty() || !runners::needsFullTool(Name, O.Session.Policy.ModelPath));
 }
 
 } // namespace wb::tool
