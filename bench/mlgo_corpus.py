@@ -31,7 +31,10 @@ interrupt and an exit from the idle state).
 
 usage: bench/mlgo_corpus.py IR2VEC CORPUS_LIST [--rounds N] [--limit K] [--python]
                             [--baseline IR2VEC] [--replay] [--pinned CPU] [--plugin LIB]
-                            [--policy NAME]
+                            [--policy NAME] [--small N]
+
+With --small N, N modules spread over the smallest third of the list (by file size) instead of
+the list's first ones: where a compile is short, the host's fixed cost per session shows.
 """
 import argparse, json, os, struct, subprocess, sys, tempfile, time
 
@@ -92,8 +95,12 @@ def main():
     ap.add_argument("--pinned", type=int, help="also time opt-22 alone and under the host on this CPU only")
     ap.add_argument("--plugin", help="also time opt-22 with this inliner plugin")
     ap.add_argument("--policy", default="default", help="the inliner policy of the host and plugin sides")
+    ap.add_argument("--small", type=int, default=0, help="N modules of the smallest third")
     a = ap.parse_args()
     mods = [l.strip() for l in open(a.corpus_list) if l.strip()]
+    if a.small:
+        third = sorted(mods, key=os.path.getsize)[: max(1, len(mods) // 3)]
+        mods = [third[i * len(third) // a.small] for i in range(min(a.small, len(third)))]
     if a.limit:
         mods = mods[: a.limit]
     totals = {"plain": 0.0, "host": 0.0, "python": 0.0, "baseline": 0.0, "replay": 0.0,
