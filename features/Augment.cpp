@@ -196,23 +196,29 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, const llvm::Module &M,
           }});
 }
 
-llvm::Expected<std::string> compilerVocabularyFile(const EmbeddingChoice &Choice,
-                                                   llvm::StringRef WriteTo) {
-  // The compiler reads LLVM's JSON only: the default vocabulary and HDF5 files are written
-  // out as JSON.
+llvm::Expected<std::optional<std::string>> compilerVocabularyJSON(const EmbeddingChoice &Choice) {
+  // The compiler reads LLVM's JSON only: the default vocabulary and HDF5 files are given to it
+  // as JSON.
   const std::string &Vocab = Choice.Vocabulary;
-  if (Vocab.empty()) {
-    if (llvm::Error E = support::writeFileAtomically(
-            WriteTo, [](llvm::raw_ostream &OS) { OS << vocab::defaultVocabularyJSON(); }))
-      return E;
-    return WriteTo.str();
-  }
+  if (Vocab.empty())
+    return std::string(vocab::defaultVocabularyJSON());
   if (llvm::StringRef(Vocab).ends_with(".json"))
-    return Vocab;
+    return std::nullopt;
   llvm::Expected<vocab::EntityVectors> EV = vocab::readEntityVectors(Vocab);
   if (!EV)
     return EV.takeError();
-  if (llvm::Error E = vocab::writeVocabularyJSON(WriteTo, *EV))
+  return vocab::vocabularyJSON(*EV);
+}
+
+llvm::Expected<std::string> compilerVocabularyFile(const EmbeddingChoice &Choice,
+                                                   llvm::StringRef WriteTo) {
+  llvm::Expected<std::optional<std::string>> Text = compilerVocabularyJSON(Choice);
+  if (!Text)
+    return Text.takeError();
+  if (!*Text)
+    return Choice.Vocabulary;
+  if (llvm::Error E = support::writeFileAtomically(
+          WriteTo, [&](llvm::raw_ostream &OS) { OS << **Text; }))
     return E;
   return WriteTo.str();
 }

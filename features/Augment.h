@@ -67,8 +67,10 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
 llvm::Expected<Augmentation> workbenchFeatures(Task T, const llvm::Module &M,
                                                const EmbeddingChoice &E);
 
-/// The vocabulary as the JSON file LLVM 22's -ir2vec-vocab-path reads: the chosen file itself
-/// when it is JSON, else (the default vocabulary, the workbench's HDF5) written to WriteTo.
+/// The vocabulary as the JSON LLVM 22's -ir2vec-vocab-path reads: std::nullopt when the chosen
+/// file is JSON (LLVM reads it), else the text (the default vocabulary, the workbench's HDF5).
+llvm::Expected<std::optional<std::string>> compilerVocabularyJSON(const EmbeddingChoice &E);
+/// The same as a file: the chosen file itself, or the text written to WriteTo.
 llvm::Expected<std::string> compilerVocabularyFile(const EmbeddingChoice &E,
                                                    llvm::StringRef WriteTo);
 

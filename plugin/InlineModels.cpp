@@ -17,7 +17,7 @@ ir2vecInlineModuleFeatures(const llvm::Module &M, const wb::features::EmbeddingC
   return wb::features::workbenchFeatures(wb::runners::Task::Inline, M, E);
 }
 
-COMPANION llvm::Expected<std::string>
-ir2vecInlineVocabularyFile(const wb::features::EmbeddingChoice &E, llvm::StringRef WriteTo) {
-  return wb::features::compilerVocabularyFile(E, WriteTo);
+COMPANION llvm::Expected<std::optional<std::string>>
+ir2vecInlineVocabularyJSON(const wb::features::EmbeddingChoice &E) {
+  return wb::features::compilerVocabularyJSON(E);
 }

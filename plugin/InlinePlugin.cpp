@@ -45,9 +45,15 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/ADT/StringExtras.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <memory>
 #include <optional>
 #include <string>
@@ -116,7 +122,7 @@ using LoadModelFn = Expected<std::unique_ptr<runners::Policy>>(runners::Task,
                                                                 const runners::PolicyOptions &);
 using ModuleFeaturesFn = Expected<features::Augmentation>(const Module &,
                                                           const features::EmbeddingChoice &);
-using VocabularyFileFn = Expected<std::string>(const features::EmbeddingChoice &, StringRef);
+using VocabularyJSONFn = Expected<std::optional<std::string>>(const features::EmbeddingChoice &);
 
 /// The policy the settings name, as the host makes it (the shipped size rule is built into the
 /// runners; model files are read by the companion).
@@ -131,6 +137,17 @@ Expected<std::unique_ptr<runners::Policy>> makePolicy(const Settings &S) {
       return Load.takeError();
     return (*Load)(T, O);
   };
+  // What a policy needs, in the plugin's terms (the runners speak the host's options).
+  if (const runners::PolicyInfo *P = runners::findPolicy(O.Name)) {
+    if (P->Needs == runners::PolicyNeeds::SessionLog)
+      return wb::support::makeError("it replays a session log, which the plugin has no setting "
+                                    "for: replay under the host (ir2vec mlgo run --policy replay)");
+    if (P->Needs == runners::PolicyNeeds::ModelFile && O.ModelPath.empty())
+      return wb::support::makeError("it reads a model file: set IR2VEC_INLINE_MODEL");
+    if (P->Needs == runners::PolicyNeeds::Nothing && !O.ModelPath.empty())
+      return wb::support::makeError("it reads no model, and IR2VEC_INLINE_MODEL names one (" +
+                                    O.ModelPath + ")");
+  }
   if (Error E = runners::checkPolicyOptions(runners::Task::Inline, O))
     return E;
   return runners::makePolicy(runners::Task::Inline, O);
@@ -206,6 +223,11 @@ std::string logPathFor(const Settings &S, const Module &M) {
       Name += (Name.empty() ? "" : "_") + I->str();
   if (Name.empty())
     Name = "module";
+  // A file name has at most 255 bytes: a long path keeps its end (the file's own name) after a
+  // hash of the whole, so that two long paths with the same end do not meet.
+  constexpr size_t Keep = 200;
+  if (Name.size() > Keep)
+    Name = utohexstr(xxh3_64bits(Name)) + "_" + Name.substr(Name.size() - Keep);
   SmallString<256> P(S.Log);
   sys::path::append(P, Name + "." + Twine(sys::Process::getProcessId()) + ".log");
   return std::string(P);
@@ -233,8 +255,8 @@ public:
   ~PolicyRunner() override {
     if (Log)
       if (Error E = Log->write())
-        Ctx.diagnose(DiagnosticInfoGeneric("ir2vec-inline: IR2VEC_INLINE_LOG: " +
-                                           toString(std::move(E))));
+        Ctx.diagnose(DiagnosticInfoGeneric("ir2vec-inline: IR2VEC_INLINE_LOG=" + Log->Path +
+                                           ": " + toString(std::move(E))));
   }
 
   /// Binds the policy to the features (an error names a feature it needs that is not sent).
@@ -360,10 +382,9 @@ struct Process {
   std::optional<features::Augmentation> Extras;
   std::optional<DecisionLog> Log;
   /// The JSON vocabulary LLVM reads (-ir2vec-vocab-path), set once per process: "" until then.
-  /// A temporary file is written again for each pipeline that reads it and removed once LLVM
-  /// has read it.
+  /// The chosen file when it is JSON, else an anonymous in-memory file (memfd, read through
+  /// /proc/self/fd): nothing to remove, and nothing left behind by a compiler that is killed.
   std::string VocabularyFile;
-  bool VocabularyIsTemporary = false;
 };
 Process &process() {
   static Process P;
@@ -382,31 +403,32 @@ Expected<features::Augmentation> moduleFeatures(const Module &M, const Settings 
 /// (both options; LLVM 22 reads the vocabulary from -ir2vec-vocab-path), and has LLVM read it
 /// now: the advisor uses the embeddings when the vocabulary analysis is cached.
 Error loadCompilerVocabulary(Module &M, ModuleAnalysisManager &MAM, Process &P) {
-  if (P.VocabularyFile.empty() || P.VocabularyIsTemporary) {
-    Expected<VocabularyFileFn *> F = companion<VocabularyFileFn>("ir2vecInlineVocabularyFile");
+  if (P.VocabularyFile.empty()) {
+    Expected<VocabularyJSONFn *> F = companion<VocabularyJSONFn>("ir2vecInlineVocabularyJSON");
     if (!F)
       return F.takeError();
-    SmallString<128> Temp(P.VocabularyFile);
-    if (Temp.empty())
-      if (std::error_code EC =
-              sys::fs::getPotentiallyUniqueTempFileName("ir2vec-vocab", "json", Temp))
-        return wb::support::makeError("a temporary file for the vocabulary: " + EC.message());
-    Expected<std::string> File = (*F)(embeddingChoice(P.S), Temp);
-    if (!File)
-      return File.takeError();
-    if (P.VocabularyFile.empty()) {
-      if (!setOption("ml-inliner-ir2vec-vocab-file", *File) ||
-          !setOption("ir2vec-vocab-path", *File))
-        return wb::support::makeError(
-            "the compiler's command line sets -ir2vec-vocab-path or -ml-inliner-ir2vec-vocab-file "
-            "too: name the vocabulary once");
-      P.VocabularyFile = *File;
-      P.VocabularyIsTemporary = *File == Temp.str();
+    Expected<std::optional<std::string>> Text = (*F)(embeddingChoice(P.S));
+    if (!Text)
+      return Text.takeError();
+    std::string File = P.S.Embeddings;
+    if (*Text) {
+      const int Fd = ::memfd_create("ir2vec-vocabulary.json", MFD_CLOEXEC);
+      if (Fd < 0)
+        return wb::support::makeError(Twine("memfd_create: ") + std::strerror(errno));
+      raw_fd_ostream OS(Fd, /*shouldClose=*/false);
+      OS << **Text;
+      OS.flush();
+      if (OS.has_error())
+        return wb::support::makeError("writing the vocabulary for LLVM: " + OS.error().message());
+      File = "/proc/self/fd/" + std::to_string(Fd); // open for the process's life
     }
+    if (!setOption("ml-inliner-ir2vec-vocab-file", File) || !setOption("ir2vec-vocab-path", File))
+      return wb::support::makeError(
+          "the compiler's command line sets -ir2vec-vocab-path or -ml-inliner-ir2vec-vocab-file "
+          "too: name the vocabulary once");
+    P.VocabularyFile = File;
   }
   MAM.getResult<IR2VecVocabAnalysis>(M);
-  if (P.VocabularyIsTemporary)
-    sys::fs::remove(P.VocabularyFile);
   return Error::success();
 }
 
@@ -438,8 +460,14 @@ Expected<std::unique_ptr<runners::Policy>> prepare(Module &M, Process &P,
   if (!P.S.Log.empty()) {
     std::string Path = logPathFor(P.S, M);
     // Said before the work rather than after it: the log is written when the inliner is done.
-    if (StringRef Dir = sys::path::parent_path(Path); !Dir.empty() && !sys::fs::is_directory(Dir))
+    StringRef Dir = sys::path::parent_path(Path);
+    if (Dir.empty())
+      Dir = ".";
+    if (!sys::fs::is_directory(Dir))
       return wb::support::makeError("IR2VEC_INLINE_LOG=" + P.S.Log + ": no directory " + Dir);
+    if (::access(Dir.str().c_str(), W_OK) != 0)
+      return wb::support::makeError("IR2VEC_INLINE_LOG=" + P.S.Log + ": cannot write in " + Dir +
+                                    ": " + std::strerror(errno));
     if (!P.Log || P.Log->Path != Path)
       P.Log = DecisionLog{Path, {}};
   }
@@ -490,6 +518,32 @@ struct EmbedAtStart : PassInfoMixin<EmbedAtStart> {
   static bool isRequired() { return true; }
 };
 
+/// The optimisation level as the compiler's option spells it.
+std::string levelName(OptimizationLevel L) {
+  if (L.getSizeLevel() == 1)
+    return "Os";
+  if (L.getSizeLevel() == 2)
+    return "Oz";
+  return "O" + std::to_string(L.getSpeedupLevel());
+}
+
+/// What the host says of the level, said as the pipeline begins: at -O0 no inliner asks, and a
+/// policy chosen at some levels is warned about at the others.
+struct CheckLevel : PassInfoMixin<CheckLevel> {
+  std::string Level;
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    const std::string &Policy = process().S.Policy;
+    std::optional<std::string> W =
+        Level == "O0" ? std::optional<std::string>("at -O0 no inliner runs: policy '" + Policy +
+                                                   "' decides nothing")
+                      : runners::unmeasuredLevelWarning(Policy, Level);
+    if (W)
+      M.getContext().diagnose(DiagnosticInfoGeneric("ir2vec-inline: " + *W, DS_Warning));
+    return PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
 /// The LLVM that runs this process, when it is another than the one the plugin was built for
 /// (LLVMGetVersion as the process resolves it, against the plugin's own: a compiler of another
 /// LLVM finds its own first). A compiler that does not export LLVM's symbols cannot be told.
@@ -515,9 +569,11 @@ void registerCallbacks(PassBuilder &PB) {
     process().MAM = &MAM;
     MAM.registerPass([] { return PluginInlineAdvisorAnalysis(makeAdvisor); });
   });
-  if (!process().S.Embeddings.empty())
-    PB.registerPipelineStartEPCallback(
-        [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(EmbedAtStart()); });
+  PB.registerPipelineStartEPCallback([](ModulePassManager &MPM, OptimizationLevel L) {
+    MPM.addPass(CheckLevel{{}, levelName(L)});
+    if (!process().S.Embeddings.empty())
+      MPM.addPass(EmbedAtStart());
+  });
 }
 
 } // namespace

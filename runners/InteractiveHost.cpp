@@ -253,13 +253,9 @@ llvm::Expected<SessionResult> runSessionToFiles(SessionConfig C, const std::stri
             : "the compiler asked no inlining question: the code calls no function defined in "
               "it (or none the inliner considers)");
   // A policy chosen at some levels, used at another: said, since its numbers do not hold there.
-  if (const PolicyInfo *P = findPolicy(C.Policy.Name); P && P->ChosenFor && R->ChannelOpened)
-    if (std::optional<std::string> Level = optimisationLevel(C.Command);
-        Level && !llvm::is_contained(llvm::split(P->ChosenFor, ' '), llvm::StringRef(*Level)))
-      R->Warnings.push_back("policy '" + C.Policy.Name + "' was chosen and measured at -" +
-                            llvm::join(llvm::split(P->ChosenFor, ' '), " and -") +
-                            " (docs/size-policy.md); this command compiles at -" + *Level +
-                            ", where it never was");
+  if (std::optional<std::string> Level = optimisationLevel(C.Command); Level && R->ChannelOpened)
+    if (std::optional<std::string> W = unmeasuredLevelWarning(C.Policy.Name, *Level))
+      R->Warnings.push_back(std::move(*W));
   // -flto: the compile step's (pre-link) inliner asks the policy, but the link step inlines
   // again inside the linker, out of the host's reach; a user comparing objects should know.
   if (C.T == Task::Inline && R->clean() && R->ChannelOpened && isClang(Compiler) &&

@@ -460,6 +460,8 @@ llvm::Expected<ModelFile> readModelFileDirect(llvm::StringRef Path) {
 llvm::Expected<ModelFile> readModelFile(llvm::StringRef Path, double IsolatedSeconds) {
   if (!llvm::sys::fs::exists(Path))
     return fileError(Path, "no such file");
+  if (IsolatedSeconds == support::BoundBySize)
+    IsolatedSeconds = support::isolatedSecondsForFile(Path);
   if (llvm::Error E = support::checkIsolated(Path, IsolatedSeconds, [&] {
         return readModelFileDirect(Path).takeError();
       }))

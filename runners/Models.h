@@ -88,7 +88,7 @@ struct ModelFile {
 /// Reads and checks a model file; libhdf5 first reads it behind a process boundary
 /// (support/Isolate.h), so a crafted file that crashes or hangs it is an error naming it.
 llvm::Expected<ModelFile>
-readModelFile(llvm::StringRef Path, double IsolatedSeconds = support::DefaultIsolatedSeconds);
+readModelFile(llvm::StringRef Path, double IsolatedSeconds = support::BoundBySize);
 /// Atomic (temporary file, then rename). Always the current schema.
 llvm::Error writeModelFile(llvm::StringRef Path, const ModelFile &M);
 /// Width of the model's input vector for its task (per column for eviction).

@@ -102,6 +102,16 @@ std::string modelFileOf(const PolicyOptions &O) {
   return "";
 }
 
+std::optional<std::string> unmeasuredLevelWarning(llvm::StringRef Policy, llvm::StringRef Level) {
+  const PolicyInfo *P = findPolicy(Policy);
+  if (!P || !P->ChosenFor || llvm::is_contained(llvm::split(P->ChosenFor, ' '), Level))
+    return std::nullopt;
+  return ("policy '" + Policy + "' was chosen and measured at -" +
+          llvm::join(llvm::split(P->ChosenFor, ' '), " and -") +
+          " (docs/size-policy.md); this command compiles at -" + Level + ", where it never was")
+      .str();
+}
+
 bool needsFullTool(llvm::StringRef PolicyName, llvm::StringRef ModelPath) {
   const PolicyInfo *P = findPolicy(PolicyName);
   return !P || P->Needs == PolicyNeeds::ModelFile ||

@@ -61,6 +61,9 @@ bool compilerDecides(Task T, llvm::StringRef Name);
 /// Armadillo): a model file, or another file than a shipped policy's own (ModelPath); unknown
 /// names too, so that the full tool reports them.
 bool needsFullTool(llvm::StringRef PolicyName, llvm::StringRef ModelPath = "");
+/// A warning when Policy was chosen and measured at other optimisation levels than Level ("Oz",
+/// "O2", ...): its numbers do not hold there (the host and the inliner plugin say it).
+std::optional<std::string> unmeasuredLevelWarning(llvm::StringRef Policy, llvm::StringRef Level);
 /// The table as Markdown (docs/mlgo.md, "Policies").
 std::string policyTableMarkdown();
 /// "default, no-evict, random, linear, mlp, replay".

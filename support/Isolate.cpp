@@ -4,6 +4,7 @@
 #include "support/Interrupts.h"
 #include "support/Process.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cerrno>
@@ -47,6 +48,13 @@ bool InIsolatedChild = false;
 ForkGuard::ForkGuard() {
   if (!InIsolatedChild)
     L = std::shared_lock<std::shared_mutex>(forkLock());
+}
+
+double isolatedSecondsForFile(llvm::StringRef File) {
+  uint64_t Size = 0;
+  if (llvm::sys::fs::file_size(File, Size))
+    Size = 0;
+  return isolatedSecondsFor(Size);
 }
 
 llvm::Expected<std::string> runIsolated(llvm::StringRef File, double Seconds,

@@ -45,6 +45,12 @@ inline constexpr double DefaultIsolatedSeconds = 600;
 /// resume it): 30 s plus a second per 10 MB, ten times what a slow disk needs, so that a
 /// damaged file the library loops on is given up in seconds, not in DefaultIsolatedSeconds.
 inline double isolatedSecondsFor(uint64_t Bytes) { return 30.0 + double(Bytes) / 10e6; }
+/// isolatedSecondsFor the size of File (0 when it cannot be told): the bound for reads of
+/// small files a compiler waits on (model files, vocabularies), where the library's loop on a
+/// damaged file must not hold a build for DefaultIsolatedSeconds.
+double isolatedSecondsForFile(llvm::StringRef File);
+/// A caller's "no bound given": the reader takes isolatedSecondsForFile.
+inline constexpr double BoundBySize = -1;
 
 /// Runs Check (a read of File as the caller will then do it) in a child process; success means
 /// the caller may read File in this process. For readers whose results are not worth framing

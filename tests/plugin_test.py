@@ -264,7 +264,10 @@ for what, e, expect in (
         ("a missing model file", env(POLICY="mlp", MODEL=W("missing.h5")), "missing.h5"),
         ("a file that is no model", env(POLICY="mlp", MODEL=not_a_model), "not-a-model.h5"),
         ("a model file given to a policy that reads none", env(POLICY="default", MODEL=models["mlp"]),
-         "mlp.h5"),
+         "IR2VEC_INLINE_MODEL names one"),
+        ("a policy that reads a model, without one", env(POLICY="mlp"), "set IR2VEC_INLINE_MODEL"),
+        ("replay, which needs a log the plugin has no setting for", env(POLICY="replay"),
+         "the plugin has no setting for"),
         ("a model over embeddings without them, as the host says", env(POLICY="mlp", MODEL=models["mlp-emb"]),
          host_says),
         ("a missing vocabulary", env(EMBEDDINGS=W("missing.json")), "IR2VEC_INLINE_EMBEDDINGS=" + W("missing.json")),
@@ -281,6 +284,26 @@ for what, e, expect in (
               stops and expect in err and "ir2vec-inline" in err and "Stack dump" not in err, err[-800:])
         if os.path.exists(out):
             os.remove(out)
+
+# What the host warns of, the plugin says too: -O0 runs no inliner; size was chosen at -Os and -Oz.
+for level, expect in (("O0", "at -O0 no inliner runs"), ("O2", "was chosen and measured at -Os and -Oz")):
+    r = harness.run(["clang-22", f"-{level}", "-fpass-plugin=" + plugin, "-c", c_sources[0], "-o", W("lv.o")], env=env())
+    err = r.stderr.decode(errors="replace")
+    check(f"clang-22 -{level} with the size policy: compiles and warns '{expect}'", r.returncode == 0 and expect in err,
+          err[-500:])
+
+# A log directory and a source with a long path: the log's name stays under the 255 bytes a name
+# may have (the path's end after a hash).
+deep = W(*(["d" * 60] * 5))
+os.makedirs(deep)
+shutil.copy(c_sources[0], os.path.join(deep, "long.c"))
+os.makedirs(W("logs-long"))
+r = harness.run(["clang-22", "-Oz", "-fpass-plugin=" + plugin, "-c", os.path.join(deep, "long.c"), "-o", W("long.o")],
+                env=env(LOG=W("logs-long")))
+names = os.listdir(W("logs-long"))
+check("a source path of over 300 bytes: its log is written, named in under 255 bytes, ending in the source's name",
+      r.returncode == 0 and len(names) == 1 and len(names[0]) < 255 and "_long.c." in names[0],
+      f"{names} " + r.stderr.decode(errors="replace")[-300:])
 
 # Another LLVM: a program that exports LLVMGetVersion under LLVM 21.1's symbol version, as
 # libLLVM-21 does, loads the plugin as LLVM's PassPlugin::Load does and reads its answer.

@@ -148,7 +148,9 @@ llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path, double Iso
     return fromLoaded(std::move(*L));
   }
   if (isHDF5(Path))
-    return readHDF5Isolated(Path, IsolatedSeconds);
+    return readHDF5Isolated(Path, IsolatedSeconds == support::BoundBySize
+                                      ? support::isolatedSecondsForFile(Path)
+                                      : IsolatedSeconds);
   auto L = readVocabularyJSON(Path, Unit);
   if (!L)
     return L.takeError();
@@ -160,7 +162,7 @@ llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weight
     return parseVocabularyJSON(defaultVocabularyJSON(), DefaultVocabularyName, W);
   if (!isHDF5(Path))
     return readVocabularyJSON(Path, W);
-  auto V = readHDF5Isolated(Path, support::DefaultIsolatedSeconds);
+  auto V = readHDF5Isolated(Path, support::isolatedSecondsForFile(Path));
   if (!V)
     return V.takeError();
   auto Vocab = Vocabulary::fromUnweightedRows(std::move(V->Rows), V->Dim, W);
@@ -186,25 +188,37 @@ llvm::Expected<EmbeddingVocabulary> loadEmbeddingVocabulary(llvm::StringRef Path
   return EmbeddingVocabulary{std::move(*V), std::move(*SHA), std::move(Warnings)};
 }
 
-llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V) {
-  return support::writeFileAtomically(Path, [&](llvm::raw_ostream &OS) {
-    llvm::json::OStream J(OS, 1);
-    J.object([&] {
-      for (llvm::StringRef Section : {"Opcodes", "Types", "Arguments"})
-        J.attributeObject(Section, [&] {
-          for (EntityId Id = 0; Id < NumEntities; ++Id) {
-            if (jsonSectionOf(Id) != std::string_view(Section))
-              continue;
-            J.attributeArray(llvm::StringRef(entityName(Id)), [&] {
-              // llvm::json prints doubles with %.17g: they read back bit for bit.
-              for (unsigned K = 0; K < V.Dim; ++K)
-                J.value(V.row(Id)[K]);
-            });
-          }
-        });
-    });
-    OS << '\n';
+namespace {
+void printVocabularyJSON(llvm::raw_ostream &OS, const EntityVectors &V) {
+  llvm::json::OStream J(OS, 1);
+  J.object([&] {
+    for (llvm::StringRef Section : {"Opcodes", "Types", "Arguments"})
+      J.attributeObject(Section, [&] {
+        for (EntityId Id = 0; Id < NumEntities; ++Id) {
+          if (jsonSectionOf(Id) != std::string_view(Section))
+            continue;
+          J.attributeArray(llvm::StringRef(entityName(Id)), [&] {
+            // llvm::json prints doubles with %.17g: they read back bit for bit.
+            for (unsigned K = 0; K < V.Dim; ++K)
+              J.value(V.row(Id)[K]);
+          });
+        }
+      });
   });
+  OS << '\n';
+}
+} // namespace
+
+std::string vocabularyJSON(const EntityVectors &V) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  printVocabularyJSON(OS, V);
+  return Text;
+}
+
+llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V) {
+  return support::writeFileAtomically(Path,
+                                      [&](llvm::raw_ostream &OS) { printVocabularyJSON(OS, V); });
 }
 
 llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V) {

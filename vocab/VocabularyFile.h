@@ -56,7 +56,7 @@ EntityVectors countingEntityVectors();
 /// Reads JSON or HDF5 (by content). An empty Path means the default vocabulary. HDF5 is read
 /// behind a process boundary (support/Isolate.h) that gives up after IsolatedSeconds.
 llvm::Expected<EntityVectors>
-readEntityVectors(llvm::StringRef Path, double IsolatedSeconds = support::DefaultIsolatedSeconds);
+readEntityVectors(llvm::StringRef Path, double IsolatedSeconds = support::BoundBySize);
 /// Reads any supported file, or the default vocabulary for an empty Path, and applies W.
 llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weights W);
 /// SHA-256 of the vocabulary's bytes (of the built-in JSON for an empty Path).
@@ -74,6 +74,8 @@ llvm::Expected<EmbeddingVocabulary> loadEmbeddingVocabulary(llvm::StringRef Path
 /// LLVM 22 vocabulary JSON: "Opcodes", "Types", "Arguments" with every entity's key, values
 /// printed so that they read back as the same doubles. Atomic (temporary file + rename).
 llvm::Error writeVocabularyJSON(llvm::StringRef Path, const EntityVectors &V);
+/// The same JSON as text.
+std::string vocabularyJSON(const EntityVectors &V);
 /// The HDF5 form, with relations and provenance when present. Atomic.
 llvm::Error writeVocabularyHDF5(llvm::StringRef Path, const EntityVectors &V);
 enum class VocabularyFormat { JSON, HDF5 };
