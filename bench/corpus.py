@@ -9,7 +9,9 @@ where the tests build it),
 then measures, each configuration N times in interleaved rounds, reporting medians:
   (a) llvm-ir2vec, one process per module (a bash loop, as users run it)
   (b) ir2vec batch, HDF5 output, -j1 and -j2
-  (c) bench/parse_only: parsing the same modules in one thread, nothing else (the floor)
+  (c) bench/parse_only: parsing the same modules in one thread, nothing else (the floor), and
+      parse_only --verify: the same with LLVM's verifier on each module, which the batch
+      commands run by default (the floor with verification)
   (d) flow-aware-rd (the IR2Vec paper's encoding) beside LLVM's flow-aware kind, -j1, inst and
       func level: the ratio the kind's speed goal (<= 3x) is about
 and peak RSS of `ir2vec embeddings -j2` with the corpus listed once and ten times.
@@ -92,6 +94,7 @@ def main():
         ("llvm-ir2vec loop, inst flow-aware", loop("embeddings", f"--ir2vec-vocab-path={a.vocab}",
                                                    "--ir2vec-kind=flow-aware", "--level=inst")),
         ("parse_only (floor), 1 thread", [parse_only, "@" + lst]),
+        ("parse_only --verify, 1 thread", [parse_only, "--verify", "@" + lst]),
         ("ir2vec func symbolic -j1", batch(1, *func)),
         ("ir2vec func symbolic -j2", batch(2, *func)),
         ("ir2vec inst flow-aware -j1", batch(1, *inst)),
@@ -136,11 +139,14 @@ def main():
     for name, _ in configs:
         print(f"{name:44} {med[name]:9.3f}")
     floor = med["parse_only (floor), 1 thread"]
+    verified = med["parse_only --verify, 1 thread"]
     lf, li = med["llvm-ir2vec loop, func symbolic"], med["llvm-ir2vec loop, inst flow-aware"]
     print("\nratios")
     for name in ["ir2vec func symbolic -j1", "ir2vec func symbolic -j2"]:
         print(f"  {name:42} {lf / med[name]:6.1f}x faster than the llvm-ir2vec loop, "
-              f"{med[name] / floor:5.2f}x the parse-only time")
+              f"{med[name] / floor:5.2f}x the parse-only time, {med[name] / verified:5.2f}x "
+              f"parse and verify")
+    print(f"  {'parse and verify / parse':42} {verified / floor:6.2f}x (LLVM's verifier alone)")
     for name in ["ir2vec inst flow-aware -j1", "ir2vec inst flow-aware -j2",
                  "ir2vec inst flow-aware -j2 --inst-text"]:
         print(f"  {name:42} {li / med[name]:6.1f}x faster than the llvm-ir2vec --level=inst loop")
