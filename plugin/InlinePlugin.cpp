@@ -137,17 +137,11 @@ Expected<std::unique_ptr<runners::Policy>> makePolicy(const Settings &S) {
       return Load.takeError();
     return (*Load)(T, O);
   };
-  // What a policy needs, in the plugin's terms (the runners speak the host's options).
-  if (const runners::PolicyInfo *P = runners::findPolicy(O.Name)) {
-    if (P->Needs == runners::PolicyNeeds::SessionLog)
-      return wb::support::makeError("it replays a session log, which the plugin has no setting "
-                                    "for: replay under the host (ir2vec mlgo run --policy replay)");
-    if (P->Needs == runners::PolicyNeeds::ModelFile && O.ModelPath.empty())
-      return wb::support::makeError("it reads a model file: set IR2VEC_INLINE_MODEL");
-    if (P->Needs == runners::PolicyNeeds::Nothing && !O.ModelPath.empty())
-      return wb::support::makeError("it reads no model, and IR2VEC_INLINE_MODEL names one (" +
-                                    O.ModelPath + ")");
-  }
+  // The runners' messages in the plugin's terms: its settings are environment variables.
+  O.Say = {"IR2VEC_INLINE_POLICY", "IR2VEC_INLINE_MODEL", nullptr,
+           "the plugin has no setting for one; replay under the host (ir2vec mlgo run --policy "
+           "replay --replay LOG)",
+           '='};
   if (Error E = runners::checkPolicyOptions(runners::Task::Inline, O))
     return E;
   return runners::makePolicy(runners::Task::Inline, O);
@@ -437,7 +431,7 @@ Expected<std::unique_ptr<runners::Policy>> prepare(Module &M, Process &P,
                                                    features::Augmentation &Extras) {
   Expected<std::unique_ptr<runners::Policy>> Policy = makePolicy(P.S);
   if (!Policy)
-    return wb::support::prefixError("policy '" + P.S.Policy + "'", Policy.takeError());
+    return Policy.takeError(); // the runners name the policy or the file
   if (!P.S.Embeddings.empty()) {
     auto Named = [&](Error E) {
       return wb::support::prefixError("IR2VEC_INLINE_EMBEDDINGS=" + P.S.Embeddings, std::move(E));

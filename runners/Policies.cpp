@@ -356,15 +356,17 @@ llvm::Error checkPolicyOptions(Task T, const PolicyOptions &O) {
     Named = D ? "the task's default policy ('" + *D + "')" : std::string("no policy");
     llvm::consumeError(D.takeError());
   }
+  const PolicySpelling &Say = O.Say;
   if (!O.ModelPath.empty() && (O.Name.empty() || (P && P->Needs != PolicyNeeds::ModelFile &&
                                                   P->Needs != PolicyNeeds::ShippedModel)))
-    return support::usageError("--model " + O.ModelPath + ": " + Named +
-                               " reads no model; name the policy that does with --policy "
-                               "(linear, mlp or rule for a model of that kind; size for another "
+    return support::usageError(Say.given(Say.Model, O.ModelPath) + ": " + Named +
+                               " reads no model; name the policy that does with " + Say.Policy +
+                               " (linear, mlp or rule for a model of that kind; size for another "
                                "file of the shipped policy's)");
   if (!O.ReplayPath.empty() && (O.Name.empty() || (P && P->Needs != PolicyNeeds::SessionLog)))
-    return support::usageError("--replay " + O.ReplayPath + ": " + Named +
-                               " replays no log; --policy replay does");
+    return support::usageError(Say.given(Say.Replay ? Say.Replay : "replay", O.ReplayPath) +
+                               ": " + Named + " replays no log; " +
+                               Say.given(Say.Policy, "replay") + " does");
   return llvm::Error::success();
 }
 
@@ -419,7 +421,8 @@ llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &
     return std::make_unique<BasePolicy>(T, N == "random", O.Seed, O.Explore);
   case PolicyNeeds::ModelFile:
     if (O.ModelPath.empty())
-      return support::usageError("policy '" + N + "' needs --model FILE");
+      return support::usageError("policy '" + N + "' reads a model file: give it with " +
+                                 O.Say.given(O.Say.Model, "FILE"));
     if (!O.LoadModel)
       return makeError("policy '" + N + "' is not available in this program");
     return O.LoadModel(T, O);
@@ -432,7 +435,9 @@ llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &
   }
   case PolicyNeeds::SessionLog: {
     if (O.ReplayPath.empty())
-      return support::usageError("policy '" + N + "' needs --replay LOG");
+      return support::usageError("policy '" + N + "' replays a session log: " +
+                                 (O.Say.Replay ? "give it with " + O.Say.given(O.Say.Replay, "LOG")
+                                               : std::string(O.Say.NoReplay)));
     llvm::Expected<std::vector<std::string>> D = replayDecisions(T, O.ReplayPath);
     if (!D)
       return D.takeError();

@@ -71,6 +71,21 @@ std::string policyNames();
 /// The names of the policies that serve at least one of Tasks (for a subcommand's help).
 std::string policyNames(llvm::ArrayRef<Task> Tasks);
 
+/// How a program names the settings of PolicyOptions in its messages: the host by its options
+/// (the default), the Python module by its arguments, the inliner plugin by its environment.
+struct PolicySpelling {
+  const char *Policy = "--policy";
+  const char *Model = "--model";
+  /// Null where the program takes no session log; NoReplay then says where to replay one.
+  const char *Replay = "--replay";
+  const char *NoReplay = "";
+  char Joiner = ' '; // between a setting and its value
+  /// Setting with Value, as a user of the program writes it ("--model m.h5", "model=m.h5").
+  std::string given(llvm::StringRef Setting, llvm::StringRef Value) const {
+    return (Setting + llvm::Twine(Joiner) + Value).str();
+  }
+};
+
 struct PolicyOptions {
   std::string Name; // "" = the task's default (defaultPolicyFor)
   std::string ModelPath;  // linear, mlp
@@ -80,13 +95,16 @@ struct PolicyOptions {
   /// Loads linear/mlp models (runners/Models.h, loadModelPolicy). Models need HDF5 and
   /// Armadillo, which the launcher's fast path does not link; unset there.
   std::function<llvm::Expected<std::unique_ptr<Policy>>(Task, const PolicyOptions &)> LoadModel;
+  /// How the messages of makePolicy and checkPolicyOptions name these settings.
+  PolicySpelling Say;
 };
 
 llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &O);
 
 /// A usage error when O gives a file its policy does not read (--model to a policy without a
 /// model, or without --policy: a model's kind is not a policy name; --replay to another than
-/// replay), instead of running the task's default as if the file were not there.
+/// replay), instead of running the task's default as if the file were not there. Settings are
+/// named as O.Say spells them.
 llvm::Error checkPolicyOptions(Task T, const PolicyOptions &O);
 
 /// The model file the policy O names reads (--model, or a shipped policy's installed file);

@@ -183,6 +183,12 @@ for args, what in ((["--model", W("always.h5")], "--model"),
     check(f"mlgo run {' '.join(a_ for a_ in args if not a_.startswith('/'))}: usage error (64) naming "
           f"{what}, nothing compiled", r.returncode == 64 and what in r.stderr_text and "--policy" in r.stderr_text
           and not os.path.exists(W("refused.bc")), r.stderr_text)
+# A policy missing its file is told which option gives it.
+for policy, expect in (("mlp", "policy 'mlp' reads a model file: give it with --model FILE"),
+                       ("replay", "policy 'replay' replays a session log: give it with --replay LOG")):
+    r = host(["run", "--policy", policy, "--", *OZ, six, "-o", W("refused.bc")])
+    check(f"mlgo run --policy {policy} without its file: usage error (64) saying '{expect}'",
+          r.returncode == 64 and expect in r.stderr_text and not os.path.exists(W("refused.bc")), r.stderr_text)
 # A session's warnings name the compile they are about (issue 37: in a parallel build's log
 # "the compiler asked no inlining question" named nothing).
 open(W("nocall.ll"), "w").write("define i32 @f(i32 %x) {\n  ret i32 %x\n}\n")

@@ -264,8 +264,10 @@ for what, e, expect in (
         ("a missing model file", env(POLICY="mlp", MODEL=W("missing.h5")), "missing.h5"),
         ("a file that is no model", env(POLICY="mlp", MODEL=not_a_model), "not-a-model.h5"),
         ("a model file given to a policy that reads none", env(POLICY="default", MODEL=models["mlp"]),
-         "IR2VEC_INLINE_MODEL names one"),
-        ("a policy that reads a model, without one", env(POLICY="mlp"), "set IR2VEC_INLINE_MODEL"),
+         "IR2VEC_INLINE_MODEL=" + models["mlp"] + ": policy 'default' reads no model; name the policy that "
+         "does with IR2VEC_INLINE_POLICY"),
+        ("a policy that reads a model, without one", env(POLICY="mlp"),
+         "policy 'mlp' reads a model file: give it with IR2VEC_INLINE_MODEL=FILE"),
         ("replay, which needs a log the plugin has no setting for", env(POLICY="replay"),
          "the plugin has no setting for"),
         ("a model over embeddings without them, as the host says", env(POLICY="mlp", MODEL=models["mlp-emb"]),

@@ -310,6 +310,14 @@ def test_files_a_policy_does_not_read_are_refused(opts, tmp_path):
     for policy in ("default", "random", lambda o: 0):
         with pytest.raises(ValueError, match="model"):
             ir2vec.mlgo.run(opt(bc, tmp_path / "o.bc"), policy, model=shipped)
+    # Named as this module's arguments, not as the CLI's options.
+    with pytest.raises(ValueError, match="model=" + re.escape(shipped) + ": policy 'default' reads no model; "
+                       "name the policy that does with policy "):
+        ir2vec.mlgo.run(opt(bc, tmp_path / "o.bc"), "default", model=shipped)
+    with pytest.raises(ValueError, match="policy 'mlp' reads a model file: give it with model=FILE"):
+        ir2vec.mlgo.run(opt(bc, tmp_path / "o.bc"), "mlp")
+    with pytest.raises(ValueError, match="policy 'replay' replays a session log: run\\(\\) takes none"):
+        ir2vec.mlgo.run(opt(bc, tmp_path / "o.bc"), "replay")
     for bad in (-1, float("nan")):
         with pytest.raises(ValueError, match="timeout"):
             ir2vec.mlgo.run(opt(bc, tmp_path / "o.bc"), "default", timeout=bad)
