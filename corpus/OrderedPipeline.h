@@ -80,14 +80,12 @@ public:
     Stop = false;
     Failure.reset();
     const unsigned Local = Sp.spread() ? Sp.Dist.RootJobs.value_or(Jobs) : Jobs;
-    // With ranks, the window grows with the ranks' workers and the items the other ranks keep
-    // in hand (Jobs + MaxAhead each, the same -j on every rank), twice: while the consumer
-    // waits for the oldest item another rank holds, rank 0's own workers go on. A window of
-    // one rank's size filled with the other ranks' items while one large module held the
-    // consumer (on the shared corpus ten times, 2 ranks with a worker each: 1.55x with
-    // Window + 4, 1.65x with the other ranks' items once, 1.80x now with 20 ms in hand).
+    // With ranks, the window grows with the ranks' workers and the items each other rank keeps
+    // in hand (Jobs + MaxAhead, the same -j on every rank). Without the other ranks' items it
+    // filled while the consumer waited for the oldest of them (on the shared corpus ten times,
+    // 2 ranks with a worker each: 3.3 s against 2.3 s with them; twice as many: no faster).
     Span = Sp.spread() ? Window * Sp.Dist.Job->size() +
-                             2 * (Sp.Dist.Job->size() - 1) * (Jobs + MaxAhead)
+                             (Sp.Dist.Job->size() - 1) * (Jobs + MaxAhead)
                        : Window;
     std::optional<std::thread> Dealer;
     if (Sp.spread()) {
