@@ -139,9 +139,7 @@ Expected<std::unique_ptr<runners::Policy>> makePolicy(const Settings &S) {
   };
   // The runners' messages in the plugin's terms: its settings are environment variables.
   O.Say = {"IR2VEC_INLINE_POLICY", "IR2VEC_INLINE_MODEL", nullptr,
-           "the plugin has no setting for one; replay under the host (ir2vec mlgo run --policy "
-           "replay --replay LOG)",
-           '='};
+           "the plugin has no setting for one", '='};
   if (Error E = runners::checkPolicyOptions(runners::Task::Inline, O))
     return E;
   return runners::makePolicy(runners::Task::Inline, O);

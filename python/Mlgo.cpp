@@ -187,10 +187,7 @@ py::object run(const std::vector<std::string> &Command, const py::object &Policy
     C.Policy.LoadModel = runners::cachingModelLoader();
     if (Model)
       C.Policy.ModelPath = *Model;
-    C.Policy.Say = {"policy", "model", nullptr,
-                    "run() takes none; replay under the host (ir2vec mlgo run --policy replay "
-                    "--replay LOG)",
-                    '='};
+    C.Policy.Say = {"policy", "model", nullptr, "run() takes none", '='};
     raiseIf(runners::checkPolicyOptions(C.T, C.Policy));
   } else if (PyCallable_Check(Policy.ptr())) {
     if (Model)

@@ -437,7 +437,9 @@ llvm::Expected<std::unique_ptr<Policy>> makePolicy(Task T, const PolicyOptions &
     if (O.ReplayPath.empty())
       return support::usageError("policy '" + N + "' replays a session log: " +
                                  (O.Say.Replay ? "give it with " + O.Say.given(O.Say.Replay, "LOG")
-                                               : std::string(O.Say.NoReplay)));
+                                               : std::string(O.Say.NoReplay) +
+                                                     "; replay under the host (ir2vec mlgo run "
+                                                     "--policy replay --replay LOG)"));
     llvm::Expected<std::vector<std::string>> D = replayDecisions(T, O.ReplayPath);
     if (!D)
       return D.takeError();

@@ -76,7 +76,8 @@ std::string policyNames(llvm::ArrayRef<Task> Tasks);
 struct PolicySpelling {
   const char *Policy = "--policy";
   const char *Model = "--model";
-  /// Null where the program takes no session log; NoReplay then says where to replay one.
+  /// Null where the program takes no session log; NoReplay then says so in its terms (the
+  /// message adds where a log can be replayed).
   const char *Replay = "--replay";
   const char *NoReplay = "";
   char Joiner = ' '; // between a setting and its value
