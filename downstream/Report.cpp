@@ -119,6 +119,7 @@ llvm::json::Value devmapReportJSON(const DevmapResult &R) {
                                                {"weights", llvm::json::Object{{"opcode", double(Arm.Weights.Opcode)},
                                                                               {"type", double(Arm.Weights.Type)},
                                                                               {"arg", double(Arm.Weights.Arg)}}},
+                                               {"embeddings_digest", Arm.Embedding ? Arm.Embedding.digest() : std::string()},
                                                {"grewe", Arm.WithGrewe},
                                                {"histogram", Arm.WithHistogram},
                                                {"aggregation", support::nameOf<Aggregation>(AggregationNames, Arm.Aggregate).str()},

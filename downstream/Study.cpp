@@ -122,23 +122,31 @@ llvm::Expected<DevmapSpec> defaultDevmapSpec(const std::vector<std::string> &Voc
   DevmapSpec S;
   S.Seeds = defaultSeeds();
   S.Arms = controls();
-  std::vector<std::pair<std::string, std::string>> Vs = {{"default", ""}};
+  auto Default = ir2vec::EmbeddingChoice::resolve({});
+  if (!Default)
+    return Default.takeError();
+  std::vector<std::tuple<std::string, std::string, ir2vec::EmbeddingChoice>> Vs = {
+      {"default", "", *Default}};
   for (const std::string &V : Vocabularies) {
-    if (auto L = vocab::loadEmbeddingVocabulary(V, vocab::Weights{}); !L)
-      return L.takeError(); // before any work
     std::string Label = llvm::sys::path::stem(V).str();
-    for (const auto &[Other, OtherPath] : Vs)
+    for (const auto &[Other, OtherPath, _] : Vs)
       if (Other == Label)
         return support::usageError("--vocab " + V + ": its arms would be named like " + OtherPath +
                                    "'s (" + Label + "-symbolic); rename the file or use --spec");
-    Vs.emplace_back(Label, V);
+    // Resolved before any work: the one read of the file.
+    auto E = ir2vec::EmbeddingChoice::resolve(
+        {ir2vec::VocabSource::File, V, ir2vec::Kind::Symbolic, vocab::Weights{}});
+    if (!E)
+      return E.takeError();
+    Vs.emplace_back(Label, V, std::move(*E));
   }
-  for (const auto &[Label, Path] : Vs)
+  for (const auto &[Label, Path, E] : Vs)
     for (ir2vec::Kind K : {ir2vec::Kind::Symbolic, ir2vec::Kind::FlowAware}) {
       DevmapArm A;
       A.Name = Label + "-" + ir2vec::kindName(K).str();
       A.EmbeddingKind = K;
       A.Vocabulary = Path;
+      A.Embedding = E.withKind(K);
       S.Arms.push_back(std::move(A));
     }
   return S;
@@ -318,7 +326,8 @@ static llvm::Error readArmColumns(const support::SpecReader &R, const llvm::json
 /// One arm of "arms": its name (none of S's arms'), mode, kind and vocabulary, read now.
 static llvm::Expected<DevmapArm> readDevmapArm(const support::SpecReader &R,
                                                const llvm::json::Object &A,
-                                               const std::string &Where, const DevmapSpec &S) {
+                                               const std::string &Where, const DevmapSpec &S,
+                                               ir2vec::EmbeddingResolver &Resolve) {
   if (llvm::Error E = R.onlyKeys(A, Where,
                                  {"name", "mode", "kind", "vocabulary", "weights", "grewe",
                                   "histogram", "aggregation", "loop_weight", "mir_stage",
@@ -376,8 +385,14 @@ static llvm::Expected<DevmapArm> readDevmapArm(const support::SpecReader &R,
   } else if (Arm.FoldVocab) {
     if (auto I = foldInit(*Arm.FoldVocab); !I)
       return R.error(Where + ".fold_vocabulary.init", llvm::toString(I.takeError()));
-  } else if (auto Vocab = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights); !Vocab) {
-    return R.error(Where + ".vocabulary", llvm::toString(Vocab.takeError()));
+  } else {
+    ir2vec::EmbeddingRequest Req{ir2vec::VocabSource::Default, "", Arm.EmbeddingKind, Arm.Weights};
+    if (!Arm.Vocabulary.empty())
+      Req.From = ir2vec::VocabSource::File, Req.File = Arm.Vocabulary;
+    auto E = Resolve.resolve(Req);
+    if (!E)
+      return R.error(Where + ".vocabulary", llvm::toString(E.takeError()));
+    Arm.Embedding = std::move(*E);
   }
   return Arm;
 }
@@ -428,9 +443,10 @@ llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path) {
     S.Arms = std::move(Default->Arms);
     return S;
   }
+  ir2vec::EmbeddingResolver Resolve; // arms that name one vocabulary share one read
   llvm::Error E = R.objects(O, "arms", "arm", [&](const llvm::json::Object &A,
                                                   const std::string &Where) -> llvm::Error {
-    llvm::Expected<DevmapArm> Arm = readDevmapArm(R, A, Where, S);
+    llvm::Expected<DevmapArm> Arm = readDevmapArm(R, A, Where, S, Resolve);
     if (!Arm)
       return Arm.takeError();
     S.Arms.push_back(std::move(*Arm));
@@ -996,10 +1012,8 @@ armVectors(size_t A, const DevmapSpec &Spec, const DevmapConfig &C, const Devmap
   }
   if (Arm.K != ArmKind::Embedding)
     return std::vector<std::vector<double>>();
-  auto V = vocab::loadEmbeddingVocabulary(Arm.Vocabulary, Arm.Weights);
-  if (!V)
-    return V.takeError();
-  auto E = embedFiles(K.Effective, V->Loaded.Vocab, Arm.EmbeddingKind, C, nullptr, &Arm);
+  const ir2vec::EmbeddingChoice &V = Arm.Embedding;
+  auto E = embedFiles(K.Effective, V.vocabulary(), V.kind(), C, nullptr, &Arm);
   if (!E)
     return E.takeError();
   if (Arm.Aggregate == Aggregation::Mean)
@@ -1007,7 +1021,7 @@ armVectors(size_t A, const DevmapSpec &Spec, const DevmapConfig &C, const Devmap
   for (size_t D = 0; D < K.Effective.size(); ++D)
     if (K.Usable[D] && !E->Errors[D].empty())
       return support::fileError(K.Effective[D], "arm " + Arm.Name + ": cannot embed: " + E->Errors[D]);
-  for (unsigned D = 0; D < V->Loaded.Vocab.dimension(); ++D)
+  for (unsigned D = 0; D < V.vocabulary().dimension(); ++D)
     Out.ColumnNames.push_back("dim" + std::to_string(D));
   return std::move(E->Rows);
 }

@@ -10,6 +10,7 @@
 #include "downstream/Devmap.h"
 #include "downstream/Folds.h"
 #include "downstream/FoldVocab.h"
+#include "ir2vec/EmbeddingChoice.h"
 #include "ir2vec/Embedder.h"
 #include "support/Names.h"
 #include "support/RunSettings.h"
@@ -43,6 +44,9 @@ struct DevmapArm {
   ir2vec::Kind EmbeddingKind = ir2vec::Kind::Symbolic;
   std::string Vocabulary;   // "" = the default vocabulary, else a file
   vocab::Weights Weights;   // of the vocabulary's sections
+  /// LLVM IR embedding arms (not "folds", not machine IR): Vocabulary with EmbeddingKind and
+  /// Weights, resolved when the spec is read (the file read once, never again).
+  ir2vec::EmbeddingChoice Embedding;
   bool WithGrewe = false;   // Grewe's six columns too
   bool WithHistogram = false; // the entity histogram's 110 columns too (after the embedding)
   Aggregation Aggregate = Aggregation::Sum; // LLVM IR embedding arms only

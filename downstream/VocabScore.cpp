@@ -33,13 +33,19 @@ llvm::Error scoreVocabularies(const VocabularyScoreJob &J, const DevmapConfig &C
     Spec->Seeds.push_back(104 + I);
   Spec->Arms.resize(3); // the controls
   for (size_t V = 0; V < J.Vocabularies.size(); ++V) {
-    if (auto L = vocab::loadEmbeddingVocabulary(J.Vocabularies[V], vocab::Weights{}); !L)
-      return L.takeError(); // before any work
+    // Resolved before any work: the one read of the file.
+    ir2vec::EmbeddingRequest Req;
+    if (!J.Vocabularies[V].empty())
+      Req = {ir2vec::VocabSource::File, J.Vocabularies[V], ir2vec::Kind::Symbolic, vocab::Weights{}};
+    auto E = ir2vec::EmbeddingChoice::resolve(Req);
+    if (!E)
+      return E.takeError();
     for (ir2vec::Kind K : Kinds) {
       DevmapArm A;
       A.Name = "v" + std::to_string(V) + "-" + ir2vec::kindName(K).str();
       A.EmbeddingKind = K;
       A.Vocabulary = J.Vocabularies[V];
+      A.Embedding = E->withKind(K);
       Spec->Arms.push_back(std::move(A));
     }
   }

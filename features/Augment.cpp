@@ -5,8 +5,6 @@
 #include "ir2vec/ModuleEmbedding.h"
 #include "mir/MirCorpus.h"
 #include "support/Error.h"
-#include "support/Files.h"
-#include "vocab/VocabularyFile.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -56,20 +54,17 @@ FeatureBytes byFunction(const ir2vec::ModuleEmbedding &E) {
   };
 }
 
-/// The IR2Vec vectors of M's functions with the chosen vocabulary and kind.
+/// The IR2Vec vectors of M's functions with the chosen embedding.
 llvm::Expected<ir2vec::ModuleEmbedding> embedFunctions(const llvm::Module &M,
-                                                       const EmbeddingChoice &Choice) {
-  llvm::Expected<vocab::LoadedVocabulary> V = vocab::readVocabularyFile(Choice.Vocabulary, {});
-  if (!V)
-    return V.takeError();
+                                                       const ir2vec::EmbeddingChoice &Choice) {
   ir2vec::EmbedRequest R;
   R.InstructionText = false;
-  R.EmbeddingKind = Choice.Kind;
-  return ir2vec::embedModule(M, V->Vocab, R);
+  R.EmbeddingKind = Choice.kind();
+  return ir2vec::embedModule(M, Choice.vocabulary(), R);
 }
 
 llvm::Expected<ir2vec::ModuleEmbedding> irFunctionVectors(llvm::StringRef ModulePath,
-                                                          const EmbeddingChoice &Choice) {
+                                                          const ir2vec::EmbeddingChoice &Choice) {
   // LLVM's reader and verifier crash on some malformed modules: recovered, the run goes on.
   auto Ctx = std::make_unique<llvm::LLVMContext>();
   llvm::Error ReadError = llvm::Error::success();
@@ -140,19 +135,6 @@ llvm::Expected<Augmentation> workbenchFeaturesFrom(Task T, const VectorSources &
 
 } // namespace
 
-std::string EmbeddingChoice::key() const {
-  if (Kind == ir2vec::Kind::Symbolic)
-    return Vocabulary;
-  return (ir2vec::kindName(Kind) + ":" + Vocabulary).str();
-}
-
-EmbeddingChoice EmbeddingChoice::fromKey(llvm::StringRef Key) {
-  for (const auto &[K, Name] : ir2vec::KindNames)
-    if (K != ir2vec::Kind::Symbolic && Key.starts_with((llvm::Twine(Name) + ":").str()))
-      return {Key.drop_front(llvm::StringRef(Name).size() + 1).str(), K};
-  return {Key.str(), ir2vec::Kind::Symbolic};
-}
-
 namespace {
 /// The target llc is asked for in a compiler command (-mtriple, -mcpu, -mattr; empty = the
 /// module's).
@@ -177,7 +159,7 @@ mir::TargetChoice targetOfCommand(llvm::ArrayRef<std::string> Command) {
 } // namespace
 
 llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
-                                               const EmbeddingChoice &Choice,
+                                               const ir2vec::EmbeddingChoice &Choice,
                                                llvm::ArrayRef<std::string> Command) {
   return workbenchFeaturesFrom(
       T, {[&] { return irFunctionVectors(ModulePath, Choice); },
@@ -188,7 +170,7 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePat
 }
 
 llvm::Expected<Augmentation> workbenchFeatures(Task T, const llvm::Module &M,
-                                               const EmbeddingChoice &Choice) {
+                                               const ir2vec::EmbeddingChoice &Choice) {
   return workbenchFeaturesFrom(
       T, {[&] { return embedFunctions(M, Choice); },
           []() -> llvm::Expected<ir2vec::ModuleEmbedding> {
@@ -196,36 +178,8 @@ llvm::Expected<Augmentation> workbenchFeatures(Task T, const llvm::Module &M,
           }});
 }
 
-llvm::Expected<std::optional<std::string>> compilerVocabularyJSON(const EmbeddingChoice &Choice) {
-  // The compiler reads LLVM's JSON only: the default vocabulary and HDF5 files are given to it
-  // as JSON.
-  const std::string &Vocab = Choice.Vocabulary;
-  if (Vocab.empty())
-    return std::string(vocab::defaultVocabularyJSON());
-  if (llvm::StringRef(Vocab).ends_with(".json"))
-    return std::nullopt;
-  llvm::Expected<vocab::EntityVectors> EV = vocab::readEntityVectors(Vocab);
-  if (!EV)
-    return EV.takeError();
-  return vocab::vocabularyJSON(*EV);
-}
-
-llvm::Expected<std::string> compilerVocabularyFile(const EmbeddingChoice &Choice,
-                                                   llvm::StringRef WriteTo) {
-  llvm::Expected<std::optional<std::string>> Text = compilerVocabularyJSON(Choice);
-  if (!Text)
-    return Text.takeError();
-  if (!*Text)
-    return Choice.Vocabulary;
-  if (llvm::Error E = support::writeFileAtomically(
-          WriteTo, [&](llvm::raw_ostream &OS) { OS << **Text; }))
-    return E;
-  return WriteTo.str();
-}
-
-Augmenter embeddingAugmenter(Task T, EmbeddingChoice Choice, std::string ModulePath) {
-  return [=](llvm::StringRef SessionDir,
-             llvm::ArrayRef<std::string> Command) -> llvm::Expected<Augmentation> {
+Augmenter embeddingAugmenter(Task T, ir2vec::EmbeddingChoice Choice, std::string ModulePath) {
+  return [=](llvm::StringRef, llvm::ArrayRef<std::string> Command) -> llvm::Expected<Augmentation> {
     std::string Module = ModulePath.empty() ? findModule(Command) : ModulePath;
     if (Module.empty())
       return support::usageError("--embeddings: no .bc or .ll input found in the compiler "
@@ -235,8 +189,7 @@ Augmenter embeddingAugmenter(Task T, EmbeddingChoice Choice, std::string ModuleP
       return A.takeError();
     if (T != Task::Inline)
       return A;
-    llvm::Expected<std::string> File =
-        compilerVocabularyFile(Choice, (SessionDir + "/vocabulary.json").str());
+    llvm::Expected<std::string> File = Choice.compilerVocabularyPath();
     if (!File)
       return File.takeError();
     // LLVM 22 needs both: the first only switches the features on, the second is read.

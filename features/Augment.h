@@ -9,7 +9,7 @@
 #pragma once
 
 #include "features/FeatureSets.h"
-#include "ir2vec/Embedder.h"
+#include "ir2vec/EmbeddingChoice.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -36,46 +36,28 @@ struct Augmentation {
 using Augmenter = std::function<llvm::Expected<Augmentation>(
     llvm::StringRef SessionDir, llvm::ArrayRef<std::string> Command)>;
 
-/// The embeddings an augmentation computes: a vocabulary ("" = the default vocabulary) and an
-/// IR2Vec kind. What the kind reaches: the workbench's features (module_embedding,
-/// function_embedding); LLVM 22 computes the inliner's callee_embedding and caller_embedding
-/// symbolic whatever -ir2vec-kind says.
-struct EmbeddingChoice {
-  std::string Vocabulary;
-  ir2vec::Kind Kind = ir2vec::Kind::Symbolic;
-  /// The choice as one string, as exploration settings and their fingerprints record it: the
-  /// vocabulary alone for the symbolic kind (the spelling from before kinds), else
-  /// "KIND:VOCABULARY" (docs/formats/mlgo-exploration.md).
-  std::string key() const;
-  static EmbeddingChoice fromKey(llvm::StringRef Key);
-};
-
 /// The IR input among the compiler's arguments: the first existing .bc or .ll that is not an
 /// option's value ("" when there is none).
 std::string findModule(llvm::ArrayRef<std::string> Command);
 
 /// The task's workbench features (Origin::Workbench in the table) from the IR file the
-/// compiler gets, with the given vocabulary ("" = the default vocabulary). The machine IR is
+/// compiler gets, with the given embedding (its vocabulary as loaded: never read again). The
+/// machine IR is
 /// compiled for the target the compiler Command asks for (llc's -mtriple, -mcpu, -mattr; else
 /// the module's).
 llvm::Expected<Augmentation> workbenchFeatures(Task T, llvm::StringRef ModulePath,
-                                               const EmbeddingChoice &E,
+                                               const ir2vec::EmbeddingChoice &E,
                                                llvm::ArrayRef<std::string> Command = {});
 
 /// The same from a module in memory (the inliner plugin's, as the compiler holds it): tasks
 /// whose workbench features are IR2Vec vectors only (the inliner's module_embedding).
 llvm::Expected<Augmentation> workbenchFeatures(Task T, const llvm::Module &M,
-                                               const EmbeddingChoice &E);
+                                               const ir2vec::EmbeddingChoice &E);
 
-/// The vocabulary as the JSON LLVM 22's -ir2vec-vocab-path reads: std::nullopt when the chosen
-/// file is JSON (LLVM reads it), else the text (the default vocabulary, the workbench's HDF5).
-llvm::Expected<std::optional<std::string>> compilerVocabularyJSON(const EmbeddingChoice &E);
-/// The same as a file: the chosen file itself, or the text written to WriteTo.
-llvm::Expected<std::string> compilerVocabularyFile(const EmbeddingChoice &E,
-                                                   llvm::StringRef WriteTo);
-
-/// The augmenter for --embeddings VOCAB (E.Vocabulary "" = default vocabulary). ModulePath "" =
-/// the IR input of the session's compiler command.
-Augmenter embeddingAugmenter(Task T, EmbeddingChoice E, std::string ModulePath);
+/// The augmenter of sessions with embedding features E: the workbench's features of the module
+/// (ModulePath; "" = the IR input of the session's compiler command) and, for the inliner,
+/// LLVM's own embedding features with E's vocabulary, read by the compiler from memory
+/// (ir2vec::EmbeddingChoice::compilerVocabularyPath).
+Augmenter embeddingAugmenter(Task T, ir2vec::EmbeddingChoice E, std::string ModulePath);
 
 } // namespace wb::features

@@ -109,6 +109,8 @@ void DatasetBuilder::writeTo(H5::Group &Root) const {
   h5::writeAttr(F, "schema", std::string(DatasetSchema));
   h5::writeAttr(F, "task", std::string(taskInfo(T).Name));
   h5::writeAttr(F, "policy", Policy);
+  h5::writeAttr(F, "embeddings", Embeddings);
+  h5::writeAttr(F, "embeddings_digest", EmbeddingsDigest);
   h5::writeAttr(F, "llvm_version", std::string(WB_LLVM_VERSION));
   h5::writeAttr(F, "tool_version", std::string(WB_VERSION));
   h5::writeAttr(F, "reward_formula",
@@ -144,13 +146,15 @@ void DatasetBuilder::writeTo(H5::Group &Root) const {
                RowReward.data(), Rows);
   h5::writeStrings(Root, "contexts", Contexts);
   H5::Group MG = h5::createGroup(F, "modules");
-  std::vector<std::string> Paths, Errors;
+  std::vector<std::string> Paths, Errors, Digests;
   for (const DatasetModule &M : Modules) {
     Paths.push_back(M.Path);
     Errors.push_back(M.Error);
+    Digests.push_back(M.SHA256);
   }
   h5::writeStrings(MG, "path", Paths);
   h5::writeStrings(MG, "error", Errors);
+  h5::writeStrings(MG, "sha256", Digests);
   // The numbers of DatasetNumberColumns, in its order (integers are exact in a double).
   std::vector<double> Count(Modules.size(), 0);
   for (int64_t R : RowModule)
@@ -225,11 +229,13 @@ llvm::Expected<DatasetTable> readDataset(llvm::StringRef File, llvm::StringRef G
     H5::Exception::dontPrint();
     H5::H5File F(File.str(), H5F_ACC_RDONLY);
     H5::Group G = F.openGroup(Group.str());
-    // /2 only added the register allocator's cost datasets: /1 files read the same.
-    if (!G.attrExists("schema") || (h5::readStrAttr(G, "schema") != DatasetSchema &&
-                                    h5::readStrAttr(G, "schema") != "ir2vec.mlgo-dataset/1"))
+    // /2 only added the register allocator's cost datasets, /3 the modules' and the
+    // embeddings' digests: /1 and /2 files read the same.
+    const std::string Schema = G.attrExists("schema") ? h5::readStrAttr(G, "schema") : "";
+    if (Schema != DatasetSchema && Schema != "ir2vec.mlgo-dataset/2" &&
+        Schema != "ir2vec.mlgo-dataset/1")
       return Bad(llvm::Twine("not an MLGO dataset (expected attribute schema = ") +
-                 DatasetSchema + " or ir2vec.mlgo-dataset/1)");
+                 DatasetSchema + ", ir2vec.mlgo-dataset/2 or /1)");
     DatasetTable D;
     std::optional<Task> T = taskFromName(h5::readStrAttr(G, "task"));
     if (!T)
@@ -301,6 +307,8 @@ llvm::Expected<DatasetTable> readDataset(llvm::StringRef File, llvm::StringRef G
       Out = h5::readStrings(DS, 0, Want);
       return llvm::Error::success();
     };
+    if (llvm::Error E = Strings(MG, "sha256", D.ModulePaths.size(), D.ModuleSHA256))
+      return E;
     if (llvm::Error E = Strings(MG, "error", D.ModulePaths.size(), D.ModuleErrors))
       return E;
     const TensorSpec I64{"", TensorType::Int64, 0, {1}}, F64{"", TensorType::Double, 0, {1}};

@@ -1,4 +1,4 @@
-// MLGO datasets in HDF5 (schema ir2vec.mlgo-dataset/2, docs/formats/mlgo-dataset.md): one
+// MLGO datasets in HDF5 (schema ir2vec.mlgo-dataset/3, docs/formats/mlgo-dataset.md): one
 // row per decision with every feature (compiler features, workbench extras), the decision,
 // the module, the context, the observation id and the reward (the inliner: the module's .text
 // size; register allocation: the function's static cost, features/RegallocScore.h).
@@ -18,10 +18,11 @@
 
 namespace wb::features {
 
-inline constexpr const char *DatasetSchema = "ir2vec.mlgo-dataset/2";
+inline constexpr const char *DatasetSchema = "ir2vec.mlgo-dataset/3";
 
 struct DatasetModule {
   std::string Path;
+  std::string SHA256;           // of the module's bytes as compiled ("" when not known)
   std::string Error;            // empty: collected
   int64_t TextSize = -1;        // .text bytes with the policy
   int64_t BaselineTextSize = -1; // .text bytes with the compiler's default heuristic
@@ -45,6 +46,12 @@ public:
   llvm::Error add(const DatasetModule &M, const Log &SessionLog);
   /// A module that failed (no rows).
   void addFailed(const DatasetModule &M) { Modules.push_back(M); }
+  /// The embedding features' vocabulary as specs spell it and its digest
+  /// (ir2vec::EmbeddingChoice::digest); by default "none" and "".
+  void setEmbeddings(std::string Spelling, std::string Digest) {
+    Embeddings = std::move(Spelling);
+    EmbeddingsDigest = std::move(Digest);
+  }
   size_t rows() const { return RowModule.size(); }
   /// Writes the file atomically (temporary file, then rename).
   llvm::Error write(llvm::StringRef Path) const;
@@ -63,6 +70,7 @@ private:
   std::vector<std::string> Contexts;
   std::vector<double> ContextCost, ContextBaselineCost; // with Costs
   std::vector<DatasetModule> Modules;
+  std::string Embeddings = "none", EmbeddingsDigest;
 };
 
 /// The per-module and per-context numbers a dataset holds beside its rows
@@ -97,6 +105,7 @@ struct DatasetTable {
   std::vector<double> RowReward;
   std::vector<int64_t> RowContext, RowObservation;
   std::vector<std::string> Contexts, ModuleErrors;
+  std::vector<std::string> ModuleSHA256; // empty in files of schema 1 and 2
   std::vector<std::vector<double>> Numbers;
 
   size_t rows() const { return Decisions.size(); }

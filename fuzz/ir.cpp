@@ -18,8 +18,9 @@
 #include <cstdlib>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
-  static const wb::vocab::LoadedVocabulary Vocab = [] {
-    auto V = wb::vocab::readVocabularyFile("", {});
+  static const wb::vocab::Vocabulary Vocab = [] {
+    auto V = wb::vocab::parseVocabularyJSON(wb::vocab::defaultVocabularyJSON(),
+                                            wb::vocab::DefaultVocabularyName, {});
     if (!V)
       std::abort();
     return std::move(*V);
@@ -40,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
         wb::ir2vec::EmbedRequest R;
         R.EmbeddingKind = K;
         R.Levels = {true, true, true};
-        (void)wb::ir2vec::embedModule(*M->M, Vocab.Vocab, R);
+        (void)wb::ir2vec::embedModule(*M->M, Vocab, R);
       }
     });
   };

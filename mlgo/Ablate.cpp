@@ -1,5 +1,4 @@
 #include "mlgo/Ablate.h"
-#include "vocab/VocabularyFile.h"
 #include "mlgo/StudySpec.h"
 #include "mlgo/EvictTrain.h"
 #include "mlgo/FineTune.h"
@@ -78,8 +77,7 @@ llvm::Error readArmKind(const support::SpecReader &R, const llvm::json::Object &
   llvm::Expected<ir2vec::Kind> K = ir2vec::parseKind(*Name);
   if (!K)
     return R.error(Where + ".kind", llvm::toString(K.takeError()));
-  Arm.Vocab.Kind = *K;
-  if (Arm.Vocab.Kind == ir2vec::Kind::Symbolic)
+  if (*K == ir2vec::Kind::Symbolic)
     return llvm::Error::success();
   if (Arm.Vocab.counts())
     return R.error(Where + ".kind", "'" + Arm.Name + "': \"counts\" is the entity histogram, "
@@ -107,18 +105,21 @@ llvm::Error readArmKind(const support::SpecReader &R, const llvm::json::Object &
                                     "\"" + llvm::join(Groups, "\", \"") + "\"; LLVM 22 computes "
                                     "its own embeddings symbolic): the kind would not be used");
   }
+  if (Arm.Vocab)
+    Arm.Vocab = Arm.Vocab.withKind(*K);
   return llvm::Error::success();
 }
 
 llvm::Error readArms(const support::SpecReader &R, const llvm::json::Object &O, AblationSpec &S) {
   std::set<std::string> Names;
+  ir2vec::EmbeddingResolver Resolve; // arms that name one vocabulary share one read
   return R.objects(O, "arms", "arms", [&](const llvm::json::Object &A,
                                           const std::string &Where) -> llvm::Error {
     AblationArm Arm;
     if (llvm::Error E = R.onlyKeys(A, Where, {"name", "features", "vocabulary", "kind"}))
       return E;
     if (llvm::Error E =
-            readArm(R, A, Where, Arm.Name, Arm.Groups, Arm.Vocab, S.T, /*AllowCounts=*/true))
+            readArm(R, A, Where, Arm.Name, Arm.Groups, Arm.Vocab, Resolve, S.T, /*AllowCounts=*/true))
       return E;
     if (llvm::Error E = readArmKind(R, A, Where, S.T, Arm))
       return E;
@@ -318,7 +319,7 @@ namespace {
 
 /// The exploration's observation set an arm trains on.
 std::string observationSet(const AblationArm &A) {
-  return A.Vocab.reads() ? observationSetName(A.Vocab.key()) : std::string("none");
+  return A.Vocab ? observationSetName(A.Vocab.explorationKey()) : std::string("none");
 }
 
 double agreement(const runners::ModelFile &M, const features::DatasetTable &Labels) {
@@ -357,7 +358,8 @@ permutationImportance(const runners::ModelFile &M, const features::DatasetTable 
   return Out;
 }
 
-/// Whether an exploration file in Dir was made with these settings (then it is reused).
+/// Whether an exploration file in Dir was made with these settings, the same embeddings (their
+/// digests are in the settings) and the same modules' bytes (then it is reused).
 bool sameExploration(const std::string &File, const ExploreConfig &C, const CorpusSplit &S) {
   if (!llvm::sys::fs::exists(File))
     return false;
@@ -381,7 +383,17 @@ bool sameExploration(const std::string &File, const ExploreConfig &C, const Corp
     Have.push_back(M.Path);
   llvm::sort(Want);
   llvm::sort(Have);
-  return Want == Have;
+  if (Want != Have)
+    return false;
+  // Modules rewritten since (or an exploration too old to say): explored again.
+  const ModuleChanges Changes = changedModules(*Full);
+  if (!Changes.Changed.empty() || Changes.Unchecked)
+    C.Run.Report({Diagnostic::Note,
+                  Changes.Changed.empty()
+                      ? File + ": made before explorations recorded their modules' SHA-256: "
+                               "exploring again"
+                      : Changes.describe(File, "exploring again")});
+  return Changes.Changed.empty() && !Changes.Unchecked;
 }
 
 /// Arms whose groups equal Want exactly (as a set).
@@ -389,7 +401,7 @@ const AblationArm *armWith(const std::vector<AblationArm> &Arms, std::set<std::s
                            bool Embeddings) {
   for (const AblationArm &A : Arms)
     if (std::set<std::string>(A.Groups.begin(), A.Groups.end()) == Want &&
-        A.Vocab.reads() == Embeddings)
+        bool(A.Vocab) == Embeddings)
       return &A;
   return nullptr;
 }
@@ -456,7 +468,7 @@ std::vector<std::string> answers(const AblationSpec &Spec,
     return llvm::any_of(*Defs, [](const features::FeatureDef *F) { return features::isEmbedding(*F); });
   };
   for (const AblationArm &X : Spec.Arms) {
-    if (!X.Vocab.reads())
+    if (!X.Vocab)
       continue;
     const bool Counts = X.Vocab.counts();
     std::set<std::string> Without, EmbeddingGroups;
@@ -468,11 +480,11 @@ std::vector<std::string> answers(const AblationSpec &Spec,
       Answer(Counts ? "Do entity counts help?" : "Do embeddings help?", X, Vocab, *Y,
              "the same features without them");
     // Another kind against the symbolic embeddings of the same vocabulary and groups.
-    if (X.Vocab.Kind != ir2vec::Kind::Symbolic)
+    if (X.Vocab.kind() != ir2vec::Kind::Symbolic)
       for (const AblationArm &Y : Spec.Arms)
-        if (Y.Vocab.Kind == ir2vec::Kind::Symbolic && Y.Vocab.sameVocabulary(X.Vocab) &&
+        if (Y.Vocab && Y.Vocab.kind() == ir2vec::Kind::Symbolic && Y.Vocab.sameVocabulary(X.Vocab) &&
             Y.Groups == X.Groups)
-          Answer(("Does the " + ir2vec::kindName(X.Vocab.Kind).str() + " kind beat symbolic?")
+          Answer(("Does the " + ir2vec::kindName(X.Vocab.kind()).str() + " kind beat symbolic?")
                      .c_str(),
                  X, Vocab, Y, "symbolic embeddings of the vocabulary in their place");
     // The histogram control: the same groups with entity counts in place of the embeddings.
@@ -617,7 +629,9 @@ static llvm::Expected<AblationResult> runEvictStudy(const AblationSpec &Spec, co
       Verdict &V = Trained->HeldOut;
       Res.Compilations += Tuned->Compilations;
       runners::ModelFile &M = Trained->Tuned.Model;
-      stampProvenance(M, "ir2vec mlgo ablate", {{"arm", A.Name}});
+      stampProvenance(M, "ir2vec mlgo ablate",
+                      {{"arm", A.Name},
+                       {"embeddings_digest", A.Vocab ? A.Vocab.digest() : std::string()}});
       M.setProvenance("split", Res.Split.toJSONText());
       M.setProvenance("trained_from", "the density rule (an MLP, mlgo/EvictTrain.h)");
       stampTuningOutcome(M, *Tuned);
@@ -668,8 +682,10 @@ llvm::Expected<ExplorationFile> exploreStudy(const ArmsStudy &Spec, const std::s
   EC.Tools = P.B.Tools;
   EC.Search = Spec.Search;
   for (const AblationArm &A : Spec.Arms)
-    if (A.Vocab.reads() && !llvm::is_contained(EC.Vocabularies, A.Vocab.key()))
-      EC.Vocabularies.push_back(A.Vocab.key());
+    if (A.Vocab && llvm::none_of(EC.Vocabularies, [&](const ir2vec::EmbeddingChoice &V) {
+          return V.explorationKey() == A.Vocab.explorationKey();
+        }))
+      EC.Vocabularies.push_back(A.Vocab);
   EC.Run = P.B.Run;
   const std::string Train = support::pathIn(Dir, "exploration.h5"),
                     Held = support::pathIn(Dir, "heldout.h5");
@@ -780,7 +796,8 @@ llvm::Error runInlineArm(const InlineStudy &St, size_t AI, ArmsResult &Res) {
           St.Models, A.Name + "-seed" + std::to_string(Seed) +
                          (Transfer ? "-fold" + std::to_string(F) : std::string()) + ".h5");
       M->Provenance = trainingProvenance("ir2vec mlgo ablate", St.Train, St.TrainSHA,
-                                         A.Vocab.spelling(),
+                                         embeddingSpelling(A.Vocab),
+                                         A.Vocab ? A.Vocab.digest() : std::string(),
                                          modelSplit(St, F), TC, TR);
       M->Provenance.emplace_back("arm", A.Name);
       if (llvm::Error E = runners::writeModelFile(File, *M))
@@ -943,25 +960,14 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
   if (llvm::Error E = checkStudyOutputs(Dir, {"report.json", "results.h5", "report.md",
                                               "exploration.h5", "heldout.h5", "reduction.dat",
                                               "importance.dat", "plots.gp", "reduction.png",
-                                              "reduction.svg", "importance.png", "importance.svg",
-                                              CountsVocabularyFile},
+                                              "reduction.svg", "importance.png", "importance.svg"},
                                         Spec.plan(), *P, {Spec.Path}))
     return E;
   // From here on the study writes what a rerun reuses (its explorations): the directory stays.
   // Its models stay when it is interrupted (the message says where they are) or done; a study
   // that failed leaves none.
   Out->keep();
-  // The histogram arms read the counting vocabulary from a file, as every arm reads its own
-  // (the compiler takes LLVM JSON): written once, the same bytes every run (a rerun's
-  // explorations stay valid).
-  AblationSpec Study = Spec;
-  for (AblationArm &A : Study.Arms)
-    if (A.Vocab.counts()) {
-      A.Vocab.File = support::pathIn(Dir, CountsVocabularyFile);
-      if (llvm::Error E = vocab::writeVocabularyJSON(A.Vocab.File, vocab::countingEntityVectors()))
-        return E;
-    }
-  llvm::Expected<AblationResult> R = runAblationStudy(Study, *P, Dir);
+  llvm::Expected<AblationResult> R = runAblationStudy(Spec, *P, Dir);
   if (!R) {
     llvm::Error E = R.takeError();
     if (support::isInterruption(E))
@@ -990,11 +996,9 @@ llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std
 }
 
 std::string armEmbeddingName(const AblationArm &A) {
-  std::string Name = A.Vocab.counts()
-                         ? std::string("counts")
-                         : llvm::sys::path::filename(A.Vocab.spelling()).str();
-  if (A.Vocab.Kind != ir2vec::Kind::Symbolic)
-    Name += " (" + ir2vec::kindName(A.Vocab.Kind).str() + ")";
+  std::string Name = llvm::sys::path::filename(embeddingSpelling(A.Vocab)).str();
+  if (A.Vocab && A.Vocab.kind() != ir2vec::Kind::Symbolic)
+    Name += " (" + ir2vec::kindName(A.Vocab.kind()).str() + ")";
   return Name;
 }
 

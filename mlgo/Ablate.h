@@ -30,18 +30,15 @@ inline constexpr const char *AblationSchema = "ir2vec.mlgo-ablation/2";
 struct AblationArm {
   std::string Name;
   std::vector<std::string> Groups;
-  /// "none" (no embedding features), "default", a vocabulary file or "counts" (the study's
-  /// own file of the counting vocabulary, CountsVocabularyFile in its directory: the histogram
-  /// control of embeddings), with the IR2Vec kind of the workbench's embedding features
-  /// (module_embedding for the inliner, function_embedding for eviction; LLVM computes callee_
-  /// and caller_embedding symbolic).
-  VocabChoice Vocab;
+  /// Null (no embedding features), or "default", a vocabulary file or "counts" (the counting
+  /// vocabulary: the histogram control of embeddings) with the IR2Vec kind of the workbench's
+  /// embedding features (module_embedding for the inliner, function_embedding for eviction;
+  /// LLVM computes callee_ and caller_embedding symbolic).
+  ir2vec::EmbeddingChoice Vocab;
 };
 /// How reports name an arm's embeddings: "none", "counts", the vocabulary file's name, followed
 /// by the kind in parentheses when it is not symbolic.
 std::string armEmbeddingName(const AblationArm &A);
-/// The counting vocabulary as a study writes it into its directory for "counts" arms.
-inline constexpr const char *CountsVocabularyFile = "counts-vocabulary.json";
 
 /// Eviction studies (`"task": "evict"`, docs/ablation-regalloc.md): each arm's MLP starts from
 /// the density rule (mlgo/EvictTrain.h evictStartMLP) and is tuned by evolution strategies on

@@ -134,9 +134,10 @@ llvm::json::Object ablationJSON(const AblationResult &R) {
     }
     llvm::json::Object O{{"name", A.Name},
                          {"features", std::move(Groups)},
-                         {"vocabulary", A.Vocab.spelling()},
+                         {"vocabulary", embeddingSpelling(A.Vocab)},
                          {"counts", A.Vocab.counts()},
-                         {"kind", ir2vec::kindName(A.Vocab.Kind)},
+                         {"kind", ir2vec::kindName(A.Vocab ? A.Vocab.kind() : ir2vec::Kind::Symbolic)},
+                         {"embeddings_digest", A.Vocab ? A.Vocab.digest() : std::string()},
                          {"reduction", X.Pooled.Mean},
                          {"ci95", llvm::json::Array{X.Pooled.Low, X.Pooled.High}},
                          {"ci95_packages_mean", llvm::json::Array{PackageLow, PackageHigh}},

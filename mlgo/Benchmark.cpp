@@ -49,6 +49,7 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
   if (llvm::Error E = R.timeout(*O, S.Timeout))
     return E;
   std::set<std::string> Names;
+  ir2vec::EmbeddingResolver Resolve; // policies that name one vocabulary share one read
   if (llvm::Error Err = R.objects(*O, "policies", "policies", [&](const llvm::json::Object &Obj,
                                                                  const std::string &Where) -> llvm::Error {
     const llvm::json::Object *P = &Obj;
@@ -70,7 +71,8 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
         return E;
       llvm::json::Object Arm(*T);
       Arm["name"] = P->getString("name").value_or("").str();
-      if (llvm::Error E = readArm(R, Arm, Where, B.Train.Name, B.Train.Groups, B.Train.Vocab))
+      if (llvm::Error E = readArm(R, Arm, Where, B.Train.Name, B.Train.Groups, B.Train.Vocab,
+                                  Resolve))
         return E;
       B.Name = B.Train.Name;
     } else {
@@ -89,7 +91,8 @@ llvm::Expected<BenchmarkSpec> readBenchmarkSpec(const std::string &Path) {
       if (std::optional<llvm::StringRef> M = P->getString("model"))
         B.Model = R.resolve(M->str());
       if (std::optional<llvm::StringRef> V = P->getString("embeddings"))
-        if (llvm::Error E = readVocabulary(R, *V, Where + ".embeddings", B.Embeddings, false))
+        if (llvm::Error E = readVocabulary(R, *V, Where + ".embeddings", B.Embeddings, Resolve,
+                                           false))
           return E;
     }
     // The names of trained and searched policies become file names (models/NAME-fold0.h5,
@@ -202,13 +205,15 @@ llvm::json::Object benchmarkResultsJSON(const BenchmarkResult &R) {
       for (const std::string &X : P.Train.Groups)
         G.push_back(X);
       O["features"] = std::move(G);
-      O["vocabulary"] = P.Train.Vocab.spelling();
+      O["vocabulary"] = embeddingSpelling(P.Train.Vocab);
+      O["embeddings_digest"] = P.Train.Vocab ? P.Train.Vocab.digest() : std::string();
     } else if (P.searched()) {
       O["search"] = ruleSearchJSON(*P.Search, *St.Folds, *E.Search);
     } else {
       O["policy"] = P.Policy;
       // results.json's schema spells no embeddings "" (a spec's absent key), not "none".
-      O["embeddings"] = P.Embeddings.reads() ? P.Embeddings.spelling() : "";
+      O["embeddings"] = P.Embeddings ? P.Embeddings.spelling() : "";
+      O["embeddings_digest"] = P.Embeddings ? P.Embeddings.digest() : std::string();
     }
     PoliciesJ.push_back(std::move(O));
   }

@@ -34,7 +34,7 @@ struct BenchmarkPolicy {
   /// A fixed policy: a name of the policy table (`default`, `size`, `linear`, `mlp`, ...), its
   /// model file when it reads one, and the vocabulary of its embedding features.
   std::string Policy, Model;
-  VocabChoice Embeddings;
+  ir2vec::EmbeddingChoice Embeddings;
   /// A policy made in-process by its front end (a Python callable, `ir2vec.mlgo.benchmark`):
   /// judged as a fixed policy without a model; Policy then says what it is ("python").
   std::function<llvm::Expected<std::unique_ptr<runners::Policy>>()> Make;

@@ -43,6 +43,11 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
     R.Cancelled = support::cancelled(C.Run.CancelFd);
     return std::move(R);
   };
+  // The bytes compiled: the dataset records them, and a resumed run compares.
+  llvm::Expected<std::string> SHA = support::sha256OfFile(Path);
+  if (!SHA)
+    return Fail(SHA.takeError());
+  R.Info.SHA256 = std::move(*SHA);
   llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-collect");
   if (!D)
     return Fail(D.takeError());
@@ -59,8 +64,8 @@ ModuleResult collectOne(const std::string &Path, const CollectConfig &C) {
     S.Costs = features::RegallocWeights{};
     S.ReadRemarks = features::readRegallocRemarks;
   }
-  if (C.Embeddings.reads())
-    S.Augment = sessionAugmenter(C.T, C.Embeddings.embedding(), Path);
+  if (C.Embeddings)
+    S.Augment = sessionAugmenter(C.T, C.Embeddings, Path);
   llvm::Expected<Compiled> Policy =
       compileModule(Path, C.Tools, &S, *D, "policy", C.Run.CancelFd, Regalloc);
   if (!Policy)
@@ -81,7 +86,7 @@ std::string fingerprint(const std::vector<std::string> &Inputs, const CollectCon
                                    WB_VERSION, features::taskInfo(C.T).Name, C.Policy.Name,
                                    C.Policy.ReplayPath, C.Policy.ModelPath, C.Policy.Seed,
                                    C.Policy.Explore, C.Bind.ZeroMissing,
-                                   C.Embeddings.reads() ? "embeddings " + C.Embeddings.key() : "none",
+                                   C.Embeddings ? "embeddings " + C.Embeddings.digest() : "none",
                                    C.Tools.fingerprint())
                          .str();
   for (const std::string *F : {&C.Policy.ModelPath, &C.Policy.ReplayPath})
@@ -89,12 +94,8 @@ std::string fingerprint(const std::vector<std::string> &Inputs, const CollectCon
       auto SHA = support::sha256OfFile(*F);
       Text += (SHA ? *SHA : llvm::toString(SHA.takeError())) + "\n";
     }
-  if (C.Embeddings.From == VocabChoice::Source::File) {
-    auto SHA = support::sha256OfFile(C.Embeddings.File);
-    Text += (SHA ? *SHA : llvm::toString(SHA.takeError())) + "\n";
-  }
-  for (const std::string &M : Inputs) // a module rewritten since: its part is stale
-    Text += M + " " + support::fileStamp(M) + "\n";
+  for (const std::string &M : Inputs) // the modules' bytes: each part records its own
+    Text += M + "\n";
   return support::sha256Hex(Text);
 }
 
@@ -107,6 +108,7 @@ llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleResult &R) {
             [&](llvm::raw_ostream &OS) { return features::writeLog(OS, R.Log); }))
       return E;
   return Dir.writeRecord(I, llvm::json::Object{{"path", R.Info.Path},
+                            {"sha256", R.Info.SHA256},
                             {"error", R.Info.Error},
                             {"text_size", R.Info.TextSize},
                             {"baseline_text_size", R.Info.BaselineTextSize},
@@ -119,6 +121,7 @@ llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleResult &R) {
 // log in LLVM's training-log bytes.
 void encodeResult(const ModuleResult &R, support::WireWriter &W) {
   W.bytes(R.Info.Path);
+  W.bytes(R.Info.SHA256);
   W.bytes(R.Info.Error);
   W.num<int64_t>(R.Info.TextSize);
   W.num<int64_t>(R.Info.BaselineTextSize);
@@ -136,6 +139,7 @@ void encodeResult(const ModuleResult &R, support::WireWriter &W) {
 llvm::Expected<ModuleResult> decodeResult(support::WireReader &In) {
   ModuleResult R;
   R.Info.Path = In.bytes();
+  R.Info.SHA256 = In.bytes();
   R.Info.Error = In.bytes();
   R.Info.TextSize = In.num<int64_t>();
   R.Info.BaselineTextSize = In.num<int64_t>();
@@ -168,6 +172,7 @@ std::optional<ModuleResult> readPart(const PartsDir &Dir, size_t I, const std::s
     return std::nullopt;
   ModuleResult R;
   R.Info.Path = Path;
+  R.Info.SHA256 = O->getString("sha256").value_or("").str();
   R.Info.Error = O->getString("error").value_or("").str();
   R.Info.TextSize = O->getInteger("text_size").value_or(-1);
   R.Info.BaselineTextSize = O->getInteger("baseline_text_size").value_or(-1);
@@ -225,6 +230,8 @@ llvm::Expected<CollectSummary> collect(const std::vector<std::string> &Inputs,
                               C.T == Task::Inline
                                   ? std::nullopt
                                   : std::optional<features::RegallocWeights>(std::in_place));
+  if (C.Embeddings)
+    DS.setEmbeddings(C.Embeddings.spelling(), C.Embeddings.digest());
   CollectSummary Sum;
   Sum.T = C.T;
   size_t NoDecisions = 0, Resumed = 0;

@@ -27,7 +27,7 @@ struct CollectConfig : Bench {
   Task T = Task::Inline;
   PolicyOptions Policy;
   runners::BindOptions Bind;
-  VocabChoice Embeddings;
+  ir2vec::EmbeddingChoice Embeddings; // none: null
   /// Continue an interrupted run of the same settings and inputs: finished modules wait in
   /// OUT.parts/ (mlgo/Parts.h) and are not compiled again.
   bool Resume = false;

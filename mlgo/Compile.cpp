@@ -227,13 +227,7 @@ llvm::Expected<std::string> optimizeModule(const std::string &Module, const Tool
   return BC;
 }
 
-std::string VocabChoice::spelling() const {
-  if (From == Source::None || From == Source::Default || File.empty())
-    return support::nameOf<Source>(VocabSourceNames, From).str();
-  return File;
-}
-
-features::Augmenter sessionAugmenter(runners::Task T, const features::EmbeddingChoice &E,
+features::Augmenter sessionAugmenter(runners::Task T, const ir2vec::EmbeddingChoice &E,
                                      const std::string &Module) {
   return features::embeddingAugmenter(T, E, T == runners::Task::Inline ? Module : "");
 }

@@ -84,42 +84,18 @@ struct Compiled {
   std::vector<features::FunctionRegalloc> Regalloc;
 };
 
-/// Which vocabulary a policy's embedding features come from: one value for the specs'
-/// "vocabulary" and "embeddings", the command line's --embeddings and every session a study
-/// runs. Specs and reports spell it "none", "default", "counts" (VocabSourceNames) or the file.
-struct VocabChoice {
-  enum class Source { None, Default, Counts, File };
-  Source From = Source::None;
-  /// File: the vocabulary file; Counts: the counting vocabulary (vocab::countingEntityVectors,
-  /// the entity histogram in place of embeddings) once the study has written it ("" before).
-  std::string File;
-  /// The IR2Vec kind of the workbench's embedding features.
-  ir2vec::Kind Kind = ir2vec::Kind::Symbolic;
-
-  bool reads() const { return From != Source::None; }
-  bool counts() const { return From == Source::Counts; }
-  /// What a session's augmenter computes (vocabulary "" = the default one).
-  features::EmbeddingChoice embedding() const {
-    return {From == Source::Default ? std::string() : File, Kind};
-  }
-  /// The choice as exploration files key their observations (features::EmbeddingChoice::key).
-  std::string key() const { return embedding().key(); }
-  /// "none", "default", the file, or "counts" before the study has written it.
-  std::string spelling() const;
-  /// The same vocabulary, whatever the kind.
-  bool sameVocabulary(const VocabChoice &O) const { return From == O.From && File == O.File; }
-};
-inline constexpr support::Named<VocabChoice::Source> VocabSourceNames[] = {
-    {VocabChoice::Source::None, "none"},
-    {VocabChoice::Source::Default, "default"},
-    {VocabChoice::Source::Counts, "counts"}};
+/// How specs, reports and models spell a policy's embeddings: "none", or the choice's spelling
+/// ("default", "counts", the vocabulary file).
+inline std::string embeddingSpelling(const ir2vec::EmbeddingChoice &E) {
+  return E ? E.spelling() : std::string("none");
+}
 
 /// The --embeddings augmenter of a session compileModule runs: the workbench's features of
 /// the IR the host's compiler reads. For the inliner that is Module, opt's input; for register
 /// allocation it is llc's input, the module as opt left it (or Module, for a recorded command
 /// line), so that the machine IR embedded before the allocator is the machine IR the
 /// allocator sees.
-features::Augmenter sessionAugmenter(runners::Task T, const features::EmbeddingChoice &E,
+features::Augmenter sessionAugmenter(runners::Task T, const ir2vec::EmbeddingChoice &E,
                                      const std::string &Module);
 
 /// Compiles Module in Dir (files named after Tag) and measures the object's .text. With Host,

@@ -46,6 +46,10 @@ llvm::json::Object evaluationJSON(const EvalJob &J, const CorpusSplit &S, const 
   for (const std::string &K : Excluded)
     ExcludedJ.push_back(K);
   llvm::json::Object Policy{{"name", J.PolicyLabel}};
+  if (J.Embeddings)
+    Policy["embeddings"] = llvm::json::Object{{"vocabulary", J.Embeddings.spelling()},
+                                              {"kind", ir2vec::kindName(J.Embeddings.kind())},
+                                              {"digest", J.Embeddings.digest()}};
   if (!J.ModelPath.empty()) {
     auto SHA = support::sha256OfFile(J.ModelPath);
     Policy["model"] = J.ModelPath;
@@ -208,7 +212,7 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const Bench &B,
   }
   std::vector<EvalModule> Modules = P->baselines(J.Plan.Proto == Protocol::Transfer || J.TestSide);
   if (!J.Exploration.empty() && !C.Run.Dist.serving())
-    if (llvm::Error E = attachBest(Modules, J.Exploration))
+    if (llvm::Error E = attachBest(Modules, J.Exploration, C.Run.Report))
       return E;
   if (support::cancelled(C.Run.CancelFd))
     return support::interruptedError("interrupted; no output written");

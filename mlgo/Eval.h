@@ -24,7 +24,7 @@ struct EvalJob {
   /// headroom; "" = none.
   std::string Exploration;
   runners::SessionConfig Session;    // the policy (Policy and Bind; Command unused)
-  VocabChoice Embeddings;            // the vocabulary of its embedding features
+  ir2vec::EmbeddingChoice Embeddings; // its embedding features (none: null)
   std::string PolicyLabel;           // how the report names it
   std::string ModelPath;             // hashed into the manifest when set
   uint64_t Seed = 1;                 // the bootstrap's

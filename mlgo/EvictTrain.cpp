@@ -177,7 +177,7 @@ llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<s
 
 llvm::Expected<features::DatasetTable>
 evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule> &Tune,
-                  size_t Modules, const VocabChoice &Embeddings,
+                  size_t Modules, const ir2vec::EmbeddingChoice &Embeddings,
                   const Bench &EC) {
   llvm::Expected<support::TempDir> D = support::TempDir::create("ir2vec-finetune");
   if (!D)
@@ -240,12 +240,23 @@ namespace {
 /// and the baselines measured on this machine's compilers.
 std::string jobFingerprint(const EvictTrainJob &J, const CorpusSplit &S) {
   const FineTuneConfig &T = J.Tune;
+  // The modules by their bytes: steps made before one was rewritten are not resumed.
+  std::string Modules;
+  for (const std::string &M : S.Modules) {
+    llvm::Expected<std::string> SHA = support::sha256OfFile(M);
+    Modules += M + " " + (SHA ? *SHA : llvm::toString(SHA.takeError())) + "\n";
+  }
+  std::string Start = J.StartModel;
+  if (!Start.empty()) {
+    llvm::Expected<std::string> SHA = support::sha256OfFile(Start);
+    Start += " " + (SHA ? *SHA : llvm::toString(SHA.takeError()));
+  }
   return support::sha256Hex(
       llvm::formatv("train-evict {0}\n{1}\n{2}\nstart {3}\npairs {4} modules {5} sigma {6:e} "
                     "lr {7:e} optimizer {8} seed {9}\n{10}",
-                    WB_VERSION, T.Tools.fingerprint(), S.toJSONText(), J.StartModel, T.Pairs,
+                    WB_VERSION, T.Tools.fingerprint(), S.toJSONText(), Start, T.Pairs,
                     T.ModulesPerStep, T.Sigma, T.Optimizer.LearningRate,
-                    learn::optimizerName(T.Optimizer.Kind), T.Seed, llvm::join(S.Modules, "\n"))
+                    learn::optimizerName(T.Optimizer.Kind), T.Seed, Modules)
           .str());
 }
 
@@ -389,7 +400,7 @@ llvm::Expected<support::Outcome> runEvictTraining(EvictTrainJob J) {
   // never saw.
   llvm::Expected<features::DatasetTable> Observations =
       Tune->empty() ? features::DatasetTable()
-                    : evictObservations(Start, *Tune, J.Tune.ModulesPerStep, VocabChoice{}, EC);
+                    : evictObservations(Start, *Tune, J.Tune.ModulesPerStep, ir2vec::EmbeddingChoice(), EC);
   llvm::Expected<EvictPolicy> Trained =
       Observations ? trainEvictPolicy(Start, *Tune, *Observations, std::move(Test), J.Tune,
                                       J.BootstrapSeed)

@@ -56,7 +56,7 @@ llvm::Expected<std::vector<TuneModule>> evictTrainingModules(const std::vector<s
 /// perturbations by. Empty when no module asked a question.
 llvm::Expected<features::DatasetTable>
 evictObservations(const runners::ModelFile &Start, const std::vector<TuneModule> &Tune,
-                  size_t Modules, const VocabChoice &Embeddings, const Bench &EC);
+                  size_t Modules, const ir2vec::EmbeddingChoice &Embeddings, const Bench &EC);
 
 /// One eviction policy trained and judged, what `mlgo train-evict` makes once and an eviction
 /// study once per arm and seed: evolution strategies from Start on the training modules Tune,

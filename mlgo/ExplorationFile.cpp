@@ -1,8 +1,9 @@
 #include "mlgo/ExplorationFile.h"
 
 #include "corpus/H5.h"
-#include "features/Augment.h"
+#include "ir2vec/Embedder.h"
 #include "support/Error.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -15,8 +16,13 @@ namespace wb::mlgo {
 namespace h5 = corpus::h5;
 
 std::string observationSetName(const std::string &Key) {
-  const features::EmbeddingChoice C = features::EmbeddingChoice::fromKey(Key);
-  return features::EmbeddingChoice{C.Vocabulary.empty() ? "default" : C.Vocabulary, C.Kind}.key();
+  // "KIND:VOCAB" for a kind other than symbolic; the default vocabulary's key is "".
+  for (const auto &[K, Name] : ir2vec::KindNames) {
+    const std::string Prefix = std::string(Name) + ":";
+    if (K != ir2vec::Kind::Symbolic && llvm::StringRef(Key).starts_with(Prefix))
+      return Key.size() == Prefix.size() ? Prefix + "default" : Key;
+  }
+  return Key.empty() ? "default" : Key;
 }
 
 llvm::Error refuseHeldOut(const std::string &Path, const ExplorationHeader &H,
@@ -53,12 +59,44 @@ std::string ExplorationHeader::trainedSplit() const {
   return Out;
 }
 
+namespace {
+llvm::json::Array jsonStringArray(const std::vector<std::string> &V) {
+  llvm::json::Array A;
+  for (const std::string &X : V)
+    A.push_back(X);
+  return A;
+}
+} // namespace
+
+ModuleChanges changedModules(const ExplorationFile &X) {
+  ModuleChanges C;
+  for (const ModuleExploration &M : X.Modules) {
+    if (M.SHA256.empty()) {
+      ++C.Unchecked;
+      continue;
+    }
+    llvm::Expected<std::string> Now = support::sha256OfFile(M.Path);
+    if (!Now)
+      llvm::consumeError(Now.takeError());
+    if (!Now || *Now != M.SHA256)
+      C.Changed.push_back(M.Path);
+  }
+  return C;
+}
+
+std::string ModuleChanges::describe(const std::string &Exploration, llvm::StringRef What) const {
+  std::string Names;
+  for (size_t I = 0; I < Changed.size() && I < 3; ++I)
+    Names += (I ? ", " : "") + Changed[I];
+  if (Changed.size() > 3)
+    Names += " and " + std::to_string(Changed.size() - 3) + " more";
+  return llvm::formatv("{0}: {1} explored module{2} changed since the exploration (the SHA-256 "
+                       "of {3} is not the one recorded): {4}",
+                       Exploration, Changed.size(), Changed.size() == 1 ? "" : "s", Names, What)
+      .str();
+}
+
 std::string ExplorationHeader::settings() const {
-  llvm::json::Array V, R;
-  for (const std::string &X : Vocabularies)
-    V.push_back(X);
-  for (const std::string &X : Rules)
-    R.push_back(X);
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << llvm::json::Value(llvm::json::Object{{"budget", Budget},
@@ -67,8 +105,9 @@ std::string ExplorationHeader::settings() const {
                                              {"split", Split},
                                              {"side", Side},
                                              {"toolchain", Toolchain},
-                                             {"vocabularies", std::move(V)},
-                                             {"rules", std::move(R)}});
+                                             {"vocabularies", jsonStringArray(Vocabularies)},
+                                             {"vocabulary_digests", jsonStringArray(VocabularyDigests)},
+                                             {"rules", jsonStringArray(Rules)}});
   return Text;
 }
 
@@ -84,11 +123,8 @@ void writeInts(H5::Group &G, const char *Name, const std::vector<int64_t> &V) {
 }
 
 std::string jsonStrings(const std::vector<std::string> &V) {
-  llvm::json::Array A;
-  for (const std::string &X : V)
-    A.push_back(X);
   std::string Text;
-  llvm::raw_string_ostream(Text) << llvm::json::Value(std::move(A));
+  llvm::raw_string_ostream(Text) << llvm::json::Value(jsonStringArray(V));
   return Text;
 }
 
@@ -133,10 +169,11 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
   h5::writeAttr(F, "llvm_version", H.LLVMVersion);
   h5::writeAttr(F, "tool_version", H.ToolVersion);
   h5::writeAttr(F, "vocabularies", jsonStrings(H.Vocabularies));
+  h5::writeAttr(F, "vocabulary_digests", jsonStrings(H.VocabularyDigests));
   h5::writeAttr(F, "rules", jsonStrings(H.Rules));
   h5::writeAttr(F, "corpus", jsonStrings(H.Corpus));
 
-  std::vector<std::string> Paths, Commands, Keys, Errors;
+  std::vector<std::string> Paths, Commands, Keys, Errors, Digests;
   std::vector<int64_t> Base, Best, BestRollout, FirstRollout;
   std::vector<int64_t> RModule, RSize, RFlip, RRule, RFirst, RCount;
   std::vector<std::string> RError;
@@ -147,6 +184,7 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
     Commands.push_back(E.Command);
     Keys.push_back(E.Key);
     Errors.push_back(E.Error);
+    Digests.push_back(E.SHA256);
     Base.push_back(E.BaselineSize);
     Best.push_back(E.BestSize);
     FirstRollout.push_back(int64_t(RModule.size()));
@@ -168,6 +206,7 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
   h5::writeStrings(MG, "command", Commands);
   h5::writeStrings(MG, "key", Keys);
   h5::writeStrings(MG, "error", Errors);
+  h5::writeStrings(MG, "sha256", Digests);
   writeInts(MG, "baseline_text_size", Base);
   writeInts(MG, "best_text_size", Best);
   writeInts(MG, "best_rollout", BestRollout);
@@ -195,6 +234,7 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
     for (const ModuleExploration &E : X.Modules) {
       features::DatasetModule M;
       M.Path = E.Path;
+      M.SHA256 = E.SHA256;
       M.Error = E.Error;
       M.TextSize = E.BestSize;
       M.BaselineTextSize = E.BaselineSize;
@@ -206,6 +246,9 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
       if (llvm::Error Err = DS.add(M, E.Observations[V]))
         throw H5::Exception("exploration", llvm::toString(std::move(Err)));
     }
+    if (V > 0)
+      DS.setEmbeddings(observationSetName(H.Vocabularies[V - 1]),
+                       V - 1 < H.VocabularyDigests.size() ? H.VocabularyDigests[V - 1] : "");
     H5::Group G = h5::createGroup(OG, std::to_string(V));
     h5::writeAttr(G, "vocabulary",
                   V == 0 ? std::string("none") : observationSetName(H.Vocabularies[V - 1]));
@@ -216,7 +259,7 @@ void writeBody(H5::H5File &F, const ExplorationFile &X) {
 /// The header and the observation sets' names of an open file.
 llvm::Expected<ExplorationFile> readHeader(const std::string &Path, H5::H5File &F) {
   const std::string Schema = F.attrExists("schema") ? h5::readStrAttr(F, "schema") : "";
-  if (Schema != ExplorationSchema && Schema != ExplorationSchemaV1)
+  if (Schema != ExplorationSchema && Schema != ExplorationSchemaV2 && Schema != ExplorationSchemaV1)
     return support::fileError(Path, llvm::Twine("not an exploration (expected attribute "
                                                 "schema = ") +
                                         ExplorationSchema + ")");
@@ -240,6 +283,16 @@ llvm::Expected<ExplorationFile> readHeader(const std::string &Path, H5::H5File &
   if (!Vocabs)
     return Vocabs.takeError();
   H.Vocabularies = std::move(*Vocabs);
+  if (F.attrExists("vocabulary_digests")) { // schema 3
+    llvm::Expected<std::vector<std::string>> Digests =
+        readJSONStrings(Path, F, "vocabulary_digests");
+    if (!Digests)
+      return Digests.takeError();
+    if (Digests->size() != H.Vocabularies.size())
+      return support::fileError(Path, "attribute vocabulary_digests does not name one digest per "
+                                      "vocabulary");
+    H.VocabularyDigests = std::move(*Digests);
+  }
   if (Schema != ExplorationSchemaV1) { // schema /1 rolled out no rules
     llvm::Expected<std::vector<std::string>> Rules = readJSONStrings(Path, F, "rules");
     if (!Rules)
@@ -276,7 +329,9 @@ llvm::Error readBody(const std::string &Path, H5::H5File &F, ExplorationFile &X)
     return h5::readNumbers<int64_t>(D, H5::PredType::NATIVE_INT64, 0, Want, 1);
   };
   const auto Paths = h5::readStrings(P, 0, N), Commands = Strings("modules/command"),
-             Keys = Strings("modules/key"), Errors = Strings("modules/error");
+             Keys = Strings("modules/key"), Errors = Strings("modules/error"),
+             Digests = F.nameExists("modules/sha256") ? Strings("modules/sha256") // schema 3
+                                                      : std::vector<std::string>(N);
   const auto Base = Ints("modules/baseline_text_size", N), Best = Ints("modules/best_text_size", N),
              BestRollout = Ints("modules/best_rollout", N),
              FirstRollout = Ints("modules/first_rollout", N);
@@ -303,6 +358,7 @@ llvm::Error readBody(const std::string &Path, H5::H5File &F, ExplorationFile &X)
     E.Command = Commands[M];
     E.Key = Keys[M];
     E.Error = Errors[M];
+    E.SHA256 = Digests[M];
     E.BaselineSize = Base[M];
     E.BestSize = Best[M];
     if (FirstRollout[M] < 0 || uint64_t(FirstRollout[M]) > NR)

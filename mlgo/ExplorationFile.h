@@ -1,4 +1,4 @@
-// The exploration file (schema ir2vec.mlgo-exploration/2, docs/formats/mlgo-exploration.md):
+// The exploration file (schema ir2vec.mlgo-exploration/3, docs/formats/mlgo-exploration.md):
 // its one writer and its one reader. Every pipeline that reads an exploration (training,
 // fine-tuning, ablation, the benchmark) reads it here, as values; nobody else opens its HDF5.
 #pragma once
@@ -14,7 +14,8 @@
 
 namespace wb::mlgo {
 
-inline constexpr const char *ExplorationSchema = "ir2vec.mlgo-exploration/2";
+inline constexpr const char *ExplorationSchema = "ir2vec.mlgo-exploration/3";
+inline constexpr const char *ExplorationSchemaV2 = "ir2vec.mlgo-exploration/2"; // still read
 inline constexpr const char *ExplorationSchemaV1 = "ir2vec.mlgo-exploration/1"; // still read
 
 /// Which modules an exploration covers: one side of a split by package, or every module (the
@@ -43,6 +44,8 @@ struct ModuleExploration {
   std::vector<features::Log> Observations;
   /// As recorded in the file: the module's split key and how it was compiled.
   std::string Key, Command;
+  /// SHA-256 of the module's bytes as explored ("" in files of schema 1 and 2).
+  std::string SHA256;
 };
 
 /// The root attributes. Two explorations with equal settings() are interchangeable.
@@ -51,6 +54,9 @@ struct ExplorationHeader {
   std::string FlipOrder, Split, Side, Opt, Llc, Compile, Toolchain;
   std::string LLVMVersion, ToolVersion;
   std::vector<std::string> Vocabularies; // of observation sets 1, 2, ... ("" = default)
+  /// Their embeddings' digests (ir2vec::EmbeddingChoice::digest), in the same order: what the
+  /// observations were embedded with (empty in files of schema 1 and 2).
+  std::vector<std::string> VocabularyDigests;
   /// The margin rules rolled out before the flips (runners::marginRules names), in order.
   std::vector<std::string> Rules;
   /// The corpus descriptions the modules came from (as given, like the modules' paths): where
@@ -88,9 +94,20 @@ llvm::Expected<features::DatasetTable> readObservations(const std::string &Path,
 llvm::Error refuseHeldOut(const std::string &Path, const ExplorationHeader &H,
                           llvm::StringRef What);
 
-/// An observation set's name for an embedding choice's key as explorations record them
-/// (features::EmbeddingChoice; vocabulary "" = "default"): "default", "VOCAB",
-/// "flow-aware-rd:default", ...
+/// The explored modules whose bytes are no longer those explored (SHA-256 now against the one
+/// recorded; a file that cannot be read counts as changed), and how many could not be checked
+/// (an exploration of schema 1 or 2 records no digests).
+struct ModuleChanges {
+  std::vector<std::string> Changed;
+  size_t Unchecked = 0;
+  /// "FILE: 2 explored modules changed since (a.bc, b.bc): ..." for What ("explore again").
+  std::string describe(const std::string &Exploration, llvm::StringRef What) const;
+};
+ModuleChanges changedModules(const ExplorationFile &X);
+
+/// An observation set's name for an embedding's key as explorations record them
+/// (ir2vec::EmbeddingChoice::explorationKey; vocabulary "" = "default"): "default", "VOCAB",
+/// "counts", "flow-aware-rd:default", ...
 std::string observationSetName(const std::string &Key);
 
 } // namespace wb::mlgo

@@ -125,6 +125,13 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
                                 uint64_t ModuleSeed) {
   ModuleExploration X;
   X.Path = Path;
+  // The bytes explored: the file records them, and a run that would reuse this one compares.
+  llvm::Expected<std::string> SHA = support::sha256OfFile(Path);
+  if (!SHA) {
+    X.Error = llvm::toString(SHA.takeError());
+    return X;
+  }
+  X.SHA256 = std::move(*SHA);
   llvm::Expected<support::TempDir> Dir = support::TempDir::create("ir2vec-explore");
   if (!Dir) {
     X.Error = llvm::toString(Dir.takeError());
@@ -132,7 +139,7 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
   }
   unsigned Runs = 0;
   auto Run = [&](std::vector<int64_t> Prefix, int64_t Rule,
-                 const std::optional<std::string> &Vocab) -> llvm::Expected<Compiled> {
+                 const ir2vec::EmbeddingChoice &Vocab) -> llvm::Expected<Compiled> {
     runners::SessionConfig S;
     S.T = Task::Inline;
     const runners::InlineRule *Tail = Rule >= 0 ? C.Search.Rules[size_t(Rule)] : nullptr;
@@ -140,12 +147,12 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
       return runners::makeTrajectoryPolicy(Prefix, Tail);
     };
     if (Vocab)
-      S.Augment = sessionAugmenter(Task::Inline, features::EmbeddingChoice::fromKey(*Vocab), Path);
+      S.Augment = sessionAugmenter(Task::Inline, Vocab, Path);
     // One file set per run: a failed run's messages stay apart from the next one's.
     return compileModule(Path, C.Tools, &S, *Dir, "run" + std::to_string(Runs++), C.Run.CancelFd);
   };
 
-  llvm::Expected<Compiled> H = Run({}, -1, std::nullopt);
+  llvm::Expected<Compiled> H = Run({}, -1, {});
   if (!H) {
     X.Error = llvm::toString(H.takeError());
     return X;
@@ -155,7 +162,7 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
   features::Log Best = std::move(H->SessionLog);
   // One rollout: recorded (a failed one too, and skipped); the best when smaller.
   auto Try = [&](std::vector<int64_t> Prefix, int64_t Flip, int64_t Rule) {
-    llvm::Expected<Compiled> R = Run(std::move(Prefix), Rule, std::nullopt);
+    llvm::Expected<Compiled> R = Run(std::move(Prefix), Rule, {});
     Rollout Ro;
     Ro.Flip = Flip;
     Ro.Rule = Rule;
@@ -193,10 +200,11 @@ ModuleExploration exploreModule(const std::string &Path, const ExploreConfig &C,
   // The same decisions with embedding features: one replay per vocabulary. The compiler is
   // deterministic, so a replay must reproduce the best size; anything else is an error.
   const Rollout &BestRun = X.Rollouts[X.Best];
-  for (const std::string &V : C.Vocabularies) {
+  for (const ir2vec::EmbeddingChoice &V : C.Vocabularies) {
     llvm::Expected<Compiled> R = Run(BestRun.Decisions, BestRun.Rule, V);
     if (!R) {
-      X.Error = "replaying the best decisions with embeddings (" + observationSetName(V) +
+      X.Error = "replaying the best decisions with embeddings (" +
+                observationSetName(V.explorationKey()) +
                 "): " + llvm::toString(R.takeError());
       return X;
     }
@@ -244,6 +252,7 @@ llvm::Error writePart(const PartsDir &Dir, size_t I, const ModuleExploration &X)
                                           {"error", R.Error},
                                           {"decisions", decisionText(R.Decisions)}});
   llvm::json::Object O{{"path", X.Path},
+                       {"sha256", X.SHA256},
                        {"error", X.Error},
                        {"baseline_text_size", X.BaselineSize},
                        {"best_text_size", X.BestSize},
@@ -261,6 +270,7 @@ std::optional<ModuleExploration> readPart(const PartsDir &Dir, size_t I,
     return std::nullopt;
   ModuleExploration X;
   X.Path = Path;
+  X.SHA256 = O->getString("sha256").value_or("").str();
   X.Error = O->getString("error").value_or("").str();
   X.BaselineSize = O->getInteger("baseline_text_size").value_or(-1);
   X.BestSize = O->getInteger("best_text_size").value_or(-1);
@@ -294,6 +304,7 @@ std::optional<ModuleExploration> readPart(const PartsDir &Dir, size_t I,
 // the observation sets in LLVM's training-log bytes.
 void encodeExploration(const ModuleExploration &X, support::WireWriter &W) {
   W.bytes(X.Path);
+  W.bytes(X.SHA256);
   W.bytes(X.Error);
   W.num<int64_t>(X.BaselineSize);
   W.num<int64_t>(X.BestSize);
@@ -318,6 +329,7 @@ void encodeExploration(const ModuleExploration &X, support::WireWriter &W) {
 llvm::Expected<ModuleExploration> decodeExploration(support::WireReader &In) {
   ModuleExploration X;
   X.Path = In.bytes();
+  X.SHA256 = In.bytes();
   X.Error = In.bytes();
   X.BaselineSize = In.num<int64_t>();
   X.BestSize = In.num<int64_t>();
@@ -348,13 +360,13 @@ std::string fingerprint(const std::vector<std::string> &Train, const ExploreConf
                                    C.Tools.fingerprint(),
                                    support::nameOf<ExploredSide>(ExploredSideNames, C.Side))
                          .str();
-  for (const std::string &V : C.Vocabularies)
-    Text += "vocab " + V + "\n";
+  for (const ir2vec::EmbeddingChoice &V : C.Vocabularies) // the content, not the path
+    Text += "vocab " + V.explorationKey() + " " + V.digest() + "\n";
   for (const runners::InlineRule *R : C.Search.Rules)
     Text += std::string("rule ") + R->name() + "\n";
   Text += S.toJSONText() + "\n";
-  for (const std::string &M : Train) // a module rewritten since: its part is stale
-    Text += M + " " + support::fileStamp(M) + "\n";
+  for (const std::string &M : Train) // the modules' bytes: each part records its own
+    Text += M + "\n";
   return support::sha256Hex(Text);
 }
 
@@ -373,7 +385,10 @@ ExplorationHeader explorationHeader(const ExploreConfig &C, const std::string &S
   H.Toolchain = C.Tools.fingerprint();
   H.LLVMVersion = WB_LLVM_VERSION;
   H.ToolVersion = WB_VERSION;
-  H.Vocabularies = C.Vocabularies;
+  for (const ir2vec::EmbeddingChoice &V : C.Vocabularies) {
+    H.Vocabularies.push_back(V.explorationKey());
+    H.VocabularyDigests.push_back(V.digest());
+  }
   for (const runners::InlineRule *R : C.Search.Rules)
     H.Rules.push_back(R->name());
   H.Corpus = C.Corpus;

@@ -7,7 +7,7 @@
 // observations with every feature the compiler sent; observations with embedding features
 // for other vocabularies come from replaying the best decisions once per vocabulary.
 //
-// Written as HDF5, schema ir2vec.mlgo-exploration/1 (docs/formats/mlgo-exploration.md).
+// Written as HDF5, schema ir2vec.mlgo-exploration/3 (docs/formats/mlgo-exploration.md).
 // Resumable: each finished module is kept in OUT.parts/ until the file is complete.
 #pragma once
 
@@ -68,9 +68,9 @@ llvm::Expected<std::vector<const runners::InlineRule *>> parseRules(llvm::String
 /// Rank 0 of an MPI run writes the parts and the file.
 struct ExploreConfig : Bench {
   SearchSettings Search;
-  /// Observations are also recorded with embedding features for each ("" = the default
-  /// vocabulary), by one replay of the best decisions per vocabulary and module.
-  std::vector<std::string> Vocabularies;
+  /// Observations are also recorded with the embedding features of each, by one replay of the
+  /// best decisions per embedding and module.
+  std::vector<ir2vec::EmbeddingChoice> Vocabularies;
   /// Which modules: the training side; the held-out side (labels for measuring a policy's
   /// agreement on modules it never saw; `mlgo train` refuses such files); or every module
   /// (the transfer protocol: each fold trains on the others). Recorded as attribute side.

@@ -247,7 +247,7 @@ std::string esContext(const std::vector<double> &Theta0, const arma::vec &Scale,
                       learn::optimizerName(C.Optimizer.Kind), C.Optimizer.LearningRate,
                       C.Optimizer.Beta1, C.Optimizer.Beta2, C.Optimizer.Epsilon)
      << "embeddings "
-     << (C.Embeddings.reads() ? "vocabulary '" + C.Embeddings.key() + "'" : "none") << "\n";
+     << (C.Embeddings ? C.Embeddings.digest() : std::string("none")) << "\n";
   support::WireWriter W; // the exact bits of every number
   W.array(Theta0);
   W.array(std::vector<double>(Scale.begin(), Scale.end()));
@@ -407,8 +407,8 @@ public:
         }
         runners::SessionConfig S;
         S.T = T;
-        if (C.Embeddings.reads())
-          S.Augment = sessionAugmenter(T, C.Embeddings.embedding(), M.Path);
+        if (C.Embeddings)
+          S.Augment = sessionAugmenter(T, C.Embeddings, M.Path);
         S.MakePolicy = [Model]() -> llvm::Expected<std::unique_ptr<runners::Policy>> {
           return runners::makeModelPolicy(*Model);
         };
@@ -703,6 +703,7 @@ static llvm::Error stampFineTuned(ModelFile &M, const FineTuneResult &R, const F
   Set("finetuned_from_sha256", *ModelSHA);
   Set("finetune_data", llvm::sys::path::filename(Exploration).str());
   Set("finetune_data_sha256", *ExplorationSHA);
+  Set("finetune_embeddings_digest", C.Embeddings ? C.Embeddings.digest() : std::string());
   Set("finetune_hyperparameters", Hyper);
   Set(C.Method == TuneMethod::ES ? "finetune_step_fitness" : "finetune_search", FitText);
   stampTuningOutcome(M, R);
@@ -751,6 +752,10 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
     return X.takeError();
   if (llvm::Error E = refuseHeldOut(Exploration, X->Header, "fine-tune"))
     return E;
+  // The baselines below are the exploration's: of the bytes explored.
+  if (const ModuleChanges Changes = changedModules(*X); !Changes.Changed.empty())
+    return support::makeError(Changes.describe(Exploration, "its baselines are not theirs; "
+                                                            "explore them again"));
   if (!X->Header.Toolchain.empty() && X->Header.Toolchain != C.Tools.fingerprint())
     return support::fileError(
         Exploration, "its modules were compiled with another toolchain or other command lines (" +

@@ -71,7 +71,7 @@ struct FineTuneConfig : ESSettings, Bench {
   std::string StepsFile;
   /// The workbench's embedding features for the policies (an eviction model that reads
   /// function_embedding).
-  VocabChoice Embeddings;
+  ir2vec::EmbeddingChoice Embeddings; // none: null
 
   llvm::Error validate() const;
 };

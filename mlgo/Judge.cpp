@@ -219,7 +219,7 @@ std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Paths,
 }
 
 void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfig &Session,
-                   const VocabChoice &Embeddings, const Bench &C) {
+                   const ir2vec::EmbeddingChoice &Embeddings, const Bench &C) {
   // The one read of the model file, before the workers start (the loader caches it): a read
   // is isolated in a forked child, and a fork while other threads allocate can leave the child
   // waiting for a lock no thread of it will release (AddressSanitizer's allocator: the
@@ -236,8 +236,8 @@ void measurePolicy(std::vector<EvalModule> &Modules, const runners::SessionConfi
     }
   measureAll(Modules, C, "modules", [&](EvalModule &M, const support::TempDir &D) {
     runners::SessionConfig S = Session;
-    if (Embeddings.reads())
-      S.Augment = sessionAugmenter(S.T, Embeddings.embedding(), M.Path);
+    if (Embeddings)
+      S.Augment = sessionAugmenter(S.T, Embeddings, M.Path);
     const bool Costs = S.T != runners::Task::Inline;
     if (Costs) {
       S.Costs = features::RegallocWeights{};
@@ -278,10 +278,20 @@ llvm::Expected<std::vector<std::string>> trainingPackagesOf(const std::string &M
   return Keys;
 }
 
-llvm::Error attachBest(std::vector<EvalModule> &Modules, const std::string &Exploration) {
+llvm::Error attachBest(std::vector<EvalModule> &Modules, const std::string &Exploration,
+                       const support::DiagnosticHandler &Report) {
   llvm::Expected<ExplorationFile> X = readExploration(Exploration);
   if (!X)
     return X.takeError();
+  // The best sizes are of the bytes explored: a module rewritten since has other headroom.
+  const ModuleChanges Changes = changedModules(*X);
+  if (!Changes.Changed.empty())
+    return support::makeError(Changes.describe(Exploration, "explore them again (mlgo explore "
+                                                            "--all) before measuring headroom"));
+  if (Changes.Unchecked && Report)
+    Report({Diagnostic::Warning,
+            Exploration + ": made before explorations recorded their modules' SHA-256: its best "
+                          "sizes are trusted to be of the modules as they are now"});
   // Matched by the file, not by how a path was typed: an exploration run from another
   // directory names the same modules differently.
   auto Real = [](const std::string &P) {

@@ -119,16 +119,19 @@ std::vector<EvalModule> measureBaselines(const std::vector<std::string> &Modules
                                          runners::Task T = runners::Task::Inline);
 /// .text (register allocation: the cost) with the session's policy for each module of
 /// Measured (baselines kept); with
-/// Embeddings, each session gets the embedding features of that vocabulary ("" = default).
+/// Embeddings, each session gets those embedding features.
 void measurePolicy(std::vector<EvalModule> &Measured, const runners::SessionConfig &Session,
-                   const VocabChoice &Embeddings, const Bench &C);
+                   const ir2vec::EmbeddingChoice &Embeddings, const Bench &C);
 
 /// The packages a model file was trained on (train_keys of the split its provenance records);
 /// empty when it records none.
 llvm::Expected<std::vector<std::string>> trainingPackagesOf(const std::string &ModelFile);
 
-/// Sets each module's Best from an exploration (matched by path; failed modules stay -1).
-llvm::Error attachBest(std::vector<EvalModule> &Modules, const std::string &Exploration);
+/// Sets each module's Best from an exploration (matched by path; failed modules stay -1). An
+/// error when an explored module's bytes are not those explored (its SHA-256); an exploration
+/// that records no digests (schema 1 and 2) is taken with a warning to Report.
+llvm::Error attachBest(std::vector<EvalModule> &Modules, const std::string &Exploration,
+                       const support::DiagnosticHandler &Report);
 
 /// The summary as JSON: sums, both intervals, the worst package, the headroom, per package.
 llvm::json::Object summaryJSON(const EvalSummary &Sum);
@@ -189,7 +192,7 @@ llvm::Expected<Exclusion> transferExclusion(const std::string &ModelFile,
 /// embedding features it reads.
 struct Candidate {
   runners::SessionConfig Session;
-  VocabChoice Embeddings;
+  ir2vec::EmbeddingChoice Embeddings;
 };
 
 /// What judging found: every judged module (the baselines given, the policy's measure) and

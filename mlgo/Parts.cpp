@@ -66,6 +66,14 @@ std::optional<llvm::json::Object> PartsDir::readRecord(size_t I, llvm::StringRef
   llvm::json::Object *O = J->getAsObject();
   if (!O || O->getString("path") != Path)
     return std::nullopt;
+  // A module rewritten since is done again.
+  llvm::Expected<std::string> Now = support::sha256OfFile(Path);
+  if (!Now) {
+    llvm::consumeError(Now.takeError());
+    return std::nullopt;
+  }
+  if (O->getString("sha256") != *Now)
+    return std::nullopt;
   return std::move(*O);
 }
 

@@ -1,8 +1,10 @@
 // Resumable corpus runs (mlgo explore, mlgo collect): each finished module's result waits in
 // OUT.parts/ until the output file is written, so that an interrupted run continues with
 // --resume instead of compiling everything again. The directory holds a fingerprint of
-// everything that decides the results (tool version, settings, toolchain, inputs); parts of a
-// run with another fingerprint are never mixed in: that run starts over.
+// everything that decides the results (tool version, settings with the embeddings' digests,
+// toolchain, the inputs' list); parts of a run with another fingerprint are never mixed in:
+// that run starts over. Each part records the SHA-256 of its module's bytes: a module
+// rewritten since is done again, the others are kept.
 #pragma once
 
 #include "support/Diagnostics.h"
@@ -30,10 +32,11 @@ public:
   const std::string &path() const { return Dir; }
   /// The file of module I with this suffix (".json", ".0.log", ...).
   std::string file(size_t I, llvm::StringRef Suffix) const;
-  /// Writes module I's record (I.json). Written after the module's other files: its presence
-  /// says the part is complete.
+  /// Writes module I's record (I.json), with the module's SHA-256 as it was compiled ("sha256").
+  /// Written after the module's other files: its presence says the part is complete.
   llvm::Error writeRecord(size_t I, llvm::json::Object Record) const;
-  /// Module I's record when reusing and it is complete and was made for Path (its "path").
+  /// Module I's record when reusing and it is complete and was made for Path (its "path") as
+  /// Path's bytes are now (its "sha256").
   std::optional<llvm::json::Object> readRecord(size_t I, llvm::StringRef Path) const;
   /// Removes the directory (after the output is written).
   void remove() const;

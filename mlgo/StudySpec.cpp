@@ -1,6 +1,5 @@
 #include "mlgo/StudySpec.h"
 
-#include "vocab/VocabularyFile.h"
 
 namespace wb::mlgo {
 
@@ -85,7 +84,8 @@ llvm::Error readSearch(const support::SpecReader &R, const llvm::json::Object *X
 
 llvm::Error readArm(const support::SpecReader &R, const llvm::json::Object &A,
                     const std::string &Where, std::string &Name, std::vector<std::string> &Groups,
-                    VocabChoice &Vocab, features::Task T, bool AllowCounts) {
+                    ir2vec::EmbeddingChoice &Vocab, ir2vec::EmbeddingResolver &Resolve,
+                    features::Task T, bool AllowCounts) {
   Name = A.getString("name").value_or("").str();
   // The name is part of the models' file names: a NUL cut them short (two folds' models then
   // collided) and 5,000 characters were too long, found only after the exploration.
@@ -103,33 +103,39 @@ llvm::Error readArm(const support::SpecReader &R, const llvm::json::Object &A,
   if (!Defs)
     return R.error(Where + ".features", llvm::toString(Defs.takeError()));
   if (llvm::Error E = readVocabulary(R, A.getString("vocabulary").value_or("none"),
-                                     Where + ".vocabulary", Vocab, AllowCounts))
+                                     Where + ".vocabulary", Vocab, Resolve, AllowCounts))
     return E;
   const bool Embeds = std::any_of(Defs->begin(), Defs->end(),
                                   [](const features::FeatureDef *F) { return features::isEmbedding(*F); });
-  if (Embeds && !Vocab.reads())
+  if (Embeds && !Vocab)
     return R.error(Where + ".vocabulary", "'" + Name + "' reads embedding features: name a "
                                         "vocabulary (\"default\", " +
                                         (AllowCounts ? "\"counts\", " : "") + "or a file)");
-  if (!Embeds && Vocab.reads())
+  if (!Embeds && Vocab)
     return R.error(Where + ".vocabulary", "'" + Name + "' reads no embedding feature: its "
                                         "vocabulary would not be used (\"none\")");
   return llvm::Error::success();
 }
 
 llvm::Error readVocabulary(const support::SpecReader &R, llvm::StringRef Text,
-                           const std::string &Where, VocabChoice &Vocab, bool AllowCounts) {
-  std::optional<VocabChoice::Source> S =
-      support::findNamed<VocabChoice::Source>(VocabSourceNames, Text);
-  if (S && (*S != VocabChoice::Source::Counts || AllowCounts)) {
-    Vocab.From = *S;
+                           const std::string &Where, ir2vec::EmbeddingChoice &Vocab,
+                           ir2vec::EmbeddingResolver &Resolve, bool AllowCounts) {
+  Vocab = ir2vec::EmbeddingChoice();
+  if (Text == "none")
     return llvm::Error::success();
+  ir2vec::EmbeddingRequest Req;
+  std::optional<ir2vec::VocabSource> S =
+      support::findNamed<ir2vec::VocabSource>(ir2vec::VocabSourceNames, Text);
+  if (S && (*S != ir2vec::VocabSource::Counts || AllowCounts)) {
+    Req.From = *S;
+  } else {
+    Req.From = ir2vec::VocabSource::File;
+    Req.File = R.resolve(Text.str());
   }
-  Vocab.From = VocabChoice::Source::File;
-  Vocab.File = R.resolve(Text.str());
-  auto V = vocab::loadEmbeddingVocabulary(Vocab.File, vocab::Weights{});
+  auto V = Resolve.resolve(Req);
   if (!V)
     return R.error(Where, llvm::toString(V.takeError()));
+  Vocab = std::move(*V);
   return llvm::Error::success();
 }
 

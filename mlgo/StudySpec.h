@@ -23,17 +23,20 @@ llvm::Error readModel(const support::SpecReader &R, const llvm::json::Object *M,
 llvm::Error readSearch(const support::SpecReader &R, const llvm::json::Object *X,
                        SearchSettings &S);
 /// A trained policy's name (no spaces or slashes), feature groups and vocabulary ("none",
-/// "default" or a file; required exactly when the groups read embeddings).
+/// "default" or a file; required exactly when the groups read embeddings), resolved by
+/// Resolve (the symbolic kind; an arm's "kind" is the caller's).
 /// With AllowCounts, "counts" names the counting vocabulary (vocab::countingEntityVectors:
-/// the entity histogram in place of embeddings), which the caller makes into a file.
+/// the entity histogram in place of embeddings).
 llvm::Error readArm(const support::SpecReader &R, const llvm::json::Object &A,
                     const std::string &Where, std::string &Name, std::vector<std::string> &Groups,
-                    VocabChoice &Vocab, features::Task T = features::Task::Inline,
-                    bool AllowCounts = false);
-/// A vocabulary as specs spell it (VocabSourceNames or a file, resolved and read now: a file
-/// that is missing or not a vocabulary failed every session, and the study then said the
-/// compiler sent no features). "counts" only with AllowCounts.
+                    ir2vec::EmbeddingChoice &Vocab, ir2vec::EmbeddingResolver &Resolve,
+                    features::Task T = features::Task::Inline, bool AllowCounts = false);
+/// A vocabulary as specs spell it ("none", "default", "counts" or a file), resolved now (read
+/// once: a file that is missing or not a vocabulary failed every session, and the study then
+/// said the compiler sent no features); "none" leaves Vocab null. "counts" only with
+/// AllowCounts.
 llvm::Error readVocabulary(const support::SpecReader &R, llvm::StringRef Text,
-                           const std::string &Where, VocabChoice &Vocab, bool AllowCounts);
+                           const std::string &Where, ir2vec::EmbeddingChoice &Vocab,
+                           ir2vec::EmbeddingResolver &Resolve, bool AllowCounts);
 
 } // namespace wb::mlgo

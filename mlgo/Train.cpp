@@ -358,8 +358,8 @@ llvm::Expected<std::vector<int64_t>> predictOnLog(const ModelFile &M, const feat
 
 Provenance trainingProvenance(llvm::StringRef CreatedBy, const std::string &Exploration,
                               llvm::StringRef ExplorationSHA256, llvm::StringRef Observations,
-                              llvm::StringRef Split, const TrainConfig &C,
-                              const TrainingReport &R) {
+                              llvm::StringRef EmbeddingsDigest, llvm::StringRef Split,
+                              const TrainConfig &C, const TrainingReport &R) {
   llvm::json::Array Hidden;
   for (unsigned H : C.Hidden)
     Hidden.push_back(int64_t(H));
@@ -380,6 +380,7 @@ Provenance trainingProvenance(llvm::StringRef CreatedBy, const std::string &Expl
           {"training_data", llvm::sys::path::filename(Exploration).str()},
           {"training_data_sha256", ExplorationSHA256.str()},
           {"observations", Observations.str()},
+          {"embeddings_digest", EmbeddingsDigest.str()},
           {"split", Split.str()},
           {"hyperparameters", Hyper},
           {"train_rows", std::to_string(R.Rows)},
@@ -405,11 +406,15 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
   if (llvm::Error E = refuseHeldOut(Exploration, X->Header, "train"))
     return E;
   const std::string Split = X->Header.trainedSplit();
-  if (std::find(X->ObservationSets.begin(), X->ObservationSets.end(), Observations) ==
-      X->ObservationSets.end())
+  auto Set = std::find(X->ObservationSets.begin(), X->ObservationSets.end(), Observations);
+  if (Set == X->ObservationSets.end())
     return support::usageError("--observations: '" + Observations + "' is not among the "
                                "exploration's observation sets (" +
                                llvm::join(X->ObservationSets, ", ") + ")");
+  // Set 0 has no embeddings; set v the exploration's embeddings v - 1.
+  const size_t V = size_t(Set - X->ObservationSets.begin());
+  const std::string Digest =
+      V > 0 && V - 1 < X->Header.VocabularyDigests.size() ? X->Header.VocabularyDigests[V - 1] : "";
   auto D = readObservations(Exploration, Observations);
   if (!D)
     return D.takeError();
@@ -420,8 +425,8 @@ llvm::Expected<support::Outcome> runTraining(const std::string &Exploration,
   auto SHA = support::sha256OfFile(Exploration);
   if (!SHA)
     return SHA.takeError();
-  M->Provenance = trainingProvenance("ir2vec mlgo train", Exploration, *SHA, Observations, Split,
-                                     C, R);
+  M->Provenance = trainingProvenance("ir2vec mlgo train", Exploration, *SHA, Observations, Digest,
+                                     Split, C, R);
   if (llvm::Error E = runners::writeModelFile(Output, *M))
     return E;
   std::vector<std::string> Reads(C.Groups);

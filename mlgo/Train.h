@@ -87,13 +87,14 @@ llvm::Expected<std::vector<int64_t>> predictOnLog(const runners::ModelFile &M,
                                                   const features::Log &L, llvm::StringRef Name);
 
 /// The string attributes a trained model carries (docs/formats/mlgo-model.md): what made it,
-/// the versions, the exploration and its SHA-256, the observation set, the split, the
-/// hyperparameters and how well it fits its training data.
+/// the versions, the exploration and its SHA-256, the observation set and the digest of its
+/// embeddings ("" for none), the split, the hyperparameters and how well it fits its training
+/// data.
 using Provenance = std::vector<std::pair<std::string, std::string>>;
 Provenance trainingProvenance(llvm::StringRef CreatedBy, const std::string &Exploration,
                               llvm::StringRef ExplorationSHA256, llvm::StringRef Observations,
-                              llvm::StringRef Split, const TrainConfig &C,
-                              const TrainingReport &R);
+                              llvm::StringRef EmbeddingsDigest, llvm::StringRef Split,
+                              const TrainConfig &C, const TrainingReport &R);
 
 /// `ir2vec mlgo train`: the observation set named Observations ("none", "default" or a
 /// vocabulary file, as the exploration recorded them) of Exploration, trained as C says,

@@ -52,7 +52,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <memory>
 #include <optional>
@@ -95,11 +94,6 @@ Settings settingsFromEnvironment() {
   return S;
 }
 
-/// The embeddings a setting names ("default": the default vocabulary, "" in the choice).
-features::EmbeddingChoice embeddingChoice(const Settings &S) {
-  return {S.Embeddings == "default" ? "" : S.Embeddings, wb::ir2vec::Kind::Symbolic};
-}
-
 /// A function of the companion object beside this one (dlopen: its HDF5 and Armadillo are
 /// loaded only now).
 template <typename Fn> Expected<Fn *> companion(const char *Symbol) {
@@ -120,9 +114,10 @@ template <typename Fn> Expected<Fn *> companion(const char *Symbol) {
 
 using LoadModelFn = Expected<std::unique_ptr<runners::Policy>>(runners::Task,
                                                                 const runners::PolicyOptions &);
+using ResolveEmbeddingsFn = Expected<wb::ir2vec::EmbeddingChoice>(const std::string &);
 using ModuleFeaturesFn = Expected<features::Augmentation>(const Module &,
-                                                          const features::EmbeddingChoice &);
-using VocabularyJSONFn = Expected<std::optional<std::string>>(const features::EmbeddingChoice &);
+                                                          const wb::ir2vec::EmbeddingChoice &);
+using VocabularyPathFn = Expected<std::string>(const wb::ir2vec::EmbeddingChoice &);
 
 /// The policy the settings name, as the host makes it (the shipped size rule is built into the
 /// runners; model files are read by the companion).
@@ -373,9 +368,11 @@ struct Process {
   const Module *Embedded = nullptr;
   std::optional<features::Augmentation> Extras;
   std::optional<DecisionLog> Log;
+  /// The embeddings the settings name, resolved once per process (the file read once).
+  wb::ir2vec::EmbeddingChoice Embeddings;
   /// The JSON vocabulary LLVM reads (-ir2vec-vocab-path), set once per process: "" until then.
-  /// The chosen file when it is JSON, else an anonymous in-memory file (memfd, read through
-  /// /proc/self/fd): nothing to remove, and nothing left behind by a compiler that is killed.
+  /// An anonymous in-memory file (memfd, read through /proc/self/fd): nothing to remove, and
+  /// nothing left behind by a compiler that is killed.
   std::string VocabularyFile;
 };
 Process &process() {
@@ -383,12 +380,30 @@ Process &process() {
   return P;
 }
 
+/// The embeddings the settings name, resolved by the companion on first use.
+Expected<const wb::ir2vec::EmbeddingChoice *> embeddings(Process &P) {
+  if (!P.Embeddings) {
+    Expected<ResolveEmbeddingsFn *> F =
+        companion<ResolveEmbeddingsFn>("ir2vecInlineResolveEmbeddings");
+    if (!F)
+      return F.takeError();
+    Expected<wb::ir2vec::EmbeddingChoice> E = (*F)(P.S.Embeddings);
+    if (!E)
+      return E.takeError();
+    P.Embeddings = std::move(*E);
+  }
+  return &P.Embeddings;
+}
+
 /// The workbench's features of M (its module_embedding) with the chosen embeddings.
-Expected<features::Augmentation> moduleFeatures(const Module &M, const Settings &S) {
+Expected<features::Augmentation> moduleFeatures(const Module &M, Process &P) {
+  Expected<const wb::ir2vec::EmbeddingChoice *> E = embeddings(P);
+  if (!E)
+    return E.takeError();
   Expected<ModuleFeaturesFn *> F = companion<ModuleFeaturesFn>("ir2vecInlineModuleFeatures");
   if (!F)
     return F.takeError();
-  return (*F)(M, embeddingChoice(S));
+  return (*F)(M, **E);
 }
 
 /// Switches on LLVM's callee/caller_embedding with the chosen vocabulary, as the host does
@@ -396,29 +411,20 @@ Expected<features::Augmentation> moduleFeatures(const Module &M, const Settings 
 /// now: the advisor uses the embeddings when the vocabulary analysis is cached.
 Error loadCompilerVocabulary(Module &M, ModuleAnalysisManager &MAM, Process &P) {
   if (P.VocabularyFile.empty()) {
-    Expected<VocabularyJSONFn *> F = companion<VocabularyJSONFn>("ir2vecInlineVocabularyJSON");
+    Expected<const wb::ir2vec::EmbeddingChoice *> E = embeddings(P);
+    if (!E)
+      return E.takeError();
+    Expected<VocabularyPathFn *> F = companion<VocabularyPathFn>("ir2vecInlineVocabularyPath");
     if (!F)
       return F.takeError();
-    Expected<std::optional<std::string>> Text = (*F)(embeddingChoice(P.S));
-    if (!Text)
-      return Text.takeError();
-    std::string File = P.S.Embeddings;
-    if (*Text) {
-      const int Fd = ::memfd_create("ir2vec-vocabulary.json", MFD_CLOEXEC);
-      if (Fd < 0)
-        return wb::support::makeError(Twine("memfd_create: ") + std::strerror(errno));
-      raw_fd_ostream OS(Fd, /*shouldClose=*/false);
-      OS << **Text;
-      OS.flush();
-      if (OS.has_error())
-        return wb::support::makeError("writing the vocabulary for LLVM: " + OS.error().message());
-      File = "/proc/self/fd/" + std::to_string(Fd); // open for the process's life
-    }
-    if (!setOption("ml-inliner-ir2vec-vocab-file", File) || !setOption("ir2vec-vocab-path", File))
+    Expected<std::string> File = (*F)(**E);
+    if (!File)
+      return File.takeError();
+    if (!setOption("ml-inliner-ir2vec-vocab-file", *File) || !setOption("ir2vec-vocab-path", *File))
       return wb::support::makeError(
           "the compiler's command line sets -ir2vec-vocab-path or -ml-inliner-ir2vec-vocab-file "
           "too: name the vocabulary once");
-    P.VocabularyFile = File;
+    P.VocabularyFile = *File;
   }
   MAM.getResult<IR2VecVocabAnalysis>(M);
   return Error::success();
@@ -439,7 +445,7 @@ Expected<std::unique_ptr<runners::Policy>> prepare(Module &M, Process &P,
     if (P.Embedded == &M && P.Extras) {
       Extras = *P.Extras;
     } else {
-      Expected<features::Augmentation> A = moduleFeatures(M, P.S);
+      Expected<features::Augmentation> A = moduleFeatures(M, P);
       if (!A)
         return Named(A.takeError());
       Extras = std::move(*A);
@@ -498,7 +504,7 @@ InlineAdvisor *makeAdvisor(Module &M, FunctionAnalysisManager &FAM, InlineParams
 struct EmbedAtStart : PassInfoMixin<EmbedAtStart> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     Process &P = process();
-    Expected<features::Augmentation> A = moduleFeatures(M, P.S);
+    Expected<features::Augmentation> A = moduleFeatures(M, P);
     if (!A) { // reported when the advisor is made, which tries again
       consumeError(A.takeError());
       return PreservedAnalyses::all();

@@ -184,8 +184,8 @@ struct RunSpec {
     H.Dimension = Job.Vocab->dimension();
     H.InstructionText = InstText;
     if (!Counts) {
-      H.W = Vocab->Ready.Loaded.Vocab.weights();
-      H.VocabSHA256 = Vocab->Ready.SHA256;
+      H.W = Vocab->E.weights();
+      H.VocabSHA256 = Vocab->sha256();
     }
     return attributesOf(H);
   }
@@ -260,7 +260,7 @@ RunSpec makeSpec(const std::variant<std::filesystem::path, std::vector<std::file
     S.Job.Vocab = &ir2vec::countingVocabulary();
   } else {
     S.Vocab = vocabularyArg(Vocab);
-    S.Job.Vocab = &S.Vocab->Ready.Loaded.Vocab;
+    S.Job.Vocab = &S.Vocab->E.vocabulary();
   }
   S.Job.Header.Opt = Machine.Opt;
   S.Job.Inputs = expand(In);
@@ -502,9 +502,9 @@ void addCorpus(py::module_ &Mod) {
         std::vector<double> Out;
         {
           py::gil_scoped_release Unlocked;
-          Out = ir2vec::countsTimesVocabulary(In, V->Ready.Loaded.Vocab);
+          Out = ir2vec::countsTimesVocabulary(In, V->E.vocabulary());
         }
-        return adopt(std::move(Out), Rows, V->Raw.Dim);
+        return adopt(std::move(Out), Rows, V->raw().Dim);
       },
       py::arg("counts"), py::arg("vocab") = py::none(),
       "counts (n x 110, e.g. counts(...).functions.counts) times the weighted vocabulary: "

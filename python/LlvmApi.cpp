@@ -14,7 +14,7 @@
 #include "corpus/Batch.h"
 #include "corpus/ModuleReader.h"
 #include "ir2vec/ModuleEmbedding.h"
-#include "vocab/VocabularyFile.h"
+#include "ir2vec/EmbeddingChoice.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -46,8 +46,8 @@ py::dict vectorsByName(const std::vector<std::string> &Names, const std::vector<
 class IR2VecTool {
 public:
   IR2VecTool(std::unique_ptr<llvm::LLVMContext> C, std::unique_ptr<llvm::Module> Mod,
-             ir2vec::Kind K, vocab::Vocabulary V)
-      : Ctx(std::move(C)), M(std::move(Mod)), EmbeddingKind(K), Vocab(std::move(V)) {}
+             ir2vec::EmbeddingChoice E)
+      : Ctx(std::move(C)), M(std::move(Mod)), Embedding(std::move(E)) {}
 
   py::list funcNames() const {
     py::list Names;
@@ -113,7 +113,7 @@ private:
 
   ir2vec::ModuleEmbedding embed(ir2vec::LevelSet Levels, std::optional<std::string> Name) {
     ir2vec::EmbedRequest R;
-    R.EmbeddingKind = EmbeddingKind;
+    R.EmbeddingKind = Embedding.kind();
     R.Levels = Levels;
     R.FunctionName = Name;
     R.InstructionText = Levels.Instructions;
@@ -122,7 +122,7 @@ private:
       py::gil_scoped_release Unlocked;
       // One module, one context: calls from several Python threads take turns.
       std::lock_guard<std::mutex> L(Busy);
-      Rows.emplace(ir2vec::embedModule(*M, Vocab, R));
+      Rows.emplace(ir2vec::embedModule(*M, Embedding.vocabulary(), R));
     }
     if (!*Rows)
       Rows.emplace(support::prefixError(Source, Rows->takeError()));
@@ -140,8 +140,7 @@ public:
 private:
   std::unique_ptr<llvm::LLVMContext> Ctx; // before M: the module goes first
   std::unique_ptr<llvm::Module> M;
-  ir2vec::Kind EmbeddingKind;
-  vocab::Vocabulary Vocab;
+  ir2vec::EmbeddingChoice Embedding;
   std::mutex Busy;
 };
 
@@ -170,20 +169,23 @@ py::object initEmbedding(const std::filesystem::path &File, const std::string &M
                           "workbench's HDF5), or no vocabPath for the default vocabulary");
   const std::string Vocab = VocabPath ? VocabPath->string() : std::string();
   auto Ctx = std::make_unique<llvm::LLVMContext>();
-  std::optional<llvm::Expected<vocab::EmbeddingVocabulary>> V;
+  std::optional<llvm::Expected<ir2vec::EmbeddingChoice>> V;
   std::optional<llvm::Expected<corpus::ModuleInput>> In;
   {
     py::gil_scoped_release Unlocked;
-    V.emplace(vocab::loadEmbeddingVocabulary(Vocab, vocab::Weights{}));
+    ir2vec::EmbeddingRequest R;
+    R.K = K;
+    if (!Vocab.empty())
+      R.From = ir2vec::VocabSource::File, R.File = Vocab;
+    V.emplace(ir2vec::EmbeddingChoice::resolve(R));
     if (*V)
       In.emplace(corpus::readModuleRecoverable(Path, Ctx));
   }
-  vocab::EmbeddingVocabulary Loaded = valueOrRaise(std::move(*V));
+  ir2vec::EmbeddingChoice Loaded = valueOrRaise(std::move(*V));
   corpus::ModuleInput Module = valueOrRaise(std::move(*In));
-  warnAll(Loaded.Warnings);
+  warnAll(Loaded.warnings());
   warnAll(Module.Warnings);
-  auto T = std::make_unique<IR2VecTool>(std::move(Ctx), std::move(Module.M), K,
-                                        std::move(Loaded.Loaded.Vocab));
+  auto T = std::make_unique<IR2VecTool>(std::move(Ctx), std::move(Module.M), std::move(Loaded));
   T->Source = Path;
   return py::cast(std::move(T));
 }

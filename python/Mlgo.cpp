@@ -393,6 +393,8 @@ void addMlgo(py::module_ &M) {
         py::dict Modules, Contexts;
         Modules["path"] = Paths;
         Modules["error"] = texts(D.ModuleErrors);
+        if (!D.ModuleSHA256.empty())
+          Modules["sha256"] = texts(D.ModuleSHA256);
         for (size_t I = 0; I < D.Numbers.size(); ++I) {
           const features::DatasetNumbers &N = features::DatasetNumberColumns[I];
           const auto [Sub, Name] = llvm::StringRef(N.Path).split('/');
@@ -412,7 +414,7 @@ void addMlgo(py::module_ &M) {
       "the workbench's checked reader: .features (name -> array [rows, *shape] of the "
       "feature's type), .decisions, .module (row in .module_paths), .reward, .context (row in "
       ".contexts) and .observation per row, .task, .feature_set; .modules (path, error, "
-      "text_size, baseline_text_size, reward, decisions; cost and baseline_cost for register "
+      "sha256 (files of schema 3), text_size, baseline_text_size, reward, decisions; cost and baseline_cost for register "
       "allocation) and .context_costs (cost, baseline_cost, reward per context; None for the "
       "inliner), as docs/formats/mlgo-dataset.md lays them out.");
 }

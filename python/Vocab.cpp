@@ -25,18 +25,17 @@ std::shared_ptr<PyVocabulary> PyVocabulary::load(const std::optional<std::filesy
   const std::string P = File ? File->string() : std::string();
   if (File && P.empty())
     throw py::value_error("the vocabulary path is empty (no path: the default vocabulary)");
-  std::optional<llvm::Expected<vocab::EntityVectors>> Raw;
-  std::optional<llvm::Expected<vocab::EmbeddingVocabulary>> Ready;
+  std::optional<llvm::Expected<ir2vec::EmbeddingChoice>> E;
   {
     py::gil_scoped_release Unlocked;
-    Ready.emplace(vocab::loadEmbeddingVocabulary(P, vocab::Weights{Opc, Type, Arg}));
-    if (*Ready)
-      Raw.emplace(vocab::readEntityVectors(P));
+    ir2vec::EmbeddingRequest R;
+    R.W = vocab::Weights{Opc, Type, Arg};
+    if (!P.empty())
+      R.From = ir2vec::VocabSource::File, R.File = P;
+    E.emplace(ir2vec::EmbeddingChoice::resolve(R));
   }
-  vocab::EmbeddingVocabulary Weighted = valueOrRaise(std::move(*Ready));
-  vocab::EntityVectors Rows = valueOrRaise(std::move(*Raw));
-  auto V = std::make_shared<PyVocabulary>(PyVocabulary{P, std::move(Rows), std::move(Weighted)});
-  warnAll(V->Ready.Warnings);
+  auto V = std::make_shared<PyVocabulary>(PyVocabulary{P, valueOrRaise(std::move(*E))});
+  warnAll(V->E.warnings());
   return V;
 }
 
@@ -44,10 +43,10 @@ namespace {
 
 /// A vocabulary made in memory (trained here): LLVM's default weights; no file, so no SHA-256.
 std::shared_ptr<PyVocabulary> fromEntityVectors(vocab::EntityVectors V) {
-  auto W = valueOrRaise(vocab::Vocabulary::fromUnweightedRows(V.Rows, V.Dim, vocab::Weights{}));
-  vocab::EmbeddingVocabulary Ready{vocab::LoadedVocabulary{std::move(W), {}, {}}, "", {}};
-  return std::make_shared<PyVocabulary>(PyVocabulary{"<trained in memory>", std::move(V),
-                                                     std::move(Ready)});
+  const std::string Name = "<trained in memory>";
+  return std::make_shared<PyVocabulary>(PyVocabulary{
+      Name, valueOrRaise(ir2vec::EmbeddingChoice::fromEntityVectors(
+                std::move(V), Name, ir2vec::Kind::Symbolic, vocab::Weights{}))});
 }
 
 py::array_t<double> matrixCopy(const std::vector<double> &Rows, unsigned Dim) {
@@ -88,49 +87,49 @@ void addVocab(py::module_ &Mod) {
            py::arg("arg_weight") = 0.2f)
       .def_property_readonly("source", &PyVocabulary::source)
       .def_property_readonly("dimension",
-                             [](const PyVocabulary &V) { return V.Raw.Dim; })
+                             [](const PyVocabulary &V) { return V.raw().Dim; })
       .def_property_readonly(
           "weights",
           [](const PyVocabulary &V) {
-            const vocab::Weights &W = V.Ready.Loaded.Vocab.weights();
+            const vocab::Weights &W = V.E.weights();
             return py::make_tuple(double(W.Opcode), double(W.Type), double(W.Arg));
           },
           "(opcode, type, argument), the float32 values LLVM uses, widened to double")
       .def_property_readonly(
           "matrix",
           [](const PyVocabulary &V) {
-            const auto M = V.Ready.Loaded.Vocab.matrix();
-            return matrixCopy(std::vector<double>(M.begin(), M.end()), V.Raw.Dim);
+            const auto M = V.E.vocabulary().matrix();
+            return matrixCopy(std::vector<double>(M.begin(), M.end()), V.raw().Dim);
           },
           "The weighted 110 x D float64 matrix embeddings use (rows in entity order).")
       .def_property_readonly(
-          "unweighted", [](const PyVocabulary &V) { return matrixCopy(V.Raw.Rows, V.Raw.Dim); },
+          "unweighted", [](const PyVocabulary &V) { return matrixCopy(V.raw().Rows, V.raw().Dim); },
           "The 110 x D float64 matrix as the file holds it.")
       .def_property_readonly("entities", [](const PyVocabulary &) { return entityNames(); },
                              "The 110 entity names, in row order.")
       .def_property_readonly(
           "relations",
           [](const PyVocabulary &V) -> py::object {
-            if (V.Raw.RelationNames.empty())
+            if (V.raw().RelationNames.empty())
               return py::none();
-            return py::make_tuple(V.Raw.RelationNames, matrixCopy(V.Raw.Relations, V.Raw.Dim));
+            return py::make_tuple(V.raw().RelationNames, matrixCopy(V.raw().Relations, V.raw().Dim));
           },
           "(names, R x D matrix) of a vocabulary the workbench trained; None otherwise.")
-      .def_property_readonly("sha256", [](const PyVocabulary &V) { return V.Ready.SHA256; })
+      .def_property_readonly("sha256", [](const PyVocabulary &V) { return V.sha256(); })
       .def(
           "export",
           [](const PyVocabulary &V, const std::filesystem::path &Out) {
             // Raised with the GIL held, after the write that needs it not.
             raiseIf([&] {
               py::gil_scoped_release Unlocked;
-              return vocab::writeVocabularyFile(Out.string(), V.Raw);
+              return vocab::writeVocabularyFile(Out.string(), V.raw());
             }());
           },
           py::arg("path"),
           "Writes the (unweighted) vocabulary: LLVM JSON for .json, the workbench's HDF5 for "
           ".h5; complete or not at all.")
       .def("__repr__", [](const PyVocabulary &V) {
-        return "<ir2vec.Vocabulary " + V.source() + ", " + std::to_string(V.Raw.Dim) + "-D>";
+        return "<ir2vec.Vocabulary " + V.source() + ", " + std::to_string(V.raw().Dim) + "-D>";
       });
   Mod.def(
       "triplets",
@@ -251,7 +250,7 @@ void addVocab(py::module_ &Mod) {
           if (!G)
             E.emplace(G.takeError());
           else
-            E.emplace(vocab::evaluateVocabulary(*G, V->Raw, D));
+            E.emplace(vocab::evaluateVocabulary(*G, V->raw(), D));
         }
         return jsonToPython(llvm::json::Value(
             vocab::evaluationJSON(V->source(), valueOrRaise(std::move(*E)))));

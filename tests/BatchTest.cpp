@@ -69,7 +69,7 @@ std::string tempPath(const char *Name) {
 struct Vocabs {
   std::string Path = test::seedVocabularyPath();
   vocab::Weights W;
-  vocab::LoadedVocabulary V;
+  vocab::Vocabulary V;
   std::string SHA;
 };
 
@@ -82,13 +82,13 @@ ir2vec::EmbeddingJob job(const std::vector<std::string> &Inputs, const Vocabs &V
                          Level L, const std::string &Out, bool Text) {
   ir2vec::EmbeddingJob J;
   J.Inputs = Inputs;
-  J.Vocab = &V.V.Vocab;
+  J.Vocab = &V.V;
   J.EmbeddingKind = K;
   J.Granularity = L;
   J.Output = Out;
   J.Header.EmbeddingKind = K;
   J.Header.Granularity = L;
-  J.Header.Dimension = V.V.Vocab.dimension();
+  J.Header.Dimension = V.V.dimension();
   J.Header.W = V.W;
   J.Header.VocabSHA256 = V.SHA;
   J.Header.InstructionText = Text;
@@ -227,7 +227,7 @@ void countsWithinTolerance(const std::vector<std::string> &Inputs, Level L) {
     CJ.Header.Counts = true;
     CJ.Header.Dimension = vocab::NumEntities;
     ASSERT_TRUE(bool(ir2vec::runEmbeddingsHDF5(CJ, io(2, L))));
-    auto S = ir2vec::embeddingsFromCounts(Counts, V.V.Vocab, V.SHA, FromC, 0);
+    auto S = ir2vec::embeddingsFromCounts(Counts, V.V, V.SHA, FromC, 0);
     ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
     auto A = ir2vec::EmbeddingFileReader::open(Exact), B = ir2vec::EmbeddingFileReader::open(FromC);
     ASSERT_TRUE(A && B);
@@ -241,7 +241,7 @@ void countsWithinTolerance(const std::vector<std::string> &Inputs, Level L) {
                           std::pair{&X->Rows.BlockVectors, &Y->Rows.BlockVectors},
                           std::pair{&X->Rows.InstVectors, &Y->Rows.InstVectors}}) {
         ASSERT_EQ(P->size(), Q->size());
-        const unsigned D = V.V.Vocab.dimension();
+        const unsigned D = V.V.dimension();
         for (size_t R = 0; R < P->size() / D; ++R, ++Rows) {
           double Diff = 0, Norm = 0;
           for (unsigned I = 0; I < D; ++I) {

@@ -47,7 +47,7 @@ struct Fixture {
     EXPECT_TRUE(M) << Err.getMessage().str();
     auto L = vocab::parseVocabularyJSON(VocabJSON, "hand.json", W);
     EXPECT_TRUE(bool(L)) << llvm::toString(L.takeError());
-    V.emplace(std::move(L->Vocab));
+    V.emplace(std::move(*L));
   }
   const llvm::Function &fn(const char *Name) { return *M->getFunction(Name); }
   const llvm::BasicBlock &block(const char *F, const char *Name) {

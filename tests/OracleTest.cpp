@@ -89,7 +89,7 @@ void compareModule(const std::string &Path, const std::string &VocabPath, vocab:
     return;
   }
   ++T.Modules;
-  std::vector<double> Buf(Ours->Vocab.dimension());
+  std::vector<double> Buf(Ours->dimension());
   unsigned Seed = 0;
   for (const llvm::Function &F : M) {
     ++T.Functions;
@@ -97,7 +97,7 @@ void compareModule(const std::string &Path, const std::string &VocabPath, vocab:
       const auto LK = K == ir2vec::Kind::Symbolic ? llvm::IR2VecKind::Symbolic
                                                   : llvm::IR2VecKind::FlowAware;
       for (const std::vector<Query> &Seq : querySequences(F, ++Seed)) {
-        auto Mine = ir2vec::Embedder::create(K, F, Ours->Vocab);
+        auto Mine = ir2vec::Embedder::create(K, F, *Ours);
         auto Ref = llvm::ir2vec::Embedder::create(LK, F, Theirs);
         for (const Query &Q : Seq) {
           llvm::ir2vec::Embedding E;

@@ -55,7 +55,7 @@ struct FlowFixture {
     EXPECT_TRUE(M) << Err.getMessage().str();
     auto L = vocab::parseVocabularyJSON(Vocab, "hand.json", UnitWeights);
     EXPECT_TRUE(bool(L)) << llvm::toString(L.takeError());
-    V.emplace(std::move(L->Vocab));
+    V.emplace(std::move(*L));
   }
   ReachingFlow flow() {
     auto F = ReachingFlow::solve(*M, *V);
@@ -442,7 +442,7 @@ TEST(ReachingFlowPermutation, OrdersDoNotChangeVectors) {
     ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
     llvm::LLVMContext Ctx;
     auto M = Load(Ctx);
-    const Table Base = table(*M, L->Vocab);
+    const Table Base = table(*M, *L);
     std::set<std::pair<std::string, std::string>> Live;
     for (const llvm::Function &F : *M)
       if (!F.isDeclaration())
@@ -453,7 +453,7 @@ TEST(ReachingFlowPermutation, OrdersDoNotChangeVectors) {
       llvm::LLVMContext Ctx2;
       auto P = Load(Ctx2);
       permute(*P, Seed);
-      const Table Other = table(*P, L->Vocab);
+      const Table Other = table(*P, *L);
       ASSERT_EQ(Other.size(), Base.size());
       size_t Exact = 0;
       for (const auto &[Key, Want] : Base) {
@@ -489,13 +489,13 @@ TEST(ReachingFlowPermutation, SelectedFunctionEqualsTheWholeModule) {
   All.EmbeddingKind = Kind::FlowAwareRD;
   All.Levels = {true, true, true};
   All.InstructionText = false;
-  auto Whole = ir2vec::embedModule(*M, L->Vocab, All);
+  auto Whole = ir2vec::embedModule(*M, *L, All);
   ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
   size_t Compared = 0;
   for (const char *Fn : {"run", "fib", "is_odd", "sum"}) {
     ir2vec::EmbedRequest One = All;
     One.FunctionName = Fn;
-    auto Sel = ir2vec::embedModule(*M, L->Vocab, One);
+    auto Sel = ir2vec::embedModule(*M, *L, One);
     ASSERT_TRUE(bool(Sel)) << llvm::toString(Sel.takeError());
     const auto &N = Whole->FunctionNames;
     const size_t Row = std::find(N.begin(), N.end(), Fn) - N.begin();

@@ -47,9 +47,11 @@ TEST(Vocabulary, ValuesAndWeightsWorkedOutByHand) {
   auto V = parseVocabularyJSON(tiny(R"("Add": [1, -2], "Ret": [0.5, 4])",
                                     R"("IntegerTy": [2, 8])",
                                     R"("Constant": [1, 10], "ICMP_eq": [5, 0])"),
-                               "vocab.json", Weights{});
+                               "vocab.json");
   ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
-  const Vocabulary &Vo = V->Vocab;
+  auto Weighed = Vocabulary::weigh(*V, Weights{});
+  ASSERT_TRUE(bool(Weighed)) << llvm::toString(Weighed.takeError());
+  const Vocabulary &Vo = *Weighed;
   ASSERT_EQ(Vo.dimension(), 2u);
   // Opcode weight 1.0: unchanged.
   EXPECT_EQ(Vo.row(idOf("Add"))[0], 1.0);
@@ -75,7 +77,7 @@ TEST(Vocabulary, MissingAndUnknownKeysAreReportedInOneShortLine) {
   auto V = parseVocabularyJSON(tiny(R"("Add": [1, 1], "NotAnOpcode": [1, 1])",
                                     R"("IntegerTy": [1, 1], "Label": [0, 0])",
                                     R"("Variable": [1, 1], "Pointer": [0, 0])"),
-                               "v.json", Weights{});
+                               "v.json");
   ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
   EXPECT_THAT(V->UnknownKeys, ::testing::ElementsAre("Opcodes.NotAnOpcode", "Types.Label"));
   EXPECT_THAT(V->MissingKeys, ::testing::Contains("Opcodes.Ret"));
@@ -97,13 +99,13 @@ TEST(Vocabulary, TwoVocabulariesWithDifferentWeightsInOneProcess) {
   auto A = parseVocabularyJSON(Text, "a", Weights{1.0f, 0.5f, 0.2f});
   auto B = parseVocabularyJSON(Text, "b", Weights{2.0f, 0.25f, 1.0f});
   ASSERT_TRUE(A && B);
-  EXPECT_EQ(A->Vocab.row(idOf("Add"))[0], 3.0);
-  EXPECT_EQ(B->Vocab.row(idOf("Add"))[0], 6.0);
-  EXPECT_EQ(A->Vocab.row(idOf("IntegerTy"))[0], 1.5);
-  EXPECT_EQ(B->Vocab.row(idOf("IntegerTy"))[0], 0.75);
-  EXPECT_EQ(B->Vocab.row(idOf("Constant"))[0], 3.0);
-  EXPECT_EQ(A->Vocab.weights().Arg, 0.2f);
-  EXPECT_EQ(B->Vocab.weights().Arg, 1.0f);
+  EXPECT_EQ(A->row(idOf("Add"))[0], 3.0);
+  EXPECT_EQ(B->row(idOf("Add"))[0], 6.0);
+  EXPECT_EQ(A->row(idOf("IntegerTy"))[0], 1.5);
+  EXPECT_EQ(B->row(idOf("IntegerTy"))[0], 0.75);
+  EXPECT_EQ(B->row(idOf("Constant"))[0], 3.0);
+  EXPECT_EQ(A->weights().Arg, 0.2f);
+  EXPECT_EQ(B->weights().Arg, 1.0f);
 }
 
 // --- libLLVM's IR2VecVocabAnalysis as the oracle --------------------------------------------
@@ -122,10 +124,10 @@ static void expectSameAsLLVM(const std::string &Path, Weights W) {
   ASSERT_TRUE(Theirs.isValid());
   auto Ours = readVocabularyJSON(Path, W);
   ASSERT_TRUE(bool(Ours)) << llvm::toString(Ours.takeError());
-  ASSERT_EQ(Ours->Vocab.dimension(), Theirs.getDimension());
+  ASSERT_EQ(Ours->dimension(), Theirs.getDimension());
   EntityId Id = 0;
   for (const llvm::ir2vec::Embedding &E : Theirs) {
-    EXPECT_EQ(wb::test::bitDifference(Ours->Vocab.rowRef(Id), E.getData()), "")
+    EXPECT_EQ(wb::test::bitDifference(Ours->rowRef(Id), E.getData()), "")
         << "entity " << entityName(Id);
     ++Id;
   }

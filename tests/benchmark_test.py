@@ -470,8 +470,19 @@ if check("benchmark run from the spec's parent: exit 0", r1.returncode == 0, r1.
           r2.returncode == 0 and b"reusing the exploration" not in r2.stderr
           and [m["policy_text_size"] for m in second["policies"][0]["modules"]]
           == [m["policy_text_size"] for m in first["policies"][0]["modules"]], (r2.returncode, r2.stderr[-500:]))
-    # The corpus gone, a rerun reuses the exploration and every evaluation fails: nothing usable
-    # (exit 1), and the results already there are left as they were.
+    # The same modules, whose exploration is reused, but every evaluation fails (a compiler
+    # timeout too short for any of them): nothing usable (exit 1), the results left as they were.
+    keep = {n: open(os.path.join(rel, "spec", "out", n), "rb").read() for n in ("results.json", "manifest.json", "index.html")}
+    json.dump({"corpus": ["../corpus"], "folds": 2, "exploration": {"budget": 1}, "timeout": 0.001,
+               "policies": [{"name": "heuristic", "policy": "default"}]}, open(os.path.join(rel, "spec", "t.json"), "w"))
+    r3 = harness.run([a.ir2vec, "mlgo", "benchmark", "t.json", "-o", "out"], cwd=os.path.join(rel, "spec"))
+    same = all(open(os.path.join(rel, "spec", "out", n), "rb").read() == b for n, b in keep.items())
+    check("a rerun in which every evaluation fails: exit 1, named, the results already there untouched",
+          r3.returncode == 1 and b"reusing the exploration" in r3.stderr and b"every evaluation failed" in r3.stderr
+          and same, (r3.returncode, r3.stderr[-500:]))
+    # The corpus gone (the same names, no longer modules): the exploration is not reused (the
+    # modules' bytes are not those explored), exploring every module fails: nothing usable
+    # (exit 1), each module named, and the results already there are left as they were.
     keep = {n: open(os.path.join(rel, "spec", "out", n), "rb").read() for n in ("results.json", "manifest.json", "index.html")}
     os.rename(os.path.join(rel, "corpus"), os.path.join(rel, "corpus-moved"))
     os.makedirs(os.path.join(rel, "corpus"))
@@ -482,8 +493,10 @@ if check("benchmark run from the spec's parent: exit 0", r1.returncode == 0, r1.
             open(dest, "wb").write(b"not bitcode")
     r3 = harness.run([a.ir2vec, "mlgo", "benchmark", "s.json", "-o", "out"], cwd=os.path.join(rel, "spec"))
     same = all(open(os.path.join(rel, "spec", "out", n), "rb").read() == b for n, b in keep.items())
-    check("a rerun in which every evaluation fails: exit 1, named, the results already there untouched",
-          r3.returncode == 1 and b"every evaluation failed" in r3.stderr and same, (r3.returncode, r3.stderr[-500:]))
+    check("a rerun in which every module fails: exit 1, named, the results already there untouched",
+          r3.returncode == 1 and b"changed since the exploration" in r3.stderr
+          and b"none of the 6 modules could be explored" in r3.stderr and b"gamma/f.bc" in r3.stderr
+          and same, (r3.returncode, r3.stderr[-500:]))
 
 # ---- 4. bad specs -----------------------------------------------------------------------------
 one_pkg = W("one-package.list")

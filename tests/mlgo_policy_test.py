@@ -82,9 +82,12 @@ ex = W("ex.h5")
 r = explore(ex, "-j", "2")
 if check("explore: exit 0", r.returncode == 0, r.stderr):
     with h5py.File(ex) as f:
-        check("explore: schema", f.attrs["schema"] == "ir2vec.mlgo-exploration/2")
+        check("explore: schema", f.attrs["schema"] == "ir2vec.mlgo-exploration/3")
         split = json.loads(f.attrs["split"])
         paths = [x.decode() for x in f["modules/path"][:]]
+        check("explore: each module's SHA-256 is of its bytes (hashlib)",
+              [x.decode() for x in f["modules/sha256"][:]] ==
+              [hashlib.sha256(open(p, "rb").read()).hexdigest() for p in paths])
         test_keys = set(split["test_keys"])
         check("explore: the split is by package and recorded",
               split["by"] == "package" and test_keys and set(split["train_keys"]) and

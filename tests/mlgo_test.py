@@ -8,7 +8,7 @@ sizes, llvm-ir2vec for embeddings, h5py for the HDF5 files. After every session 
 TMPDIR must be empty and no process may still carry the session's channel in its command
 line. Run with the system python (python3-h5py).
 """
-import argparse, glob, json, os, random, re, signal, struct, subprocess, sys, tempfile, time
+import argparse, glob, hashlib, json, os, random, re, signal, struct, subprocess, sys, tempfile, time
 
 import h5py
 import numpy as np
@@ -369,7 +369,13 @@ check("collect with a bad module: status 2, bad one reported", r.returncode == 2
 with h5py.File(W("c.h5")) as f:
     paths = [x.decode() for x in f["modules/path"][:]]
     err = [x.decode() for x in f["modules/error"][:]]
-    check("dataset schema and modules", f.attrs["schema"] == "ir2vec.mlgo-dataset/2" and paths == c_in and err[2] and not err[0])
+    check("dataset schema and modules", f.attrs["schema"] == "ir2vec.mlgo-dataset/3" and paths == c_in and err[2] and not err[0])
+    check("dataset: each collected module's SHA-256 is of its bytes (hashlib), the bad one's too",
+          [x.decode() for x in f["modules/sha256"][:]] ==
+          [hashlib.sha256(open(p_, "rb").read()).hexdigest() for p_ in paths],
+          [x.decode() for x in f["modules/sha256"][:]])
+    check("dataset without embeddings: embeddings none, no digest",
+          f.attrs["embeddings"] == "none" and f.attrs["embeddings_digest"] == "")
     base_ok = all(f["modules/baseline_text_size"][i] == object_text(p_) for i, p_ in enumerate([plain]))
     check("baseline .text = opt-22 + llc-22 + llvm-size", base_ok)
     check("default policy: reward 0 everywhere", np.all(f["row/reward"][:] == 0) and f["modules/text_size"][0] == f["modules/baseline_text_size"][0])

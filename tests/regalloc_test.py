@@ -7,7 +7,7 @@ costs worked out from them with RegAllocScore's weights (copies 0.2, loads 4, st
 objects of the plain compiler; the training-log reader of tests/mlgo_oracle.py; h5py.
 Run with the system python (python3-h5py).
 """
-import argparse, os, re, signal, subprocess, sys, tempfile, time
+import argparse, hashlib, json, os, re, signal, subprocess, sys, tempfile, time
 
 import h5py
 import numpy as np
@@ -228,8 +228,8 @@ def host_part():
         f = h5py.File(out, "r")
         paths = [x.decode() for x in f["modules/path"][:]]
         base = f["modules/baseline_cost"][:]
-        check(f"{pol}: schema /2 and the baseline cost is plain opt-22 + llc-22's",
-              f.attrs["schema"] == "ir2vec.mlgo-dataset/2"
+        check(f"{pol}: schema /3 and the baseline cost is plain opt-22 + llc-22's",
+              f.attrs["schema"] == "ir2vec.mlgo-dataset/3"
               and all(abs(base[i] - pipe_cost[p]) < 1e-9 * max(1, pipe_cost[p]) for i, p in enumerate(paths)),
               (list(base), pipe_cost))
         c, b, rw = f["modules/cost"][:], base, f["modules/reward"][:]
@@ -448,15 +448,25 @@ def ablation_part(corpus):
               (list(base), plain))
         arms = {x["name"]: x for x in rep["arms"]}
         # The sessions embed llc's input, the module opt left (mlgo run finds it in the command).
-        # The histogram arm (issue 38): the counting vocabulary the study wrote, whose rows are the
-        # unit vectors of `ir2vec entities`' ids, so its embedding feature is the entity counts.
+        # The histogram arm (issue 38): the counting vocabulary, whose rows are the unit vectors
+        # of `ir2vec entities`' ids, so its embedding feature is the entity counts. The study
+        # makes it in memory; `vocab export --counts` writes the same bytes, whose embeddings
+        # digest (docs/embeddings.md, computed here) is the one the report gives the arm.
         ids = {l.split("\t")[0]: int(l.split("\t")[1]) for l in run([a.ir2vec, "entities"]).stdout.decode().splitlines() if "\t" in l}
-        counts_vocab = os.path.join(abl, "counts-vocabulary.json")
+        counts_vocab = W("counts-vocabulary.json")
+        run([a.ir2vec, "vocab", "export", "--counts", "-o", counts_vocab], check=True)
         cv = json.load(open(counts_vocab))
         rows = {k: v for sec in ("Opcodes", "Types", "Arguments") for k, v in cv[sec].items()}
-        check("evict ablation: counts-vocabulary.json holds e_id for each of the 110 entities",
+        check("evict ablation: the counting vocabulary holds e_id for each of the 110 entities",
               len(rows) == 110 and all(v == [1.0 if j == ids[k] else 0.0 for j in range(110)] for k, v in rows.items()),
               sorted(set(rows) ^ set(ids))[:5])
+        cv_sha = hashlib.sha256(open(counts_vocab, "rb").read()).hexdigest()
+        want_digest = hashlib.sha256(("ir2vec.embedding/1\nvocabulary " + cv_sha +
+                                      "\nkind symbolic\nweights 3f800000 3f000000 3e4ccccd\n").encode()).hexdigest()
+        check("evict ablation: the counts arm is spelled counts, with the counting vocabulary's digest",
+              arms["reg-counts"]["vocabulary"] == "counts" and arms["reg-counts"]["counts"]
+              and arms["reg-counts"]["embeddings_digest"] == want_digest,
+              (arms["reg-counts"].get("vocabulary"), arms["reg-counts"].get("embeddings_digest"), want_digest))
         for arm, emb, groups in [("reg", [], {"register"}), ("reg-emb", ["--embeddings"], {"register", "embedding"}),
                                  ("reg-emb-mir", ["--embeddings"], {"register", "embedding", "machine"}),
                                  ("reg-counts", ["--embeddings", counts_vocab], {"register", "embedding"})]:

@@ -186,19 +186,22 @@ trainVocabulary(const std::string &Dir, const KnowledgeGraph &G, const TransECon
 }
 
 llvm::Expected<InitialEntities> initialEntitiesFrom(const std::string &Path, unsigned Dim) {
-  auto V = loadEmbeddingVocabulary(Path, Weights{1.0f, 1.0f, 1.0f});
-  if (!V)
-    return V.takeError();
-  const Vocabulary &Rows = V->Loaded.Vocab;
-  if (Rows.dimension() != Dim)
+  // One read: the vectors and their SHA-256 are of the same bytes.
+  auto Bytes = readVocabularyBytes(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  auto Rows = parseEntityVectors((*Bytes)->getBuffer(), vocabularySource(Path));
+  if (!Rows)
+    return Rows.takeError();
+  if (Rows->Dim != Dim)
     return support::usageError(llvm::formatv("--init {0}: dimension {1}, but --dim is {2}", Path,
-                                             Rows.dimension(), Dim));
+                                             Rows->Dim, Dim));
   InitialEntities I;
-  I.Source = Path + " (sha256 " + V->SHA256 + ")";
+  I.Source = Path + " (sha256 " + support::sha256Hex((*Bytes)->getBuffer()) + ")";
   I.Vectors.set_size(Dim, NumEntities);
   I.Present.assign(NumEntities, false);
   for (EntityId E = 0; E < NumEntities; ++E) {
-    const double *R = Rows.row(E);
+    const double *R = Rows->row(E);
     std::copy(R, R + Dim, I.Vectors.colptr(E));
     I.Present[E] = std::any_of(R, R + Dim, [](double X) { return X != 0.0; });
   }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 namespace wb::vocab {
 
@@ -144,6 +145,10 @@ llvm::Expected<Vocabulary> Vocabulary::fromUnweightedRows(std::vector<double> Ro
   return Vocabulary(std::move(Rows), Dim, W);
 }
 
+llvm::Expected<Vocabulary> Vocabulary::weigh(const EntityVectors &V, Weights W) {
+  return fromUnweightedRows(V.Rows, V.Dim, W, V.Present);
+}
+
 llvm::Expected<Weights> Weights::parse(llvm::StringRef Opcode, llvm::StringRef Type,
                                        llvm::StringRef Arg) {
   Weights W;
@@ -215,19 +220,17 @@ std::vector<std::string> keyWarnings(llvm::StringRef Source,
   return {Line + "; `ir2vec entities` lists every entity"};
 }
 
-llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source,
-                                                     Weights W) {
+llvm::Expected<EntityVectors> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source) {
   auto Parsed = parseJSONSections(Text, Source, JSONSections);
   if (!Parsed)
     return Parsed.takeError();
   std::map<llvm::StringRef, JSONSection> Sections;
   for (size_t I = 0; I < std::size(JSONSections); ++I)
     Sections.emplace(JSONSections[I], std::move((*Parsed)[I]));
-  const unsigned Dim = Sections["Opcodes"].Dim;
-
-  std::vector<std::string> Missing, Unknown;
-  std::vector<double> Rows(size_t(NumEntities) * Dim, 0.0);
-  std::vector<bool> Present(NumEntities, false);
+  EntityVectors V;
+  V.Dim = Sections["Opcodes"].Dim;
+  V.Rows.assign(size_t(NumEntities) * V.Dim, 0.0);
+  V.Present.assign(NumEntities, false);
   std::map<llvm::StringRef, std::vector<bool>> Used;
   for (auto &[Name, Sec] : Sections)
     Used[Name].assign(Sec.Entries.size(), false);
@@ -237,30 +240,49 @@ llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm:
     const JSONSection &Sec = Sections[SecName];
     auto It = Sec.Entries.find(Key);
     if (It == Sec.Entries.end()) {
-      Missing.push_back((SecName + "." + Key).str());
+      V.MissingKeys.push_back((SecName + "." + Key).str());
       continue;
     }
     Used[SecName][std::distance(Sec.Entries.begin(), It)] = true;
-    Present[Id] = true;
-    std::copy(It->second.begin(), It->second.end(), Rows.begin() + size_t(Id) * Dim);
+    V.Present[Id] = true;
+    std::copy(It->second.begin(), It->second.end(), V.Rows.begin() + size_t(Id) * V.Dim);
   }
   for (llvm::StringRef Name : JSONSections) {
     size_t I = 0;
     for (const auto &Entry : Sections[Name].Entries)
       if (!Used[Name][I++])
-        Unknown.push_back((Name + "." + Entry.first).str());
+        V.UnknownKeys.push_back((Name + "." + Entry.first).str());
   }
-  auto V = Vocabulary::fromUnweightedRows(std::move(Rows), Dim, W, Present);
-  if (!V)
-    return fileError(Source, llvm::toString(V.takeError()));
-  return LoadedVocabulary{std::move(*V), std::move(Missing), std::move(Unknown)};
+  return V;
 }
 
-llvm::Expected<LoadedVocabulary> readVocabularyJSON(llvm::StringRef Path, Weights W) {
+llvm::Expected<EntityVectors> readVocabularyJSON(llvm::StringRef Path) {
   auto Buf = support::readInput(Path, /*IsText=*/true);
   if (!Buf)
     return fileError(Path, "cannot read vocabulary file: " + support::readErrorMessage(Buf.getError()));
-  return parseVocabularyJSON((*Buf)->getBuffer(), Path, W);
+  return parseVocabularyJSON((*Buf)->getBuffer(), Path);
+}
+
+namespace {
+/// V weighed by W, or V's error; a weighing error names Source.
+llvm::Expected<Vocabulary> weighed(llvm::Expected<EntityVectors> V, llvm::StringRef Source,
+                                   Weights W) {
+  if (!V)
+    return V.takeError();
+  auto Weighed = Vocabulary::weigh(*V, W);
+  if (!Weighed)
+    return fileError(Source, llvm::toString(Weighed.takeError()));
+  return Weighed;
+}
+} // namespace
+
+llvm::Expected<Vocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source,
+                                               Weights W) {
+  return weighed(parseVocabularyJSON(Text, Source), Source, W);
+}
+
+llvm::Expected<Vocabulary> readVocabularyJSON(llvm::StringRef Path, Weights W) {
+  return weighed(readVocabularyJSON(Path), Path, W);
 }
 
 } // namespace wb::vocab

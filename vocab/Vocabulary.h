@@ -41,6 +41,39 @@ struct Weights {
   }
 };
 
+/// One short warning line for the "Section.Key" names a file lacks (rows left zero as in LLVM)
+/// and has in excess (keys LLVM 22 never looks up): the counts, the source and a few names.
+/// Entities and Kind say what the keys are of (LLVM IR's 110 by default; a target's MIR
+/// entities).
+std::vector<std::string> keyWarnings(llvm::StringRef Source,
+                                     const std::vector<std::string> &MissingKeys,
+                                     const std::vector<std::string> &UnknownKeys,
+                                     size_t Entities = NumEntities, llvm::StringRef Kind = "IR2Vec");
+
+/// The entity vectors a vocabulary file holds, unweighted: what files are read into and written
+/// from, what TransE trains, and what a Vocabulary is weighed from.
+struct EntityVectors {
+  unsigned Dim = 0;
+  std::vector<double> Rows; // NumEntities x Dim, row-major, unweighted
+  /// The entities the file gave a vector (a JSON file may lack keys: their rows are +0.0 and
+  /// stay so under any weight, as LLVM leaves them); empty = every entity.
+  std::vector<bool> Present;
+  // Only in files we trained: relation vectors (NumRelations x Dim) and their names.
+  std::vector<double> Relations;
+  std::vector<std::string> RelationNames;
+  // Provenance (HDF5 attributes): name -> text. JSON has none.
+  std::vector<std::pair<std::string, std::string>> Provenance;
+  // Keys a JSON file lacked or had in excess ("Section.Key"), for warnings.
+  std::vector<std::string> MissingKeys, UnknownKeys;
+
+  const double *row(EntityId Id) const { return Rows.data() + size_t(Id) * Dim; }
+  std::vector<std::string> warnings(llvm::StringRef Source) const {
+    return keyWarnings(Source, MissingKeys, UnknownKeys);
+  }
+};
+
+/// The entity vectors with the section weights multiplied in, as LLVM 22 does at load time:
+/// what the embedders read.
 class Vocabulary {
 public:
   /// Takes unweighted rows (NumEntities x Dim, row-major) and applies the weights exactly as
@@ -51,6 +84,8 @@ public:
   static llvm::Expected<Vocabulary> fromUnweightedRows(std::vector<double> Rows, unsigned Dim,
                                                        Weights W,
                                                        const std::vector<bool> &Present = {});
+  /// V's rows weighted by W (its absent entities stay +0.0).
+  static llvm::Expected<Vocabulary> weigh(const EntityVectors &V, Weights W);
 
   unsigned dimension() const { return Dim; }
   const Weights &weights() const { return W; }
@@ -66,27 +101,6 @@ private:
   std::vector<double> Data;
   unsigned Dim = 0;
   Weights W;
-};
-
-/// One short warning line for the "Section.Key" names a file lacks (rows left zero as in LLVM)
-/// and has in excess (keys LLVM 22 never looks up): the counts, the source and a few names.
-/// Entities and Kind say what the keys are of (LLVM IR's 110 by default; a target's MIR
-/// entities).
-std::vector<std::string> keyWarnings(llvm::StringRef Source,
-                                     const std::vector<std::string> &MissingKeys,
-                                     const std::vector<std::string> &UnknownKeys,
-                                     size_t Entities = NumEntities, llvm::StringRef Kind = "IR2Vec");
-
-/// A loaded vocabulary plus what the file did not say: keys LLVM 22 looks up that are absent
-/// (their rows are zero, as in LLVM) and keys it never looks up. Both as "Section.Key".
-struct LoadedVocabulary {
-  Vocabulary Vocab;
-  std::vector<std::string> MissingKeys;
-  std::vector<std::string> UnknownKeys;
-
-  std::vector<std::string> warnings(llvm::StringRef Source) const {
-    return keyWarnings(Source, MissingKeys, UnknownKeys);
-  }
 };
 
 /// One section of a vocabulary JSON as LLVM 22 reads it: keys (sorted, as LLVM's std::map) to
@@ -121,9 +135,12 @@ llvm::Error parseWeights(std::initializer_list<WeightOption> Options);
 /// Reads LLVM's vocabulary JSON: an object with sections "Opcodes", "Types", "Arguments",
 /// each mapping keys to arrays of numbers of one common dimension. Every failure names the
 /// file and the section/key/element (or line and column for invalid JSON).
-llvm::Expected<LoadedVocabulary> readVocabularyJSON(llvm::StringRef Path, Weights W);
+llvm::Expected<EntityVectors> readVocabularyJSON(llvm::StringRef Path);
 /// The same for text already in memory; Source names it in messages.
-llvm::Expected<LoadedVocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source,
-                                                     Weights W);
+llvm::Expected<EntityVectors> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source);
+/// Parsed and weighed, as LLVM 22 loads a vocabulary (its warnings are V's: see EntityVectors).
+llvm::Expected<Vocabulary> parseVocabularyJSON(llvm::StringRef Text, llvm::StringRef Source,
+                                               Weights W);
+llvm::Expected<Vocabulary> readVocabularyJSON(llvm::StringRef Path, Weights W);
 
 } // namespace wb::vocab

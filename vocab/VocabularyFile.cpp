@@ -3,6 +3,7 @@
 #include "corpus/H5.h"
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/Inputs.h"
 #include "support/Isolate.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -19,40 +20,34 @@ using support::fileError;
 namespace {
 
 constexpr llvm::StringLiteral HDF5Signature("\x89HDF\r\n\x1a\n");
-bool isHDF5(llvm::StringRef Path) {
-  auto Buf = llvm::MemoryBuffer::getFileSlice(Path, 8, 0);
-  return Buf && (*Buf)->getBuffer() == HDF5Signature;
-}
 
-EntityVectors fromLoaded(LoadedVocabulary &&L) {
-  EntityVectors V;
-  V.Dim = L.Vocab.dimension();
-  V.Rows.assign(L.Vocab.matrix().begin(), L.Vocab.matrix().end());
-  V.MissingKeys = std::move(L.MissingKeys);
-  V.UnknownKeys = std::move(L.UnknownKeys);
-  return V;
-}
+/// HDF5 opens a file image under a name its core driver first tries to open as a file (a file
+/// that exists there makes the open fail): one that cannot exist.
+constexpr const char *ImageName = "/dev/null/ir2vec-vocabulary.h5";
 
-constexpr Weights Unit{1.0f, 1.0f, 1.0f}; // x * 1.0 is exact: the file's own values
-
-llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
+/// The HDF5 vocabulary in Bytes (the file Source names, read once by the caller).
+llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Bytes, llvm::StringRef Source) {
   using namespace corpus::h5;
-  const std::string P = Path.str();
+  const std::string P = Source.str();
   try {
     H5::Exception::dontPrint();
-    H5::H5File F(P, H5F_ACC_RDONLY);
+    H5::FileAccPropList Access;
+    Access.setCore(1 << 16, /*backing_store=*/false);
+    if (H5Pset_file_image(Access.getId(), const_cast<char *>(Bytes.data()), Bytes.size()) < 0)
+      return fileError(Source, "HDF5 cannot take the file's bytes as an image");
+    H5::H5File F(ImageName, H5F_ACC_RDONLY, H5::FileCreatPropList::DEFAULT, Access);
     if (!F.attrExists("schema") || readStrAttr(F, "schema") != VocabularyHDF5Schema)
-      return fileError(Path, llvm::Twine("not a vocabulary file (expected HDF5 attribute schema = \"") +
+      return fileError(Source, llvm::Twine("not a vocabulary file (expected HDF5 attribute schema = \"") +
                             VocabularyHDF5Schema + "\")");
     EntityVectors V;
     H5::DataSet E = F.openDataSet("entities");
     hsize_t Dims[2] = {0, 0};
     if (E.getSpace().getSimpleExtentNdims() != 2)
-      return fileError(Path, "/entities must be a 2-D dataset [entities, dimension]");
+      return fileError(Source, "/entities must be a 2-D dataset [entities, dimension]");
     E.getSpace().getSimpleExtentDims(Dims);
     // The dimension sizes every allocation below: bounded, so a file cannot claim terabytes.
     if (Dims[0] != NumEntities || Dims[1] == 0 || Dims[1] > MaxDimension)
-      return fileError(Path, "/entities has shape [" + llvm::Twine(Dims[0]) + ", " +
+      return fileError(Source, "/entities has shape [" + llvm::Twine(Dims[0]) + ", " +
                             llvm::Twine(Dims[1]) + "], expected [" + llvm::Twine(NumEntities) +
                             ", D] with 0 < D <= " + llvm::Twine(MaxDimension));
     V.Dim = unsigned(Dims[1]);
@@ -61,7 +56,7 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
     std::vector<std::string> N = readStrings(Names, 0, extentOf(Names));
     for (EntityId Id = 0; Id < NumEntities; ++Id)
       if (Id >= N.size() || N[Id] != entityName(Id))
-        return fileError(Path, "/entity_names[" + llvm::Twine(Id) + "] is '" +
+        return fileError(Source, "/entity_names[" + llvm::Twine(Id) + "] is '" +
                               (Id < N.size() ? N[Id] : std::string("<missing>")) +
                               "', expected '" + std::string(entityName(Id)) +
                               "' (the LLVM 22 entity layout)");
@@ -71,13 +66,13 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
       V.RelationNames = readStrings(RN, 0, extentOf(RN));
       // The rank first: HDF5 writes as many extents as the file says into RD.
       if (R.getSpace().getSimpleExtentNdims() != 2)
-        return fileError(Path, "/relations has rank " +
+        return fileError(Source, "/relations has rank " +
                                    llvm::Twine(R.getSpace().getSimpleExtentNdims()) +
                                    ", expected a 2-D dataset [relation_names, dimension]");
       hsize_t RD[2] = {0, 0};
       R.getSpace().getSimpleExtentDims(RD);
       if (RD[0] != V.RelationNames.size() || RD[1] != V.Dim)
-        return fileError(Path, "/relations must have shape [relation_names, dimension]");
+        return fileError(Source, "/relations must have shape [relation_names, dimension]");
       V.Relations = readNumbers<double>(R, H5::PredType::NATIVE_DOUBLE, 0, RD[0], V.Dim);
     }
     for (unsigned I = 0, N = unsigned(F.getNumAttrs()); I < N; ++I) {
@@ -90,7 +85,7 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
     }
     for (double X : V.Rows)
       if (!std::isfinite(X))
-        return fileError(Path, "/entities holds a value that is not finite");
+        return fileError(Source, "/entities holds a value that is not finite");
     return V;
   } catch (const H5::Exception &E) {
     return h5Error(P, E);
@@ -98,10 +93,12 @@ llvm::Expected<EntityVectors> readHDF5(llvm::StringRef Path) {
 }
 
 /// readHDF5 behind a process boundary: libhdf5 crashes or loops on crafted files
-/// (docs/robustness.md); then the error names the file and the run goes on.
-llvm::Expected<EntityVectors> readHDF5Isolated(llvm::StringRef Path, double Seconds) {
-  auto Bytes = support::runIsolated(Path, Seconds, [&]() -> llvm::Expected<std::string> {
-    auto V = readHDF5(Path);
+/// (docs/robustness.md); then the error names the file and the run goes on. The child reads
+/// the bytes this process holds (it is a fork): the file is not opened again.
+llvm::Expected<EntityVectors> readHDF5Isolated(llvm::StringRef Bytes, llvm::StringRef Source,
+                                               double Seconds) {
+  auto Answer = support::runIsolated(Source, Seconds, [&]() -> llvm::Expected<std::string> {
+    auto V = readHDF5(Bytes, Source);
     if (!V)
       return V.takeError();
     std::string Out;
@@ -118,10 +115,10 @@ llvm::Expected<EntityVectors> readHDF5Isolated(llvm::StringRef Path, double Seco
     }
     return Out;
   });
-  if (!Bytes)
-    return Bytes.takeError();
+  if (!Answer)
+    return Answer.takeError();
   EntityVectors V;
-  llvm::StringRef In(*Bytes);
+  llvm::StringRef In(*Answer);
   uint64_t Dim = 0, N = 0;
   bool OK = support::getU64(In, Dim) && support::getDoubles(In, V.Rows) &&
             support::getDoubles(In, V.Relations) && support::getU64(In, N);
@@ -133,59 +130,40 @@ llvm::Expected<EntityVectors> readHDF5Isolated(llvm::StringRef Path, double Seco
     OK = support::getString(In, K) && support::getString(In, Val);
   }
   if (!OK || !In.empty())
-    return fileError(Path, "internal error: the isolated read returned a malformed answer");
+    return fileError(Source, "internal error: the isolated read returned a malformed answer");
   V.Dim = unsigned(Dim);
   return V;
 }
 
 } // namespace
 
-llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path, double IsolatedSeconds) {
-  if (Path.empty()) {
-    auto L = parseVocabularyJSON(defaultVocabularyJSON(), DefaultVocabularyName, Unit);
-    if (!L)
-      return L.takeError();
-    return fromLoaded(std::move(*L));
-  }
-  if (isHDF5(Path))
-    return readHDF5Isolated(Path, IsolatedSeconds == support::BoundBySize
-                                      ? support::isolatedSecondsForFile(Path)
-                                      : IsolatedSeconds);
-  auto L = readVocabularyJSON(Path, Unit);
-  if (!L)
-    return L.takeError();
-  return fromLoaded(std::move(*L));
-}
-
-llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weights W) {
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readVocabularyBytes(llvm::StringRef Path) {
   if (Path.empty())
-    return parseVocabularyJSON(defaultVocabularyJSON(), DefaultVocabularyName, W);
-  if (!isHDF5(Path))
-    return readVocabularyJSON(Path, W);
-  auto V = readHDF5Isolated(Path, support::isolatedSecondsForFile(Path));
-  if (!V)
-    return V.takeError();
-  auto Vocab = Vocabulary::fromUnweightedRows(std::move(V->Rows), V->Dim, W);
-  if (!Vocab)
-    return fileError(Path, llvm::toString(Vocab.takeError()));
-  return LoadedVocabulary{std::move(*Vocab), {}, {}};
+    return llvm::MemoryBuffer::getMemBuffer(defaultVocabularyJSON(), DefaultVocabularyName,
+                                            /*RequiresNullTerminator=*/false);
+  auto Buf = support::readInput(Path);
+  if (!Buf)
+    return fileError(Path, "cannot read vocabulary file: " + support::readErrorMessage(Buf.getError()));
+  return std::move(*Buf);
 }
 
-llvm::Expected<std::string> vocabularySHA256(llvm::StringRef Path) {
-  if (!Path.empty())
-    return support::sha256OfFile(Path);
-  return support::sha256Hex(defaultVocabularyJSON());
+bool isHDF5(llvm::StringRef Bytes) { return Bytes.starts_with(HDF5Signature); }
+
+llvm::Expected<EntityVectors> parseEntityVectors(llvm::StringRef Bytes, llvm::StringRef Source,
+                                                 double IsolatedSeconds) {
+  if (!isHDF5(Bytes))
+    return parseVocabularyJSON(Bytes, Source);
+  return readHDF5Isolated(Bytes, Source,
+                          IsolatedSeconds == support::BoundBySize
+                              ? support::isolatedSecondsFor(Bytes.size())
+                              : IsolatedSeconds);
 }
 
-llvm::Expected<EmbeddingVocabulary> loadEmbeddingVocabulary(llvm::StringRef Path, Weights W) {
-  auto V = readVocabularyFile(Path, W);
-  if (!V)
-    return V.takeError();
-  auto SHA = vocabularySHA256(Path);
-  if (!SHA)
-    return SHA.takeError();
-  std::vector<std::string> Warnings = V->warnings(vocabularySource(Path));
-  return EmbeddingVocabulary{std::move(*V), std::move(*SHA), std::move(Warnings)};
+llvm::Expected<EntityVectors> readEntityVectors(llvm::StringRef Path, double IsolatedSeconds) {
+  auto Bytes = readVocabularyBytes(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  return parseEntityVectors((*Bytes)->getBuffer(), vocabularySource(Path), IsolatedSeconds);
 }
 
 namespace {

@@ -12,7 +12,9 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,23 +23,6 @@
 namespace wb::vocab {
 
 inline constexpr const char *VocabularyHDF5Schema = "ir2vec.vocabulary/1";
-
-struct EntityVectors {
-  unsigned Dim = 0;
-  std::vector<double> Rows; // NumEntities x Dim, row-major, unweighted
-  // Only in files we trained: relation vectors (NumRelations x Dim) and their names.
-  std::vector<double> Relations;
-  std::vector<std::string> RelationNames;
-  // Provenance (HDF5 attributes): name -> text. JSON has none.
-  std::vector<std::pair<std::string, std::string>> Provenance;
-  // Keys a JSON file lacked or had in excess ("Section.Key"), for warnings.
-  std::vector<std::string> MissingKeys, UnknownKeys;
-
-  const double *row(EntityId Id) const { return Rows.data() + size_t(Id) * Dim; }
-  std::vector<std::string> warnings(llvm::StringRef Source) const {
-    return keyWarnings(Source, MissingKeys, UnknownKeys);
-  }
-};
 
 /// The name the default vocabulary goes by in messages and output headers.
 inline constexpr const char *DefaultVocabularyName = "<default vocabulary>";
@@ -53,23 +38,19 @@ llvm::StringRef defaultVocabularyJSON();
 /// vocabulary, the histogram control.
 EntityVectors countingEntityVectors();
 
-/// Reads JSON or HDF5 (by content). An empty Path means the default vocabulary. HDF5 is read
-/// behind a process boundary (support/Isolate.h) that gives up after IsolatedSeconds.
+/// The bytes of a vocabulary file, read once (Path "" = the default vocabulary's JSON, built
+/// in); bounded as support::readInput bounds inputs that are not regular files.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readVocabularyBytes(llvm::StringRef Path);
+/// Whether Bytes are HDF5 (its signature); anything else is read as JSON.
+bool isHDF5(llvm::StringRef Bytes);
+/// The entity vectors in Bytes, JSON or HDF5 by content (Source names the file in messages).
+/// HDF5 is read from the bytes behind a process boundary (support/Isolate.h) that gives up
+/// after IsolatedSeconds (BoundBySize: by the bytes' size).
+llvm::Expected<EntityVectors> parseEntityVectors(llvm::StringRef Bytes, llvm::StringRef Source,
+                                                 double IsolatedSeconds = support::BoundBySize);
+/// readVocabularyBytes, then parseEntityVectors.
 llvm::Expected<EntityVectors>
 readEntityVectors(llvm::StringRef Path, double IsolatedSeconds = support::BoundBySize);
-/// Reads any supported file, or the default vocabulary for an empty Path, and applies W.
-llvm::Expected<LoadedVocabulary> readVocabularyFile(llvm::StringRef Path, Weights W);
-/// SHA-256 of the vocabulary's bytes (of the built-in JSON for an empty Path).
-llvm::Expected<std::string> vocabularySHA256(llvm::StringRef Path);
-
-/// A vocabulary chosen on the command line, ready to embed with.
-struct EmbeddingVocabulary {
-  LoadedVocabulary Loaded;
-  std::string SHA256;                // of the file (provenance in output files)
-  std::vector<std::string> Warnings; // keys the file lacks or has in excess
-};
-/// Reads Path ("" = the default vocabulary) and applies W.
-llvm::Expected<EmbeddingVocabulary> loadEmbeddingVocabulary(llvm::StringRef Path, Weights W);
 
 /// LLVM 22 vocabulary JSON: "Opcodes", "Types", "Arguments" with every entity's key, values
 /// printed so that they read back as the same doubles. Atomic (temporary file + rename).

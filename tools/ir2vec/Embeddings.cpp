@@ -7,7 +7,7 @@
 #include "mir/MirCorpus.h"
 #include "corpus/OptPipeline.h"
 #include "support/Inputs.h"
-#include "vocab/VocabularyFile.h"
+#include "ir2vec/EmbeddingChoice.h"
 
 #include <optional>
 
@@ -35,15 +35,21 @@ struct FromCountsOptions {
   bool Quiet = false;
 };
 
-/// The vocabulary the options name, its warnings reported.
-llvm::Expected<vocab::EmbeddingVocabulary> loadVocabulary(const VocabularyOptions &O,
+/// The embedding the options name (K: its kind), resolved once, its warnings reported.
+llvm::Expected<ir2vec::EmbeddingChoice> resolveVocabulary(const VocabularyOptions &O,
+                                                          ir2vec::Kind K,
                                                           const support::Reporter &R) {
   auto W = vocab::Weights::parse(O.OpcWeight, O.TypeWeight, O.ArgWeight);
   if (!W)
     return W.takeError();
-  auto V = vocab::loadEmbeddingVocabulary(O.Path, *W);
+  ir2vec::EmbeddingRequest Req;
+  if (!O.Path.empty())
+    Req = {ir2vec::VocabSource::File, O.Path, K, *W};
+  else
+    Req.K = K, Req.W = *W;
+  auto V = ir2vec::EmbeddingChoice::resolve(Req);
   if (V)
-    R.warnings(V->Warnings);
+    R.warnings(V->warnings());
   return V;
 }
 
@@ -102,7 +108,7 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
   if (llvm::Error E = checkOutputs({O.Output}, *Inputs, listFiles(O.Inputs, {VocabFile})))
     return E;
   J.Inputs = std::move(*Inputs);
-  std::optional<vocab::EmbeddingVocabulary> V;
+  ir2vec::EmbeddingChoice V;
   std::unique_ptr<mir::MirSource> Source;
   if (Mir) {
     auto S = mir::MirSource::create(*MirRun, J.Inputs, R.handler());
@@ -116,13 +122,13 @@ llvm::Expected<support::Outcome> runEmbeddings(const EmbeddingsOptions &O,
     J.Vocab = &ir2vec::countingVocabulary();
     J.Header.Dimension = J.Vocab->dimension();
   } else {
-    auto Loaded = loadVocabulary(O.Vocab, R);
-    if (!Loaded)
-      return Loaded.takeError();
-    V.emplace(std::move(*Loaded));
-    J.Vocab = &V->Loaded.Vocab;
-    J.Header.W = J.Vocab->weights();
-    J.Header.VocabSHA256 = V->SHA256;
+    auto Resolved = resolveVocabulary(O.Vocab, *K, R);
+    if (!Resolved)
+      return Resolved.takeError();
+    V = std::move(*Resolved);
+    J.Vocab = &V.vocabulary();
+    J.Header.W = V.weights();
+    J.Header.VocabSHA256 = V.vocabularySHA256();
     J.Header.Dimension = J.Vocab->dimension();
   }
   return ir2vec::runEmbeddings(J, batchIO(R, O.Jobs, O.ModuleSeconds,
@@ -133,10 +139,11 @@ llvm::Expected<support::Outcome> runFromCounts(const FromCountsOptions &O,
                                                const support::Reporter &R) {
   if (llvm::Error E = checkOutputs({O.Output}, {O.Counts, O.Vocab.Path}))
     return E;
-  auto V = loadVocabulary(O.Vocab, R);
+  auto V = resolveVocabulary(O.Vocab, ir2vec::Kind::Symbolic, R);
   if (!V)
     return V.takeError();
-  return ir2vec::runFromCounts(O.Counts, V->Loaded.Vocab, V->SHA256, O.Output, O.Compress);
+  return ir2vec::runFromCounts(O.Counts, V->vocabulary(), V->vocabularySHA256(), O.Output,
+                               O.Compress);
 }
 
 CLI::Option *addCompress(CLI::App &Sub, unsigned &Compress) {

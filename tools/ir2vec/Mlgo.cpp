@@ -15,9 +15,12 @@ namespace {
 FullHooks fullHooks() {
   FullHooks H;
   H.LoadModel = runners::cachingModelLoader();
-  H.Augmenter = [](runners::Task T, std::string Vocab, std::string Module) {
-    return features::embeddingAugmenter(T, {std::move(Vocab), ir2vec::Kind::Symbolic},
-                                        std::move(Module));
+  H.Augmenter = [](runners::Task T, const std::string &Vocab,
+                   std::string Module) -> llvm::Expected<features::Augmenter> {
+    auto E = resolveEmbeddings(Vocab);
+    if (!E)
+      return E.takeError();
+    return features::embeddingAugmenter(T, std::move(*E), std::move(Module));
   };
   H.ReadRemarks = features::readRegallocRemarks;
   return H;
@@ -62,14 +65,24 @@ void addSplitOptions(CLI::App &Sub, mlgo::SplitOptions &S) {
       ->type_name("FILE");
 }
 
-mlgo::VocabChoice vocabChoice(const PolicyCLI &P) {
-  using Source = mlgo::VocabChoice::Source;
+ir2vec::EmbeddingRequest embeddingRequest(const std::string &Vocab) {
+  ir2vec::EmbeddingRequest Req;
+  if (!Vocab.empty()) {
+    Req.From = ir2vec::VocabSource::File;
+    Req.File = Vocab;
+  }
+  return Req;
+}
+
+llvm::Expected<ir2vec::EmbeddingChoice> resolveEmbeddings(const std::string &Vocab) {
+  return ir2vec::EmbeddingChoice::resolve(embeddingRequest(Vocab));
+}
+
+llvm::Expected<ir2vec::EmbeddingChoice> resolveEmbeddings(const PolicyCLI &P) {
   const std::optional<std::string> E = P.embeddings();
   if (!E)
-    return {};
-  if (E->empty())
-    return {Source::Default, "", {}};
-  return {Source::File, *E, {}};
+    return ir2vec::EmbeddingChoice();
+  return resolveEmbeddings(*E);
 }
 
 void addESOptions(CLI::App &Sub, mlgo::ESSettings &S, std::string &Optimizer,

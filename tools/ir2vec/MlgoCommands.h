@@ -34,9 +34,13 @@ void addSplitOptions(CLI::App &Sub, mlgo::SplitOptions &S);
 /// the run), each help text after Prefix ("es: " where the command has other methods).
 void addESOptions(CLI::App &Sub, mlgo::ESSettings &S, std::string &Optimizer,
                   const std::string &Prefix);
-/// --embeddings [VOCAB] as the studies take it: not given = none, no value = the default
-/// vocabulary, else the file.
-mlgo::VocabChoice vocabChoice(const PolicyCLI &P);
+/// What --embeddings VOCAB names ("" = the default vocabulary, else the file).
+ir2vec::EmbeddingRequest embeddingRequest(const std::string &Vocab);
+/// The same resolved.
+llvm::Expected<ir2vec::EmbeddingChoice> resolveEmbeddings(const std::string &Vocab);
+/// --embeddings [VOCAB] as the studies take it, resolved: not given = none (null), no value =
+/// the default vocabulary, else the file.
+llvm::Expected<ir2vec::EmbeddingChoice> resolveEmbeddings(const PolicyCLI &P);
 /// The table of the commands over a corpus (collect's; the others edit its rows by status).
 ExitTable collectExits();
 

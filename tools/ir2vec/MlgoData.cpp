@@ -59,7 +59,10 @@ llvm::Expected<support::Outcome> runCollect(const CollectOptions &O,
   C.Policy = O.Session.Policy;
   C.Policy.LoadModel = runners::cachingModelLoader();
   C.Bind.ZeroMissing = O.Session.ZeroMissing;
-  C.Embeddings = vocabChoice(O.Session);
+  auto Embeddings = resolveEmbeddings(O.Session);
+  if (!Embeddings)
+    return Embeddings.takeError();
+  C.Embeddings = std::move(*Embeddings);
   C.Tools = O.Tools;
   if (llvm::Error E = mlgo::loadRecordedCommands(C.Tools, O.Inputs))
     return E;
@@ -106,7 +109,13 @@ llvm::Expected<support::Outcome> runExplore(ExploreOptions &O, const support::Re
   if (!Rules)
     return Rules.takeError();
   C.Search.Rules = std::move(*Rules);
-  C.Vocabularies = O.Embeddings;
+  ir2vec::EmbeddingResolver Resolve; // a vocabulary named twice is read once
+  for (const std::string &V : O.Embeddings) {
+    auto E = Resolve.resolve(embeddingRequest(V));
+    if (!E)
+      return E.takeError();
+    C.Vocabularies.push_back(std::move(*E));
+  }
   C.Run = runSettings(R, O.Jobs, Ctx.distribution(O.RootJobs));
   return support::withCancellation([&](int Cancel) {
     C.Run.CancelFd = Cancel;
@@ -176,7 +185,7 @@ void addCollect(const MlgoGroup &G) {
       "docs/regalloc.md), rewards",
       CollectExits);
   addPolicyOptions(*Collect, C->Session, features::taskNames());
-  addOutput(*Collect, C->Output, "Output dataset (HDF5, ir2vec.mlgo-dataset/2)",
+  addOutput(*Collect, C->Output, "Output dataset (HDF5, ir2vec.mlgo-dataset/3)",
             /*Stdout=*/false)
       ->required();
   addJobs(*Collect, C->Jobs, "Modules in parallel");
@@ -209,7 +218,7 @@ void addExplore(const MlgoGroup &G) {
       "trajectory, then single flips with greedy refinement, within a budget of compilations "
       "per module (docs/formats/mlgo-exploration.md)",
       ExploreExits);
-  addOutput(*Explore, X->Output, "Output exploration (HDF5, ir2vec.mlgo-exploration/2)",
+  addOutput(*Explore, X->Output, "Output exploration (HDF5, ir2vec.mlgo-exploration/3)",
             /*Stdout=*/false)
       ->required();
   Explore->add_option("--budget", X->Config.Search.Budget,
@@ -326,7 +335,7 @@ void addLog(const MlgoGroup &G) {
   auto LX = std::make_shared<LogOptions>();
   CLI::App *Export =
       addCommand(*Log, Cmds, "export",
-                 "Turn session logs into an HDF5 dataset (ir2vec.mlgo-dataset/2, without "
+                 "Turn session logs into an HDF5 dataset (ir2vec.mlgo-dataset/3, without "
                  "rewards)",
                  simpleExits());
   Export->add_option("--task", LX->Task, "The logs' task")

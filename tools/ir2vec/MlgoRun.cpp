@@ -50,7 +50,10 @@ llvm::Expected<support::Outcome> runSession(const RunOptions &O, const FullHooks
   if (std::optional<std::string> E = P.embeddings()) {
     if (!H.Augmenter)
       return support::makeError("--embeddings is not available in this program");
-    C.Augment = H.Augmenter(C.T, *E, O.ModulePath);
+    llvm::Expected<features::Augmenter> A = H.Augmenter(C.T, *E, O.ModulePath);
+    if (!A)
+      return A.takeError();
+    C.Augment = std::move(*A);
   }
   C.TimeoutSeconds = P.Timeout;
   if (O.Reward) {

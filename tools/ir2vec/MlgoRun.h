@@ -47,7 +47,9 @@ struct FullHooks {
   std::function<llvm::Expected<std::unique_ptr<runners::Policy>>(runners::Task,
                                                                  const runners::PolicyOptions &)>
       LoadModel;
-  std::function<features::Augmenter(runners::Task, std::string Vocab, std::string Module)>
+  /// The augmenter of --embeddings VOCAB ("" = the default vocabulary), resolved once.
+  std::function<llvm::Expected<features::Augmenter>(runners::Task, const std::string &Vocab,
+                                                     std::string Module)>
       Augmenter;
   /// Reads the register allocator's remarks (features::readRegallocRemarks).
   std::function<llvm::Expected<std::vector<features::FunctionRegalloc>>(llvm::StringRef)>

@@ -65,7 +65,10 @@ llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter
   J.Session.Policy = O.Session.Policy;
   J.Session.Policy.LoadModel = runners::cachingModelLoader();
   J.Session.Bind.ZeroMissing = O.Session.ZeroMissing;
-  J.Embeddings = vocabChoice(O.Session);
+  auto Embeddings = resolveEmbeddings(O.Session);
+  if (!Embeddings)
+    return Embeddings.takeError();
+  J.Embeddings = std::move(*Embeddings);
   J.PolicyLabel = O.Session.Policy.Name.empty() ? "default" : O.Session.Policy.Name;
   J.ModelPath = O.Session.Policy.ModelPath;
   J.Seed = O.BootstrapSeed;
