@@ -235,12 +235,7 @@ llvm::Error expandDatabase(llvm::StringRef Path, const std::string &Base,
 }
 
 bool isDatabase(llvm::StringRef Path) {
-  if (llvm::sys::path::filename(Path) == "compile_commands.json")
-    return true;
-  if (!llvm::sys::fs::is_regular_file(Path))
-    return false;
-  auto Head = llvm::MemoryBuffer::getFileSlice(Path, 64, 0);
-  return Head && (*Head)->getBuffer().ltrim().starts_with("[");
+  return support::isJSONInput(Path, "compile_commands.json", '[', 64);
 }
 
 struct Extracted {

@@ -444,6 +444,301 @@ void scoreLog(features::Log &L, const std::vector<features::FunctionRegalloc> &F
   }
 }
 
+/// One session after its set-up, as runSession's loop sees it: what the set-up made (the
+/// channel, the compiler, its guardian and deadline; runSession owns them, so that they are
+/// destroyed in its order), the conversation's own state (the stream's parser, the policy's
+/// binding, the log as it is written) and the result it builds. One method per event.
+class Session {
+public:
+  Session(const SessionConfig &C, const Channel &Dir, support::Guardian &Guard,
+          const support::FileMark &OutputMark, const std::optional<features::Augmentation> &Extra,
+          const support::Deadline &Until, support::Child &Compiler, std::unique_ptr<Policy> P,
+          std::vector<std::string> RemarkFiles)
+      : C(C), Dir(Dir), Guard(Guard), OutputMark(OutputMark), Extra(Extra), Until(Until),
+        Compiler(Compiler), Pending(std::move(P)), RemarkFiles(std::move(RemarkFiles)) {
+    Parser.allowRestarts(); // one clang command with several sources: one stream per compiler
+  }
+
+  bool streamEnded() const { return StreamEnded; }
+
+  /// The compiler's stream is readable: reads it and answers every complete observation.
+  /// False when that ended the session (the compiler was killed).
+  bool onStreamReadable();
+  /// The compiler exited (its pidfd is readable): reaped, then the session finishes.
+  void onCompilerExit();
+  void onTimeout();
+  void onCancel();
+  void onPollError(int Errno);
+
+  SessionResult result() { return std::move(R); }
+
+private:
+  void fail(SessionResult::Kind K, std::string Msg);
+  void removeOutput();
+  std::string drain();
+  std::string answerAll(bool CompilerAlive);
+  std::string onHeader(bool CompilerAlive);
+  void onContext(const std::string &Context);
+  std::string onObservation(const features::LogEvent &E);
+  void finish();
+  void scoreAndWriteLog();
+
+  const SessionConfig &C;
+  const Channel &Dir;
+  support::Guardian &Guard;
+  const support::FileMark &OutputMark;
+  const std::optional<features::Augmentation> &Extra;
+  const support::Deadline &Until;
+  support::Child &Compiler;
+  std::unique_ptr<Policy> Pending; // until the compiler's header binds it (Runner)
+  const std::vector<std::string> RemarkFiles;
+
+  SessionResult R;
+  features::LogParser Parser{"compiler stream"};
+  std::optional<ModelRunner> Runner;
+  std::optional<features::LogWriter> Writer;
+  std::vector<TensorSpec> Available;        // compiler features + workbench extras
+  std::vector<TensorSpec> CompilerFeatures; // as the first compiler of the command sent them
+  TensorSpec Advice;
+  std::string Row; // one observation of the session log
+  std::string ExtraBytes;
+  // Where the compiler's own decision sits in an observation (for --stats), when it sends it.
+  std::optional<size_t> DefaultAt;
+  // Whether the compiler holds its -o open, asked when its header arrives (LLVM's tools open
+  // their output before running passes): only then is a partial -o its own to remove.
+  bool WritingOutput = false;
+  std::vector<char> Buf = std::vector<char>(1 << 16);
+  bool StreamEnded = false; // the compiler closed its end: nothing more to poll for
+};
+
+// After the host killed the compiler or failed itself, what the compiler wrote is not its
+// output: a build system would take a truncated file for one (make's .DELETE_ON_ERROR).
+void Session::removeOutput() { OutputMark.removeIfWritten(); }
+
+void Session::fail(SessionResult::Kind K, std::string Msg) {
+  // Only what the compiler itself was writing (another process may have written the same
+  // name meanwhile): asked before it is stopped.
+  const bool Writing = WritingOutput || OutputMark.openIn(Compiler.pid());
+  Compiler.killGroup();
+  R.Status = Compiler.reap();
+  Guard.released();
+  R.Outcome = K;
+  R.Error = std::move(Msg);
+  if (Writing)
+    removeOutput();
+}
+
+// Reads what is buffered; "" or what went wrong. End of stream is not an error (the
+// compiler's exit says how it ended), and errno is read only after a failed read.
+std::string Session::drain() {
+  while (true) {
+    ssize_t N = ::read(Dir.OutFd, Buf.data(), Buf.size());
+    if (N > 0) {
+      R.ChannelOpened = true;
+      Parser.feed(llvm::StringRef(Buf.data(), N));
+      if (C.TranscriptStream)
+        C.TranscriptStream->write(Buf.data(), N);
+      continue;
+    }
+    if (N == 0) {
+      // Only reached when poll saw the end (a FIFO never opened by a writer does not poll
+      // readable) or after the compiler exited: poll it no more, or it would spin.
+      StreamEnded = true;
+      return "";
+    }
+    if (errno == EINTR)
+      continue;
+    if (errno == EAGAIN)
+      return "";
+    return std::string("reading the compiler stream: ") + strerror(errno);
+  }
+}
+
+// Parses and answers everything complete in the stream; returns an error message.
+std::string Session::answerAll(bool CompilerAlive) {
+  while (true) {
+    llvm::Expected<std::optional<features::LogEvent>> Ev = Parser.next();
+    if (!Ev)
+      return llvm::toString(Ev.takeError());
+    if (!*Ev)
+      return "";
+    const features::LogEvent &E = **Ev;
+    std::string Err;
+    switch (E.K) {
+    case features::LogEvent::Header:
+      Err = onHeader(CompilerAlive);
+      break;
+    case features::LogEvent::ContextSwitch:
+      onContext(E.Context);
+      break;
+    case features::LogEvent::Observation:
+      if (!CompilerAlive)
+        break; // an exited compiler waits for nothing
+      Err = onObservation(E);
+      break;
+    case features::LogEvent::Outcome:
+      return "the compiler sent an outcome record; interactive streams have no score";
+    }
+    if (!Err.empty())
+      return Err;
+  }
+}
+
+std::string Session::onHeader(bool CompilerAlive) {
+  if (CompilerAlive && !WritingOutput && OutputMark.openIn(Compiler.pid())) {
+    WritingOutput = true;
+    Guard.writing();
+  }
+  const features::LogHeader &H = Parser.header();
+  if (Runner) { // the next compiler of the same command: the same features, or an error
+    if (H.Features != CompilerFeatures || H.Advice != std::optional<TensorSpec>(Advice))
+      return "the command ran several compilers (one per source file) and a later one "
+             "sent another feature set: run one compiler per session";
+    if (Extra && Extra->Bytes)
+      ExtraBytes = Extra->Bytes("");
+    return "";
+  }
+  llvm::Expected<std::vector<std::string>> Unknown = features::checkHeader(C.T, H.Features, H.Advice);
+  if (!Unknown)
+    return llvm::toString(Unknown.takeError());
+  R.UnknownFeatures = *Unknown;
+  Advice = *H.Advice;
+  CompilerFeatures = H.Features;
+  Available = H.Features;
+  for (size_t I = 0, At = 0; I < H.Features.size(); At += H.Features[I++].byteSize())
+    if (H.Features[I].Name == "inlining_default" && H.Features[I].byteSize() == 8 &&
+        Advice.byteSize() == 8) {
+      DefaultAt = At;
+      R.Changed = 0;
+    }
+  if (Extra && !Extra->Specs.empty())
+    Available.insert(Available.end(), Extra->Specs.begin(), Extra->Specs.end());
+  R.FeatureSetVersion = features::featureSetVersion(C.T, Available);
+  llvm::Expected<ModelRunner> MR =
+      ModelRunner::create(std::move(Pending), C.T, Available, Advice, C.Bind);
+  if (!MR)
+    return llvm::toString(MR.takeError());
+  R.Ignored = MR->ignored();
+  R.ZeroFilled = MR->zeroFilled();
+  Runner.emplace(std::move(*MR));
+  R.SessionLog.Header.Features = Available;
+  R.SessionLog.Header.Features.push_back(Advice);
+  // Scores come from remarks read after the compiler exits: such a log is written whole.
+  if (C.LogStream && !C.Costs)
+    Writer.emplace(*C.LogStream, R.SessionLog.Header);
+  if (Extra && Extra->Bytes)
+    ExtraBytes = Extra->Bytes("");
+  return "";
+}
+
+void Session::onContext(const std::string &Context) {
+  if (Writer)
+    Writer->switchContext(Context);
+  R.SessionLog.Contexts.push_back(Context);
+  R.SessionLog.ContextAt.push_back(R.SessionLog.Observations.size());
+  if (Extra && Extra->Bytes)
+    ExtraBytes = Extra->Bytes(Context);
+}
+
+std::string Session::onObservation(const features::LogEvent &E) {
+  Row.assign(E.Payload.data(), E.Payload.size());
+  Row += ExtraBytes;
+  llvm::Expected<std::string> A = Runner->evaluate(Row);
+  if (!A)
+    return llvm::toString(A.takeError());
+  if (llvm::Error Err = writeAll(Dir.InFd, *A, Compiler, Until, C.CancelFd))
+    return llvm::toString(std::move(Err));
+  ++R.Observations;
+  if (DefaultAt && *DefaultAt + 8 <= E.Payload.size() && A->size() == 8)
+    R.Changed += std::memcmp(E.Payload.data() + *DefaultAt, A->data(), 8) != 0;
+  if (Writer) {
+    if (llvm::Error Err = Writer->observation(Row + *A))
+      return llvm::toString(std::move(Err));
+  } else
+    R.SessionLog.Observations.push_back({E.Context, E.Id, Row + *A, std::nullopt});
+  return "";
+}
+
+bool Session::onStreamReadable() {
+  std::string Err = drain();
+  if (Err.empty())
+    Err = answerAll(/*CompilerAlive=*/true);
+  if (Err.empty())
+    return true;
+  // Answering can stop on the deadline or a cancellation (writeAll): say which.
+  fail(support::cancelled(C.CancelFd) ? SessionResult::Cancelled
+       : Until.expired()              ? SessionResult::TimedOut
+                                      : SessionResult::HostError,
+       std::move(Err));
+  return false;
+}
+
+void Session::onCompilerExit() {
+  R.Status = Compiler.reap();
+  Guard.released();
+  finish();
+}
+
+void Session::onTimeout() {
+  fail(SessionResult::TimedOut, "the compiler did not finish within " +
+                                    llvm::formatv("{0}", C.TimeoutSeconds).str() + " s and was killed");
+}
+
+void Session::onCancel() { fail(SessionResult::Cancelled, "interrupted: the compiler was stopped"); }
+
+void Session::onPollError(int Errno) { fail(SessionResult::HostError, std::string("poll: ") + strerror(Errno)); }
+
+/// After the compiler's exit: what it left in the stream, how the stream ended, and with
+/// SessionConfig::Costs the log's scores.
+void Session::finish() {
+  std::string DrainErr = drain();
+  std::string Err = DrainErr.empty() ? answerAll(/*CompilerAlive=*/false) : DrainErr;
+  if (Err.empty() && R.ChannelOpened)
+    if (llvm::Error E = Parser.finish())
+      Err = llvm::toString(std::move(E));
+  if (!Err.empty()) {
+    // A compiler that failed may stop mid-record; its status is the news, not the stream.
+    if (R.Status.Signaled || R.Status.Code)
+      R.Error = "the compiler stream ended early: " + Err;
+    else {
+      R.Outcome = SessionResult::HostError, R.Error = Err;
+      removeOutput();
+    }
+  }
+  if (C.Costs && R.clean())
+    scoreAndWriteLog();
+}
+
+/// With SessionConfig::Costs, the session log is written whole after the compiler's exit,
+/// scored from the allocator's remarks when the compiler succeeded.
+void Session::scoreAndWriteLog() {
+  // A compiler that failed leaves its remarks incomplete: its log has no scores.
+  if (R.Status.shellStatus() == 0) {
+    // LLVM's tools create the file even when nothing is reported: none means that this
+    // compiler compiled nothing (a link step) or ignored the flags.
+    std::vector<features::FunctionRegalloc> All;
+    for (const std::string &File : RemarkFiles) {
+      if (!llvm::sys::fs::exists(File)) {
+        R.Warnings.push_back("the compiler wrote no register allocation remarks (" + File +
+                             ": it compiled nothing, or is not LLVM 22's llc, opt or "
+                             "clang): cost 0 counted");
+        continue;
+      }
+      llvm::Expected<std::vector<features::FunctionRegalloc>> Fs = C.ReadRemarks(File);
+      if (!Fs) {
+        R.Outcome = SessionResult::HostError, R.Error = llvm::toString(Fs.takeError());
+        return;
+      }
+      All.insert(All.end(), Fs->begin(), Fs->end());
+    }
+    scoreLog(R.SessionLog, All, *C.Costs);
+    R.Regalloc = std::move(All);
+  }
+  if (C.LogStream && R.ChannelOpened)
+    if (llvm::Error E = features::writeLog(*C.LogStream, R.SessionLog))
+      R.Outcome = SessionResult::HostError, R.Error = llvm::toString(std::move(E));
+}
+
 } // namespace
 
 llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
@@ -481,7 +776,6 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
     Extra = std::move(*A);
   }
 
-  SessionResult R;
   const support::Deadline Until(C.TimeoutSeconds);
   std::vector<std::string> Cmd =
       sessionCommand(C, (*Dir)->Base, Extra ? Extra->CompilerFlags : std::vector<std::string>());
@@ -509,239 +803,34 @@ llvm::Expected<SessionResult> runSession(const SessionConfig &C) {
     return Ch.takeError();
   Guard->watch(Ch->pid());
 
-  features::LogParser Parser("compiler stream");
-  Parser.allowRestarts(); // one clang command with several sources: one stream per compiler
-  std::optional<ModelRunner> Runner;
-  std::optional<features::LogWriter> Writer;
-  std::vector<TensorSpec> Available; // compiler features + workbench extras
-  std::vector<TensorSpec> CompilerFeatures; // as the first compiler of the command sent them
-  TensorSpec Advice;
-  std::string Row; // one observation of the session log
-  std::string CurrentContext, ExtraBytes;
-  // Where the compiler's own decision sits in an observation (for --stats), when it sends it.
-  std::optional<size_t> DefaultAt;
-  // After the host killed the compiler or failed itself, what the compiler wrote is not its
-  // output: a build system would take a truncated file for one (make's .DELETE_ON_ERROR).
-  auto RemoveOutput = [&] { OutputMark.removeIfWritten(); };
-  // Whether the compiler holds its -o open, asked when its header arrives (LLVM's tools open
-  // their output before running passes): only then is a partial -o its own to remove.
-  bool WritingOutput = false;
-  auto Fail = [&](SessionResult::Kind K, std::string Msg) {
-    // Only what the compiler itself was writing (another process may have written the same
-    // name meanwhile): asked before it is stopped.
-    const bool Writing = WritingOutput || OutputMark.openIn(Ch->pid());
-    Ch->killGroup();
-    R.Status = Ch->reap();
-    Guard->released();
-    R.Outcome = K;
-    R.Error = std::move(Msg);
-    if (Writing)
-      RemoveOutput();
-  };
-
-  // Parses and answers everything complete in the stream; returns an error message.
-  auto Process = [&](bool CompilerAlive) -> std::string {
-    while (true) {
-      llvm::Expected<std::optional<features::LogEvent>> Ev = Parser.next();
-      if (!Ev)
-        return llvm::toString(Ev.takeError());
-      if (!*Ev)
-        return "";
-      const features::LogEvent &E = **Ev;
-      switch (E.K) {
-      case features::LogEvent::Header: {
-        if (CompilerAlive && !WritingOutput && OutputMark.openIn(Ch->pid())) {
-          WritingOutput = true;
-          Guard->writing();
-        }
-        const features::LogHeader &H = Parser.header();
-        if (Runner) { // the next compiler of the same command: the same features, or an error
-          if (H.Features != CompilerFeatures || H.Advice != std::optional<TensorSpec>(Advice))
-            return "the command ran several compilers (one per source file) and a later one "
-                   "sent another feature set: run one compiler per session";
-          if (Extra && Extra->Bytes)
-            ExtraBytes = Extra->Bytes("");
-          break;
-        }
-        llvm::Expected<std::vector<std::string>> Unknown = features::checkHeader(C.T, H.Features, H.Advice);
-        if (!Unknown)
-          return llvm::toString(Unknown.takeError());
-        R.UnknownFeatures = *Unknown;
-        Advice = *H.Advice;
-        CompilerFeatures = H.Features;
-        Available = H.Features;
-        for (size_t I = 0, At = 0; I < H.Features.size(); At += H.Features[I++].byteSize())
-          if (H.Features[I].Name == "inlining_default" && H.Features[I].byteSize() == 8 &&
-              Advice.byteSize() == 8) {
-            DefaultAt = At;
-            R.Changed = 0;
-          }
-        if (Extra && !Extra->Specs.empty())
-          Available.insert(Available.end(), Extra->Specs.begin(), Extra->Specs.end());
-        R.FeatureSetVersion = features::featureSetVersion(C.T, Available);
-        llvm::Expected<ModelRunner> MR =
-            ModelRunner::create(std::move(*P), C.T, Available, Advice, C.Bind);
-        if (!MR)
-          return llvm::toString(MR.takeError());
-        R.Ignored = MR->ignored();
-        R.ZeroFilled = MR->zeroFilled();
-        Runner.emplace(std::move(*MR));
-        R.SessionLog.Header.Features = Available;
-        R.SessionLog.Header.Features.push_back(Advice);
-        // Scores come from remarks read after the compiler exits: such a log is written whole.
-        if (C.LogStream && !C.Costs)
-          Writer.emplace(*C.LogStream, R.SessionLog.Header);
-        if (Extra && Extra->Bytes)
-          ExtraBytes = Extra->Bytes("");
-        break;
-      }
-      case features::LogEvent::ContextSwitch:
-        CurrentContext = E.Context;
-        if (Writer)
-          Writer->switchContext(E.Context);
-        R.SessionLog.Contexts.push_back(E.Context);
-        R.SessionLog.ContextAt.push_back(R.SessionLog.Observations.size());
-        if (Extra && Extra->Bytes)
-          ExtraBytes = Extra->Bytes(E.Context);
-        break;
-      case features::LogEvent::Observation: {
-        if (!CompilerAlive)
-          break; // an exited compiler waits for nothing
-        Row.assign(E.Payload.data(), E.Payload.size());
-        Row += ExtraBytes;
-        llvm::Expected<std::string> A = Runner->evaluate(Row);
-        if (!A)
-          return llvm::toString(A.takeError());
-        if (llvm::Error Err = writeAll((*Dir)->InFd, *A, *Ch, Until, C.CancelFd))
-          return llvm::toString(std::move(Err));
-        ++R.Observations;
-        if (DefaultAt && *DefaultAt + 8 <= E.Payload.size() && A->size() == 8)
-          R.Changed += std::memcmp(E.Payload.data() + *DefaultAt, A->data(), 8) != 0;
-        if (Writer) {
-          if (llvm::Error Err = Writer->observation(Row + *A))
-            return llvm::toString(std::move(Err));
-        } else
-          R.SessionLog.Observations.push_back({E.Context, E.Id, Row + *A, std::nullopt});
-        break;
-      }
-      case features::LogEvent::Outcome:
-        return "the compiler sent an outcome record; interactive streams have no score";
-      }
-    }
-  };
-
-  std::vector<char> Buf(1 << 16);
-  bool StreamEnded = false; // the compiler closed its end: nothing more to poll for
-  // Reads what is buffered; "" or what went wrong. End of stream is not an error (the
-  // compiler's exit says how it ended), and errno is read only after a failed read.
-  auto Drain = [&]() -> std::string {
-    while (true) {
-      ssize_t N = ::read((*Dir)->OutFd, Buf.data(), Buf.size());
-      if (N > 0) {
-        R.ChannelOpened = true;
-        Parser.feed(llvm::StringRef(Buf.data(), N));
-        if (C.TranscriptStream)
-          C.TranscriptStream->write(Buf.data(), N);
-        continue;
-      }
-      if (N == 0) {
-        // Only reached when poll saw the end (a FIFO never opened by a writer does not poll
-        // readable) or after the compiler exited: poll it no more, or it would spin.
-        StreamEnded = true;
-        return "";
-      }
-      if (errno == EINTR)
-        continue;
-      if (errno == EAGAIN)
-        return "";
-      return std::string("reading the compiler stream: ") + strerror(errno);
-    }
-  };
-
+  Session S(C, **Dir, *Guard, OutputMark, Extra, Until, *Ch, std::move(*P), std::move(RemarkFiles));
   while (true) {
-    int Timeout = Until.pollTimeout();
+    const int Timeout = Until.pollTimeout();
     if (Timeout == 0) {
-      Fail(SessionResult::TimedOut,
-           "the compiler did not finish within " + llvm::formatv("{0}", C.TimeoutSeconds).str() +
-               " s and was killed");
-      return R;
+      S.onTimeout();
+      break;
     }
-    pollfd PF[3] = {{StreamEnded ? -1 : (*Dir)->OutFd, POLLIN, 0},
+    pollfd PF[3] = {{S.streamEnded() ? -1 : (*Dir)->OutFd, POLLIN, 0},
                     {Ch->pidFd(), POLLIN, 0},
                     {C.CancelFd, POLLIN, 0}};
-    int N = ::poll(PF, C.CancelFd >= 0 ? 3 : 2, Timeout);
-    if (N < 0) {
+    if (::poll(PF, C.CancelFd >= 0 ? 3 : 2, Timeout) < 0) {
       if (errno == EINTR)
         continue;
-      Fail(SessionResult::HostError, std::string("poll: ") + strerror(errno));
-      return R;
+      S.onPollError(errno);
+      break;
     }
     if (C.CancelFd >= 0 && PF[2].revents) {
-      Fail(SessionResult::Cancelled, "interrupted: the compiler was stopped");
-      return R;
+      S.onCancel();
+      break;
     }
-    if (PF[0].revents) {
-      std::string Err = Drain();
-      if (Err.empty())
-        Err = Process(true);
-      if (!Err.empty()) {
-        // Answering can stop on the deadline or a cancellation (writeAll): say which.
-        Fail(support::cancelled(C.CancelFd) ? SessionResult::Cancelled
-             : Until.expired()              ? SessionResult::TimedOut
-                                            : SessionResult::HostError,
-             Err);
-        return R;
-      }
-    }
+    if (PF[0].revents && !S.onStreamReadable())
+      break;
     if (PF[1].revents) {
-      R.Status = Ch->reap();
-      Guard->released();
-      std::string DrainErr = Drain();
-      std::string Err = DrainErr.empty() ? Process(false) : DrainErr;
-      if (Err.empty() && R.ChannelOpened)
-        if (llvm::Error E = Parser.finish())
-          Err = llvm::toString(std::move(E));
-      if (!Err.empty()) {
-        // A compiler that failed may stop mid-record; its status is the news, not the stream.
-        if (R.Status.Signaled || R.Status.Code)
-          R.Error = "the compiler stream ended early: " + Err;
-        else {
-          R.Outcome = SessionResult::HostError, R.Error = Err;
-          RemoveOutput();
-        }
-      }
-      if (C.Costs && R.clean()) {
-        // A compiler that failed leaves its remarks incomplete: its log has no scores.
-        if (R.Status.shellStatus() == 0) {
-          // LLVM's tools create the file even when nothing is reported: none means that this
-          // compiler compiled nothing (a link step) or ignored the flags.
-          std::vector<features::FunctionRegalloc> All;
-          for (const std::string &File : RemarkFiles) {
-            if (!llvm::sys::fs::exists(File)) {
-              R.Warnings.push_back("the compiler wrote no register allocation remarks (" + File +
-                                   ": it compiled nothing, or is not LLVM 22's llc, opt or "
-                                   "clang): cost 0 counted");
-              continue;
-            }
-            llvm::Expected<std::vector<features::FunctionRegalloc>> Fs = C.ReadRemarks(File);
-            if (!Fs) {
-              R.Outcome = SessionResult::HostError, R.Error = llvm::toString(Fs.takeError());
-              return R;
-            }
-            All.insert(All.end(), Fs->begin(), Fs->end());
-          }
-          scoreLog(R.SessionLog, All, *C.Costs);
-          R.Regalloc = std::move(All);
-        }
-        if (C.LogStream && R.ChannelOpened)
-          if (llvm::Error E = features::writeLog(*C.LogStream, R.SessionLog)) {
-            R.Outcome = SessionResult::HostError, R.Error = llvm::toString(std::move(E));
-            return R;
-          }
-      }
-      return R;
+      S.onCompilerExit();
+      break;
     }
   }
+  return S.result();
 }
 
 } // namespace wb::runners

@@ -13,6 +13,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-$repo/build/default-mir-vocab}
 ir2vec=${IR2VEC:-$repo/build/bin/ir2vec}
+source "$repo/scripts/transe-recipe.sh"
 mkdir -p "$work"
 
 # 1. Corpus: the shared corpus as compiled for use (clang-22's default -O2 pipeline).
@@ -22,11 +23,9 @@ bash "$repo/scripts/build-test-corpus.sh" "$repo/../shared/corpus/build-corpus.s
 "$ir2vec" triplets --mode=mir --format openke --mtriple x86_64-linux-gnu \
   --mir-stage isel,pre-ra,post-ra -o "$work/triplets" -j "$(nproc)" -q "@$work/corpus/corpus.list"
 
-# 3. TransE, 75 dimensions, L1, margin 4, Adam; early stopping on validation MRR. The report
+# 3. TransE, 75 dimensions, the default recipe (scripts/transe-recipe.sh). The report
 #    (epochs, test link prediction) is kept beside the vocabulary.
-"$ir2vec" vocab train --mode=mir "$work/triplets" --dim 75 --epochs 1000 --seed 1 --margin 4 \
-  --lr 0.01 --batch-size 256 --distance l1 --optimizer adam --corruption bernoulli \
-  --eval-every 10 --patience 10 --split-seed 1 \
+"$ir2vec" vocab train --mode=mir "$work/triplets" --dim 75 "${transe_recipe[@]}" \
   -o "$repo/mir/default/mir2vec-x86_64-75d.json" 2>&1 | tee "$work/train.txt"
 grep -E "epochs|test" "$work/train.txt" | sed 's/^ir2vec: //' > "$repo/mir/default/mir2vec-x86_64-75d.txt"
 cp "$work/triplets/manifest.json" "$repo/mir/default/triplets-manifest.json"

@@ -216,18 +216,17 @@ llvm::Expected<CorpusDescription> readCorpusDescription(llvm::StringRef Desc) {
   return D;
 }
 
-// IR never starts with '{' (text IR starts with a comment, a directive or a definition;
-// bitcode with its magic number), a JSON object always does: the first bytes decide, whatever
-// the file is called.
-bool isCorpusDescription(llvm::StringRef Path) {
-  if (llvm::sys::path::filename(Path) == "corpus_description.json")
+bool isJSONInput(llvm::StringRef Path, llvm::StringRef Conventional, char Opener, size_t HeadBytes) {
+  if (llvm::sys::path::filename(Path) == Conventional)
     return true;
   if (!llvm::sys::fs::is_regular_file(Path))
     return false;
-  auto Head = llvm::MemoryBuffer::getFileSlice(Path, 256, 0);
-  if (!Head)
-    return false;
-  return (*Head)->getBuffer().ltrim().starts_with("{");
+  auto Head = llvm::MemoryBuffer::getFileSlice(Path, HeadBytes, 0);
+  return Head && (*Head)->getBuffer().ltrim().starts_with(Opener);
+}
+
+bool isCorpusDescription(llvm::StringRef Path) {
+  return isJSONInput(Path, "corpus_description.json", '{', 256);
 }
 
 std::optional<std::string> corpusDescriptionOf(llvm::StringRef Arg) {

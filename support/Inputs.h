@@ -50,6 +50,13 @@ llvm::Expected<CorpusDescription> readCorpusDescription(llvm::StringRef Path);
 /// Whether an input argument names a corpus description (by name or by content).
 bool isCorpusDescription(llvm::StringRef Path);
 
+/// Whether an input argument is a JSON input of one kind, whatever it is called: its file name
+/// is Conventional, or it is a regular file whose first HeadBytes hold, after white space,
+/// Opener ('{' an object, '[' an array). LLVM IR never starts so (text IR starts with a
+/// comment, a directive or a definition; bitcode with its magic number), nor does an object
+/// file: the first bytes decide.
+bool isJSONInput(llvm::StringRef Path, llvm::StringRef Conventional, char Opener, size_t HeadBytes);
+
 /// The deepest directory that holds every one of Dirs (each a directory path, all absolute or
 /// all relative): "/" or "" when they share none.
 std::string commonDirectory(const std::vector<std::string> &Dirs);
