@@ -31,10 +31,15 @@ interrupt and an exit from the idle state).
 
 usage: bench/mlgo_corpus.py IR2VEC CORPUS_LIST [--rounds N] [--limit K] [--python]
                             [--baseline IR2VEC] [--replay] [--pinned CPU] [--plugin LIB]
-                            [--policy NAME] [--small N]
+                            [--policy NAME] [--small N] [--embeddings VOCAB]
 
 With --small N, N modules spread over the smallest third of the list (by file size) instead of
 the list's first ones: where a compile is short, the host's fixed cost per session shows.
+
+With --embeddings VOCAB ('' = the default vocabulary), the host and baseline sides run with
+embedding features (`mlgo run --embeddings VOCAB`): the workbench's module_embedding and LLVM's
+callee/caller_embedding, whose vocabulary the compiler reads: what a session of a study with
+embeddings costs (issue 52: once resolved, or read again per session by an older build).
 """
 import argparse, json, os, struct, subprocess, sys, tempfile, time
 
@@ -73,6 +78,16 @@ def decisions_of(log):
     return out
 
 
+def modules_of(corpus_list, small=0, limit=0):
+    """The list's modules; with small, that many spread over the smallest third (by file size);
+    with limit, the first that many of those."""
+    mods = [l.strip() for l in open(corpus_list) if l.strip()]
+    if small:
+        third = sorted(mods, key=os.path.getsize)[: max(1, len(mods) // 3)]
+        mods = [third[i * len(third) // small] for i in range(min(small, len(third)))]
+    return mods[:limit] if limit else mods
+
+
 def timed(cmd, env=None):
     t = time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -96,13 +111,9 @@ def main():
     ap.add_argument("--plugin", help="also time opt-22 with this inliner plugin")
     ap.add_argument("--policy", default="default", help="the inliner policy of the host and plugin sides")
     ap.add_argument("--small", type=int, default=0, help="N modules of the smallest third")
+    ap.add_argument("--embeddings", help="the host and baseline sides with these embedding features ('' = default)")
     a = ap.parse_args()
-    mods = [l.strip() for l in open(a.corpus_list) if l.strip()]
-    if a.small:
-        third = sorted(mods, key=os.path.getsize)[: max(1, len(mods) // 3)]
-        mods = [third[i * len(third) // a.small] for i in range(min(a.small, len(third)))]
-    if a.limit:
-        mods = mods[: a.limit]
+    mods = modules_of(a.corpus_list, a.small, a.limit)
     totals = {"plain": 0.0, "host": 0.0, "python": 0.0, "baseline": 0.0, "replay": 0.0,
               "plain-pinned": 0.0, "host-pinned": 0.0, "plugin": 0.0}
     plugin_env = dict(os.environ, IR2VEC_INLINE_POLICY=a.policy)
@@ -114,6 +125,8 @@ def main():
         for i, m in enumerate(mods):
             oz = ["opt-22", "-passes=default<Oz>", m, "-o"]
             host_args = ["mlgo", "run", "--task", "inline", "--policy", a.policy]
+            if a.embeddings is not None:
+                host_args += ["--embeddings", a.embeddings] if a.embeddings else ["--embeddings"]
             sides = [("plain", oz + [pa]),
                      ("host", [a.ir2vec, *host_args, "--log", log, "--", *oz, pb])]
             if a.python:

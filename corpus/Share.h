@@ -1,6 +1,6 @@
 // Rank 0's state on every rank of a run (support/Ranks.h): what the other ranks cannot work out
 // themselves because it depends on results only rank 0 consumed. Evolution strategies
-// (mlgo/FineTune.h) share each step's fitness this way, so that every rank moves the policy
+// (mlgo/pipelines/FineTune.h) share each step's fitness this way, so that every rank moves the policy
 // the same way and compiles the same candidates in the next step's pipeline.
 //
 // Every rank calls share() at the same point of the command (as with pipelines, the run's

@@ -80,8 +80,8 @@ std::string DevmapArm::describe() const {
 
 llvm::json::Object DevmapSpec::settingsJSON() const {
   llvm::json::Array Ps, Ss;
-  for (Protocol P : Protocols)
-    Ps.push_back(support::nameOf<Protocol>(ProtocolNames, P).str());
+  for (FoldProtocol P : Protocols)
+    Ps.push_back(support::nameOf<FoldProtocol>(FoldProtocolNames, P).str());
   for (uint32_t S : Seeds)
     Ss.push_back(int64_t(S));
   return llvm::json::Object{
@@ -101,7 +101,8 @@ llvm::json::Object DevmapSpec::settingsJSON() const {
                                         {"objective", "binary:logistic"}}}};
 }
 
-llvm::Expected<DevmapSpec> defaultDevmapSpec(const std::vector<std::string> &Vocabularies) {
+llvm::Expected<DevmapSpec>
+defaultDevmapSpec(const std::vector<ir2vec::EmbeddingChoice> &Vocabularies) {
   DevmapSpec S;
   S.Seeds = defaultSeeds();
   S.Arms = controls();
@@ -110,18 +111,14 @@ llvm::Expected<DevmapSpec> defaultDevmapSpec(const std::vector<std::string> &Voc
     return Default.takeError();
   std::vector<std::tuple<std::string, std::string, ir2vec::EmbeddingChoice>> Vs = {
       {"default", "", *Default}};
-  for (const std::string &V : Vocabularies) {
+  for (const ir2vec::EmbeddingChoice &E : Vocabularies) {
+    const std::string &V = E.spelling();
     std::string Label = llvm::sys::path::stem(V).str();
     for (const auto &[Other, OtherPath, _] : Vs)
       if (Other == Label)
         return support::usageError("--vocab " + V + ": its arms would be named like " + OtherPath +
                                    "'s (" + Label + "-symbolic); rename the file or use --spec");
-    // Resolved before any work: the one read of the file.
-    auto E = ir2vec::EmbeddingChoice::resolve(
-        {ir2vec::VocabSource::File, V, ir2vec::Kind::Symbolic, vocab::Weights{}});
-    if (!E)
-      return E.takeError();
-    Vs.emplace_back(Label, V, std::move(*E));
+    Vs.emplace_back(Label, V, E);
   }
   for (const auto &[Label, Path, E] : Vs)
     for (ir2vec::Kind K : {ir2vec::Kind::Symbolic, ir2vec::Kind::FlowAware}) {
@@ -174,7 +171,7 @@ static llvm::Error readFoldVocabulary(const support::SpecReader &R, const llvm::
   return llvm::Error::success();
 }
 
-/// "protocols": names of ProtocolNames, each once.
+/// "protocols": names of FoldProtocolNames, each once.
 static llvm::Error readProtocols(const support::SpecReader &R, const llvm::json::Object &O,
                                  DevmapSpec &S) {
   const llvm::json::Value *P = O.get("protocols");
@@ -187,7 +184,7 @@ static llvm::Error readProtocols(const support::SpecReader &R, const llvm::json:
     return R.error("protocols", "name at least one protocol (paper, kernel, suite)");
   S.Protocols.clear();
   for (const std::string &N : Names) {
-    auto Pr = support::parseNamed<Protocol>(ProtocolNames, N, "protocol");
+    auto Pr = support::parseNamed<FoldProtocol>(FoldProtocolNames, N, "protocol");
     if (!Pr)
       return R.error("protocols", llvm::toString(Pr.takeError()));
     if (llvm::is_contained(S.Protocols, *Pr))

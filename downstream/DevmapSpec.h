@@ -62,7 +62,7 @@ struct DevmapArm {
 struct DevmapSpec {
   std::string Path, SHA256; // both empty for the built-in spec
   std::vector<DevmapArm> Arms; // the controls (static, grewe, histogram) first
-  std::vector<Protocol> Protocols = {Protocol::Paper, Protocol::Kernel, Protocol::Suite};
+  std::vector<FoldProtocol> Protocols = {FoldProtocol::Paper, FoldProtocol::Kernel, FoldProtocol::Suite};
   std::vector<uint32_t> Seeds;                 // default 104 .. 113 (104: the paper's)
   unsigned Folds = 10;                         // paper and kernel protocols
   unsigned Resamples = 1000;                   // bootstrap resamples of kernels
@@ -75,8 +75,9 @@ struct DevmapSpec {
 inline constexpr size_t HistogramArm = 2; // index of the histogram control in every spec's arms
 
 /// The built-in spec: the controls and the default vocabulary, symbolic and flow-aware, plus
-/// each of Vocabularies (files) symbolic and flow-aware; an error when one cannot be read.
-llvm::Expected<DevmapSpec> defaultDevmapSpec(const std::vector<std::string> &Vocabularies = {});
+/// each of Vocabularies (resolved by the caller) symbolic and flow-aware.
+llvm::Expected<DevmapSpec>
+defaultDevmapSpec(const std::vector<ir2vec::EmbeddingChoice> &Vocabularies = {});
 /// Reads a spec (JSON, docs/downstream.md): unknown keys, duplicate or reserved arm names,
 /// unreadable vocabularies are errors naming the file and the key. The controls are added.
 llvm::Expected<DevmapSpec> readDevmapSpec(const std::string &Path);

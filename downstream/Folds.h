@@ -14,9 +14,9 @@
 
 namespace wb::downstream {
 
-enum class Protocol { Paper, Kernel, Suite };
-inline constexpr support::Named<Protocol> ProtocolNames[] = {
-    {Protocol::Paper, "paper"}, {Protocol::Kernel, "kernel"}, {Protocol::Suite, "suite"}};
+enum class FoldProtocol { Paper, Kernel, Suite };
+inline constexpr support::Named<FoldProtocol> FoldProtocolNames[] = {
+    {FoldProtocol::Paper, "paper"}, {FoldProtocol::Kernel, "kernel"}, {FoldProtocol::Suite, "suite"}};
 
 /// numpy's legacy RandomState(seed).shuffle of a 1-D array: Fisher-Yates from the end, each
 /// index drawn by rejection from the smallest bit mask over MT19937's 32-bit outputs (numpy's

@@ -238,16 +238,16 @@ llvm::Error checkProtocols(const DevmapSpec &Spec, const std::vector<DevmapRow> 
     Kernels.insert(Row.Benchmark);
     Suites.insert(suiteOf(Row.Benchmark));
   }
-  for (Protocol Pr : Spec.Protocols) {
-    const std::string What = support::nameOf<Protocol>(ProtocolNames, Pr).str() + " protocol: ";
-    if (Pr == Protocol::Paper && (Spec.Folds > N || (Spec.Folds > GPU && Spec.Folds > N - GPU)))
+  for (FoldProtocol Pr : Spec.Protocols) {
+    const std::string What = support::nameOf<FoldProtocol>(FoldProtocolNames, Pr).str() + " protocol: ";
+    if (Pr == FoldProtocol::Paper && (Spec.Folds > N || (Spec.Folds > GPU && Spec.Folds > N - GPU)))
       return support::fileError(CSV, What + llvm::Twine(Spec.Folds) + " folds, but " + llvm::Twine(N) +
                                          " rows (" + llvm::Twine(GPU) + " GPU, " + llvm::Twine(N - GPU) +
                                          " CPU): stratified folds need at least as many rows of one device");
-    if (Pr == Protocol::Kernel && Spec.Folds > Kernels.size())
+    if (Pr == FoldProtocol::Kernel && Spec.Folds > Kernels.size())
       return support::fileError(CSV, What + llvm::Twine(Spec.Folds) + " folds, but " +
                                          llvm::Twine(Kernels.size()) + " kernels");
-    if (Pr == Protocol::Suite && Suites.size() < 2)
+    if (Pr == FoldProtocol::Suite && Suites.size() < 2)
       return support::fileError(CSV, What + "leaving one suite out needs at least 2 suites, the "
                                          "rows have " + llvm::Twine(Suites.size()) + " (" + *Suites.begin() + ")");
   }

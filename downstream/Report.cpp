@@ -34,7 +34,7 @@ constexpr Published PublishedTable[] = {
 };
 
 
-std::string protocolName(Protocol P) { return support::nameOf<Protocol>(ProtocolNames, P).str(); }
+std::string protocolName(FoldProtocol P) { return support::nameOf<FoldProtocol>(FoldProtocolNames, P).str(); }
 
 std::string pct(double X) { return llvm::formatv("{0:f2}", 100 * X).str(); }
 std::string pctInterval(const Interval &I) {
@@ -42,13 +42,13 @@ std::string pctInterval(const Interval &I) {
 }
 std::string signedPct(double X) { return (X >= 0 ? "+" : "") + llvm::formatv("{0:f2}", 100 * X).str(); }
 
-const char *protocolTitle(Protocol P) {
+const char *protocolTitle(FoldProtocol P) {
   switch (P) {
-  case Protocol::Paper:
+  case FoldProtocol::Paper:
     return "the paper's protocol (stratified 10-fold over rows)";
-  case Protocol::Kernel:
+  case FoldProtocol::Kernel:
     return "folds by kernel (no kernel on both sides)";
-  case Protocol::Suite:
+  case FoldProtocol::Suite:
     return "leave one suite out";
   }
   return "";

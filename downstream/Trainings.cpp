@@ -74,13 +74,13 @@ void makeFolds(const DevmapSpec &Spec, DevmapResult &R) {
     for (size_t Pr = 0; Pr < NR; ++Pr)
       for (size_t Si = 0; Si < NS; ++Si) {
         switch (Spec.Protocols[Pr]) {
-        case Protocol::Paper:
+        case FoldProtocol::Paper:
           R.Folds[P][Pr].push_back(stratifiedFolds(Labels, Spec.Folds, Spec.Seeds[Si]));
           break;
-        case Protocol::Kernel:
+        case FoldProtocol::Kernel:
           R.Folds[P][Pr].push_back(groupFolds(Kernel, Spec.Folds, Spec.Seeds[Si]));
           break;
-        case Protocol::Suite:
+        case FoldProtocol::Suite:
           R.Folds[P][Pr].push_back(leaveGroupOut(Suite));
           break;
         }
@@ -112,7 +112,7 @@ std::vector<TrainingTask> trainingTasks(const DevmapSpec &Spec, DevmapResult &R)
           Out.Predictions[P][Pr].emplace_back(R.Rows[P].size(), uint8_t(R.StaticGPU[P]));
           if (Spec.Arms[A].K == ArmKind::Static)
             continue;
-          if (Spec.Protocols[Pr] == Protocol::Suite && Si > 0)
+          if (Spec.Protocols[Pr] == FoldProtocol::Suite && Si > 0)
             continue; // the same folds as seed 0: copied after the trainings
           const std::vector<int> &F = R.Folds[P][Pr][Si];
           const int Max = *std::max_element(F.begin(), F.end());
@@ -210,7 +210,7 @@ llvm::Error runTrainings(const DevmapSpec &Spec, const DevmapConfig &C, const De
   for (size_t A = 0; A < NA; ++A)
     for (size_t P = 0; P < NP; ++P)
       for (size_t Pr = 0; Pr < NR; ++Pr)
-        if (Spec.Protocols[Pr] == Protocol::Suite)
+        if (Spec.Protocols[Pr] == FoldProtocol::Suite)
           for (size_t Si = 1; Si < NS; ++Si)
             R.Arms[A].Predictions[P][Pr][Si] = R.Arms[A].Predictions[P][Pr][0];
   return llvm::Error::success();

@@ -27,25 +27,19 @@ llvm::Error scoreVocabularies(const VocabularyScoreJob &J, const DevmapConfig &C
   auto Spec = defaultDevmapSpec();
   if (!Spec)
     return Spec.takeError();
-  Spec->Protocols = {Protocol::Kernel};
+  Spec->Protocols = {FoldProtocol::Kernel};
   Spec->Seeds.clear();
   for (unsigned I = 0; I < J.Seeds; ++I)
     Spec->Seeds.push_back(104 + I);
   Spec->Arms.resize(3); // the controls
   for (size_t V = 0; V < J.Vocabularies.size(); ++V) {
-    // Resolved before any work: the one read of the file.
-    ir2vec::EmbeddingRequest Req;
-    if (!J.Vocabularies[V].empty())
-      Req = {ir2vec::VocabSource::File, J.Vocabularies[V], ir2vec::Kind::Symbolic, vocab::Weights{}};
-    auto E = ir2vec::EmbeddingChoice::resolve(Req);
-    if (!E)
-      return E.takeError();
+    const ir2vec::EmbeddingChoice &E = J.Vocabularies[V];
     for (ir2vec::Kind K : Kinds) {
       DevmapArm A;
       A.Name = "v" + std::to_string(V) + "-" + ir2vec::kindName(K).str();
       A.EmbeddingKind = K;
-      A.Vocabulary = J.Vocabularies[V];
-      A.Embedding = E->withKind(K);
+      A.Vocabulary = E.source() == ir2vec::VocabSource::File ? E.spelling() : std::string();
+      A.Embedding = E.withKind(K);
       Spec->Arms.push_back(std::move(A));
     }
   }
@@ -70,7 +64,7 @@ llvm::Error scoreVocabularies(const VocabularyScoreJob &J, const DevmapConfig &C
                            : llvm::json::Value(nullptr)}};
       }
       Vs.push_back(llvm::json::Object{
-          {"vocabulary", J.Vocabularies[V].empty() ? "default" : J.Vocabularies[V]}, {"kinds", std::move(Ks)}});
+          {"vocabulary", J.Vocabularies[V].spelling()}, {"kinds", std::move(Ks)}});
     }
     llvm::json::Array Seeds;
     for (uint32_t S : Spec->Seeds)
@@ -91,7 +85,7 @@ llvm::Error scoreVocabularies(const VocabularyScoreJob &J, const DevmapConfig &C
         "differences paired (same folds, seeds, resamples), to the first vocabulary of the same kind\n"
      << "histogram (control)  " << pct(R->Arms[2].Cells[0].Accuracy[NP], false) << "\n";
   for (size_t V = 0; V < J.Vocabularies.size(); ++V) {
-    OS << vocab::vocabularySource(J.Vocabularies[V]) << "\n";
+    OS << J.Vocabularies[V].sourceName() << "\n";
     for (size_t K = 0; K < 2; ++K) {
       const CellResult &Cell = R->Arms[armOf(V, K)].Cells[0];
       OS << llvm::formatv("  {0,-11}", ir2vec::kindName(Kinds[K])) << pct(Cell.Accuracy[NP], false)

@@ -4,6 +4,8 @@
 // the first one of the same kind.
 #pragma once
 
+#include "ir2vec/EmbeddingChoice.h"
+
 #include "downstream/Study.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -14,7 +16,7 @@ inline constexpr const char *VocabDevmapSchema = "ir2vec.vocab-devmap/1";
 
 struct VocabularyScoreJob {
   std::string Data;
-  std::vector<std::string> Vocabularies; // "" = the default vocabulary
+  std::vector<ir2vec::EmbeddingChoice> Vocabularies; // resolved (symbolic; both kinds are scored)
   unsigned Seeds = 10;                   // 104 ..
   bool JSON = false;
 };

@@ -19,12 +19,17 @@ namespace {
 py::object evaluateDevmap(const py::object &Data, const py::object &Spec,
                           const std::vector<py::object> &Vocabularies, const py::object &Output,
                           unsigned Jobs) {
-  std::vector<std::string> Vs;
-  for (const py::object &V : Vocabularies)
-    Vs.push_back(pathBytes(V));
-  if (!Spec.is_none() && !Vs.empty())
+  if (!Spec.is_none() && !Vocabularies.empty())
     throw py::value_error("vocabularies add arms to the built-in spec; with spec, name the "
                           "vocabularies in the spec's arms");
+  // Each vocabulary resolved once, before any work.
+  std::vector<ir2vec::EmbeddingChoice> Vs;
+  for (const py::object &V : Vocabularies) {
+    ir2vec::EmbeddingRequest R;
+    R.From = ir2vec::VocabSource::File;
+    R.File = pathBytes(V);
+    Vs.push_back(valueOrRaise(ir2vec::EmbeddingChoice::resolve(R)));
+  }
   downstream::DevmapSpec S = valueOrRaise(Spec.is_none() ? downstream::defaultDevmapSpec(Vs)
                                                          : downstream::readDevmapSpec(pathBytes(Spec)));
   downstream::DevmapData D = valueOrRaise(downstream::readDevmap(pathBytes(Data)));
@@ -76,8 +81,8 @@ py::object evaluateDevmap(const py::object &Data, const py::object &Spec,
   py::list Arms, Protocols, Platforms;
   for (const downstream::DevmapArm &A : S.Arms)
     Arms.append(A.Name);
-  for (downstream::Protocol P : S.Protocols)
-    Protocols.append(support::nameOf<downstream::Protocol>(downstream::ProtocolNames, P).str());
+  for (downstream::FoldProtocol P : S.Protocols)
+    Protocols.append(support::nameOf<downstream::FoldProtocol>(downstream::FoldProtocolNames, P).str());
   for (const std::string &P : Res.Platforms)
     Platforms.append(P);
   Platforms.append("mean");

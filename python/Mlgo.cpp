@@ -7,7 +7,7 @@
 #include "python/Parts.h"
 
 #include "features/Dataset.h"
-#include "mlgo/Benchmark.h"
+#include "mlgo/studies/OpenBenchmark.h"
 #include "features/TrainingLog.h"
 #include "runners/InteractiveHost.h"
 #include "runners/Models.h"
@@ -234,7 +234,7 @@ py::object run(const std::vector<std::string> &Command, const py::object &Policy
 /// ir2vec.mlgo.benchmark: the CLI's benchmark with Python callables as further fixed policies.
 py::object benchmark(const std::string &Spec, const std::string &Output, const py::dict &Policies,
                      unsigned Jobs, const std::string &PerfResults) {
-  mlgo::BenchmarkSpec S = valueOrRaise(mlgo::readBenchmarkSpec(Spec));
+  mlgo::OpenBenchmarkSpec S = valueOrRaise(mlgo::readOpenBenchmarkSpec(Spec));
   std::optional<py::error_already_set> Raised;
   const TensorSpec Advice = features::taskInfo(runners::Task::Inline).Advice;
   std::vector<py::object> Held; // the callables outlive the run
@@ -253,7 +253,7 @@ py::object benchmark(const std::string &Spec, const std::string &Output, const p
             }))
       valueOrRaise(llvm::Expected<int>(std::move(E)));
   }
-  mlgo::BenchmarkConfig C;
+  mlgo::OpenBenchmarkConfig C;
   C.PerfResults = PerfResults;
   C.Run.Jobs = Jobs ? Jobs : std::max(1u, std::thread::hardware_concurrency());
   std::mutex M;
@@ -268,7 +268,7 @@ py::object benchmark(const std::string &Spec, const std::string &Output, const p
   std::optional<llvm::Expected<support::Outcome>> R;
   {
     py::gil_scoped_release Unlocked;
-    R.emplace(mlgo::runBenchmark(S, Output, C));
+    R.emplace(mlgo::runOpenBenchmark(S, Output, C));
   }
   if (Raised) {
     if (!*R)

@@ -3,7 +3,7 @@
 // and answers the best legal one; the inliner inlines when the output is > 0; the priority
 // advisor gets the output as the priority.
 //
-// What a network sees is defined once, here, for training (mlgo/Train.cpp) and inference
+// What a network sees is defined once, here, for training (mlgo/pipelines/Train.cpp) and inference
 // alike: modelInputVector (every input element, normalised as the model file says) and
 // Network::forward.
 #pragma once

@@ -119,8 +119,8 @@ std::string modelFileOf(const PolicyOptions &O);
 ///  * where the heuristic inlines, refuse when M <= Refuse and callee_users >=
 ///    RefuseMinCalleeUsers (no Refuse: never).
 /// Exploration rolls whole modules out with the rules of marginRules() before it flips single
-/// decisions (mlgo/Explore.h), and the shipped `size` policy is one (a model file of kind
-/// `rule`, chosen by a search scored on folds of packages: mlgo/RuleSearch.h). Why callee_users:
+/// decisions (mlgo/pipelines/Explore.h), and the shipped `size` policy is one (a model file of kind
+/// `rule`, chosen by a search scored on folds of packages: mlgo/studies/RuleSearch.h). Why callee_users:
 /// a callee with one call site and outside linkage (callee_users 2) is, in C++, mostly a
 /// linkonce_odr function that inlining its last call deletes; LLVM's cost model knows only the
 /// local-linkage case (last_call_to_static_bonus).

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 # its tests. libopenmpi-dev, openmpi-bin: the MPI runs (`mpirun -np N ir2vec ...`, cluster/;
 # openssh-client, which openmpi-bin recommends, starts ranks on other nodes);
 # `scripts/setup.sh -DWB_MPI=OFF` neither installs nor uses them.
-# chromium-headless-shell: tests/benchmark_test.py renders the benchmark's page in a real
+# chromium-headless-shell: tests/open_benchmark_test.py renders the benchmark's page in a real
 # browser and checks its DOM against results.json.
 # valgrind, python3-scipy, dpkg-dev: the performance track (scripts/perf-track.py) counts with
 # cachegrind, ranks with scipy's spearmanr, unpacks Debian sources with dpkg-source.

@@ -1,6 +1,6 @@
 // Reading JSON specs (studies, benchmarks, the performance track's results): unknown keys are
 // errors, every error names the spec file and the key, paths are relative to the spec's
-// directory. What a spec's keys mean is the reader's caller's (mlgo/StudySpec.h,
+// directory. What a spec's keys mean is the reader's caller's (mlgo/studies/StudySpec.h,
 // downstream/Study.cpp).
 #pragma once
 

@@ -174,6 +174,36 @@ if a.part == 1:
     check("explore: the observations' module_embedding is of the retrained vocabulary",
           got and all(np.array_equal(v, expected_module_embedding(p)) for p, v in got.items()))
 
+    # ---- finetune of a model that reads embeddings: the vocabulary its observations were made
+    # with, checked by digest
+    model = W("emb-model.h5")
+    r = harness.run([a.ir2vec, "mlgo", "train", "-q", "--epochs", "3", "--features",
+                     "cost,callgraph,embedding,module", "--observations", vocab, "-o", model, ex])
+    if check("train on the embedding observations: exit 0", r.returncode == 0, r.stderr[-500:]):
+        tuned = W("tuned.h5")
+        ft = lambda *extra: harness.run([a.ir2vec, "mlgo", "finetune", "-q", "--model", model,
+                                         "-o", tuned, *extra, ex])
+        r = ft("--embeddings", vocab)
+        digest = None
+        if r.returncode == 0:
+            with h5py.File(tuned) as f:
+                digest = f.attrs.get("finetune_embeddings_digest")
+            digest = digest.decode() if isinstance(digest, bytes) else digest
+        check("finetune --embeddings VOCAB: exit 0, the model records the embeddings' digest",
+              r.returncode == 0 and digest == embedding_digest(vocab), (r.stderr[-500:], digest))
+        if os.path.exists(tuned):
+            os.remove(tuned)
+        r = ft()
+        check("finetune of an embedding model without --embeddings: refused, nothing written",
+              r.returncode != 0 and b"--embeddings" in r.stderr and not os.path.exists(tuned),
+              r.stderr[-500:])
+        write_vocab(5.0)
+        r = ft("--embeddings", vocab)
+        check("finetune after the vocabulary was retrained: refused (another digest), the "
+              "exploration named, nothing written",
+              r.returncode != 0 and ex.encode() in r.stderr and b"digest" in r.stderr
+              and not os.path.exists(tuned), r.stderr[-500:])
+
     # ---- ablate and benchmark: reruns into the same directory after the vocabulary was retrained
     def rerun_after_retraining(what, run, report):
         write_vocab(1.0)

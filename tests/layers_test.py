@@ -21,45 +21,70 @@ import harness
 root, build = sys.argv[1], sys.argv[2]
 res = harness.Results()
 top = open(os.path.join(root, "CMakeLists.txt")).read()
-order = re.findall(r"^add_subdirectory\((\w+)\)", top, re.M)
+# A layer is a folder (mlgo's two are folders of mlgo/: mlgo/pipelines, mlgo/studies) whose
+# library is wb_<folder, its slashes as underscores>.
+order = re.findall(r"^add_subdirectory\(([\w/]+)\)", top, re.M)
+lib = lambda d: "wb_" + d.replace("/", "_")
 libraries = [d for d in order if os.path.exists(os.path.join(root, d, "CMakeLists.txt"))
-             and re.search(rf"add_library\(wb_{d}\b", open(os.path.join(root, d, "CMakeLists.txt")).read())]
+             and re.search(rf"add_library\({lib(d)}\b", open(os.path.join(root, d, "CMakeLists.txt")).read())]
 res.check("the layers are the libraries of the top-level CMakeLists.txt, in order",
-          libraries[:3] == ["support", "learn", "corpus"] and "mlgo" in libraries, libraries)
+          libraries[:3] == ["support", "learn", "corpus"]
+          and libraries.index("mlgo/pipelines") + 1 == libraries.index("mlgo/studies"), libraries)
 rank = {d: i for i, d in enumerate(libraries)}
 rank["tools"] = len(libraries)
 rank["python"] = len(libraries)  # the Python module: a program, like tools/
 rank["plugin"] = len(libraries)  # the compiler's inliner plugin: a program, like tools/
+rank_of_lib = {lib(d): r for d, r in rank.items()}
+
+
+def layer_of(path):
+    """The layer a path (a file, or an include's folder part) is in: its deepest layer folder."""
+    parts = path.split("/")
+    for k in range(len(parts), 0, -1):
+        if "/".join(parts[:k]) in rank:
+            return "/".join(parts[:k])
+    return None
+
+
+res.check("every file of mlgo/ is in one of its two layers",
+          all(layer_of(os.path.relpath(f, root)) in ("mlgo/pipelines", "mlgo/studies")
+              for f in glob.glob(os.path.join(root, "mlgo", "**", "*.*"), recursive=True)
+              if not f.endswith("CMakeLists.txt")),
+          sorted(glob.glob(os.path.join(root, "mlgo", "*.*"))))
 
 # Includes go down only (or stay in the folder).
 edges = 0
 for d in list(rank):
     for f in glob.glob(os.path.join(root, d, "**", "*"), recursive=True):
-        if not re.search(r"\.(h|cpp|in)$", f):
+        if not re.search(r"\.(h|cpp|in)$", f) or layer_of(os.path.relpath(f, root)) != d:
             continue
         for n, line in enumerate(open(f, errors="replace"), 1):
-            m = re.match(r'#include "(\w+)/', line)
-            if m and m.group(1) in rank:
+            m = re.match(r'#include "([\w/]+)/\w+\.\w+"', line)
+            target = layer_of(m.group(1)) if m else None
+            if target:
                 edges += 1
                 res.check(f"{os.path.relpath(f, root)}:{n}: includes no higher layer",
-                          rank[m.group(1)] <= rank[d], line.strip())
+                          rank[target] <= rank[d], line.strip())
 res.check("includes between layers were found (the check looked at something)", edges > 50, edges)
+res.check("mlgo/studies includes mlgo/pipelines (the check sees the two layers)",
+          any('#include "mlgo/pipelines/' in open(f).read()
+              for f in glob.glob(os.path.join(root, "mlgo", "studies", "*.h"))))
 
 # Libraries link down only.
 for d in libraries:
     text = open(os.path.join(root, d, "CMakeLists.txt")).read()
     links = re.findall(r"target_link_libraries\(wb_\w+\s+(?:PUBLIC|PRIVATE|INTERFACE)([^)]*)\)", text)
-    deps = [x for l in links for x in re.findall(r"\bwb_(\w+)", l)]
+    deps = [x for l in links for x in re.findall(r"\bwb_\w+", l)]
     for dep in deps:
-        if dep in rank:
-            res.check(f"wb_{d} links wb_{dep}, a lower layer", rank[dep] < rank[d], deps)
+        if dep in rank_of_lib:
+            res.check(f"{lib(d)} links {dep}, a lower layer", rank_of_lib[dep] < rank[d], deps)
 
 # What the programs link and load.
 link = os.path.join(build, "bench", "CMakeFiles", "parse_only.dir", "link.txt")
 if res.check("bench/parse_only's link line exists", os.path.exists(link)):
     archives = [os.path.normpath(os.path.join(build, "bench", a))
                 for a in re.findall(r"(\S*libwb_\w+\.a)", open(link).read())]
-    mlgo_sources = {os.path.basename(f) + ".o" for d in ("features", "runners", "mlgo")
+    mlgo_sources = {os.path.basename(f) + ".o" for d in ("features", "runners", "mlgo/pipelines", "mlgo/studies")
                     for f in glob.glob(os.path.join(root, d, "*.cpp"))}
     members = [m for a in archives
                for m in subprocess.run(["ar", "t", a], capture_output=True, text=True).stdout.split()]

@@ -313,25 +313,19 @@ llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, boo
 
 llvm::Expected<support::Outcome> runVocabEvaluation(const std::string &Dir,
                                                     const SplitOptions &Split,
-                                                    const std::vector<std::string> &Vocabularies,
+                                                    const std::vector<NamedVectors> &Vocabularies,
                                                     Distance D, bool JSON, llvm::raw_ostream &OS) {
   auto G = readGraph(Dir, Split);
   if (!G)
     return G.takeError();
   const llvm::StringRef DistanceName = support::nameOf<Distance>(DistanceNames, D);
-  std::vector<std::string> Files = Vocabularies.empty() ? std::vector<std::string>{""}
-                                                        : Vocabularies;
   // Evaluate everything first: a failure leaves no half-written report.
   std::vector<std::pair<std::string, VocabEvaluation>> Results;
-  for (const std::string &F : Files) {
-    const std::string Name = vocabularySource(F).str();
-    auto V = readEntityVectors(F);
-    if (!V)
-      return V.takeError();
-    auto E = evaluateVocabulary(*G, *V, D);
+  for (const NamedVectors &V : Vocabularies) {
+    auto E = evaluateVocabulary(*G, *V.Vectors, D);
     if (!E)
-      return support::prefixError(Name, E.takeError());
-    Results.emplace_back(Name, std::move(*E));
+      return support::prefixError(V.Name, E.takeError());
+    Results.emplace_back(V.Name, std::move(*E));
   }
   if (JSON) {
     llvm::json::Array Report;

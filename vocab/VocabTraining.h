@@ -78,11 +78,16 @@ struct VocabTrainingJob {
 llvm::Expected<support::Outcome> runVocabTraining(const VocabTrainingJob &J, bool ShowProgress,
                                                   const support::DiagnosticHandler &Report);
 
-/// `ir2vec vocab eval`: every vocabulary file ("" = the default vocabulary) on Dir's held-out
-/// split, as text or as JSON (schema ir2vec.vocab-eval/1) on OS.
+/// A vocabulary's vectors as a report names them (its file, or vocab::DefaultVocabularyName).
+struct NamedVectors {
+  std::string Name;
+  const EntityVectors *Vectors = nullptr;
+};
+/// `ir2vec vocab eval`: every vocabulary (read by the caller) on Dir's held-out split, as text
+/// or as JSON (schema ir2vec.vocab-eval/1) on OS.
 llvm::Expected<support::Outcome> runVocabEvaluation(const std::string &Dir,
                                                     const SplitOptions &Split,
-                                                    const std::vector<std::string> &Vocabularies,
+                                                    const std::vector<NamedVectors> &Vocabularies,
                                                     Distance D, bool JSON, llvm::raw_ostream &OS);
 
 /// `ir2vec vocab split`: Dir's graph with its split made explicit, in Output (a directory).

@@ -3,7 +3,7 @@
 // hand, a failed module and a failed rollout among them).
 #include "tests/mlgo/Common.h"
 
-#include "mlgo/ExplorationFile.h"
+#include "mlgo/pipelines/ExplorationFile.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // candidate u computed here instead of by compiling modules.
 #include "tests/mlgo/Common.h"
 
-#include "mlgo/FineTune.h"
+#include "mlgo/pipelines/FineTune.h"
 
 namespace {
 

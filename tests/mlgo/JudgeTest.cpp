@@ -3,7 +3,7 @@
 // tiny corpus against opt-22, llc-22 and llvm-size-22 run by the test.
 #include "tests/mlgo/Common.h"
 
-#include "mlgo/Judge.h"
+#include "mlgo/studies/Judge.h"
 #include "support/Files.h"
 
 #include "llvm/Support/Program.h"
@@ -185,11 +185,11 @@ TEST(Judge, FixedCandidateOnATinyCorpusAgainstTheTools) {
   }
   std::ofstream(Root + "/corpus_description.json")
       << "{\"modules\": [\"alpha/m\", \"beta/m\", \"gamma/m\"], \"has_thinlto\": false}";
-  mlgo::Bench B;
+  mlgo::CompileSetup B;
   B.Run.Jobs = 2;
   B.Tools.Opt = std::string(WB_LLVM_BINDIR) + "/opt";
   B.Tools.Llc = std::string(WB_LLVM_BINDIR) + "/llc";
-  mlgo::CorpusPlan Plan{{Root + "/corpus_description.json"}, mlgo::Protocol::Transfer, {}, 3u, 0};
+  mlgo::CorpusPlan Plan{{Root + "/corpus_description.json"}, mlgo::JudgingProtocol::Transfer, {}, 3u, 0};
   auto P = mlgo::prepare(Plan, B);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   EXPECT_EQ(P->Split.Keys, (std::vector<std::string>{"alpha", "beta", "gamma"}));

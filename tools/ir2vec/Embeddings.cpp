@@ -42,11 +42,9 @@ llvm::Expected<ir2vec::EmbeddingChoice> resolveVocabulary(const VocabularyOption
   auto W = vocab::Weights::parse(O.OpcWeight, O.TypeWeight, O.ArgWeight);
   if (!W)
     return W.takeError();
-  ir2vec::EmbeddingRequest Req;
-  if (!O.Path.empty())
-    Req = {ir2vec::VocabSource::File, O.Path, K, *W};
-  else
-    Req.K = K, Req.W = *W;
+  ir2vec::EmbeddingRequest Req = embeddingRequest(O.Path);
+  Req.K = K;
+  Req.W = *W;
   auto V = ir2vec::EmbeddingChoice::resolve(Req);
   if (V)
     R.warnings(V->warnings());
@@ -154,6 +152,15 @@ CLI::Option *addCompress(CLI::App &Sub, unsigned &Compress) {
 }
 
 } // namespace
+
+ir2vec::EmbeddingRequest embeddingRequest(const std::string &Vocab) {
+  ir2vec::EmbeddingRequest Req;
+  if (!Vocab.empty()) {
+    Req.From = ir2vec::VocabSource::File;
+    Req.File = Vocab;
+  }
+  return Req;
+}
 
 void addEmbeddingCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx) {
   auto E = std::make_shared<EmbeddingsOptions>();

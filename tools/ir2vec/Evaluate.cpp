@@ -25,8 +25,16 @@ llvm::Expected<support::Outcome> runDevmap(const DevmapOptions &O, const support
   if (!O.Spec.empty() && !O.Vocabularies.empty())
     return support::usageError("--vocab adds arms to the built-in spec; with --spec, name the "
                                "vocabularies in the spec's arms");
+  // The vocabularies --vocab adds, resolved once before any work.
+  std::vector<ir2vec::EmbeddingChoice> Vocabularies;
+  for (const std::string &V : O.Vocabularies) {
+    auto E = ir2vec::EmbeddingChoice::resolve(embeddingRequest(V));
+    if (!E)
+      return E.takeError();
+    Vocabularies.push_back(std::move(*E));
+  }
   llvm::Expected<downstream::DevmapSpec> Spec =
-      O.Spec.empty() ? downstream::defaultDevmapSpec(O.Vocabularies) : downstream::readDevmapSpec(O.Spec);
+      O.Spec.empty() ? downstream::defaultDevmapSpec(Vocabularies) : downstream::readDevmapSpec(O.Spec);
   if (!Spec)
     return Spec.takeError();
   // Before any work: the output is no input (the dataset, the spec, a vocabulary; nothing

@@ -2,6 +2,7 @@
 // its subcommands, their options and their runs to the parser.
 #pragma once
 
+#include "ir2vec/EmbeddingChoice.h"
 #include "mir/MirText.h"
 #include "tools/ir2vec/Command.h"
 
@@ -16,6 +17,10 @@ void addEvaluateCommands(CLI::App &App, Commands &Cmds, RunContext &Ctx);  // ev
 /// mlgo run|collect|log|features|policies; Compiler is what followed "--" on the command line.
 void addMlgoCommands(CLI::App &App, Commands &Cmds, std::vector<std::string> Compiler,
                      RunContext &Ctx);
+
+/// What a vocabulary argument names: "" = the default vocabulary, else the file (the symbolic
+/// kind, LLVM's default weights); resolved where it is used, once (ir2vec/EmbeddingChoice.h).
+ir2vec::EmbeddingRequest embeddingRequest(const std::string &Vocab);
 
 /// The options of --mode=mir (docs/mir2vec.md): llc's target options, and for embeddings
 /// llvm-ir2vec's --mir2vec-* options.

@@ -65,15 +65,6 @@ void addSplitOptions(CLI::App &Sub, mlgo::SplitOptions &S) {
       ->type_name("FILE");
 }
 
-ir2vec::EmbeddingRequest embeddingRequest(const std::string &Vocab) {
-  ir2vec::EmbeddingRequest Req;
-  if (!Vocab.empty()) {
-    Req.From = ir2vec::VocabSource::File;
-    Req.File = Vocab;
-  }
-  return Req;
-}
-
 llvm::Expected<ir2vec::EmbeddingChoice> resolveEmbeddings(const std::string &Vocab) {
   return ir2vec::EmbeddingChoice::resolve(embeddingRequest(Vocab));
 }

@@ -3,9 +3,9 @@
 // declares its options and hands them to one library call. Mlgo.cpp lists them in one table.
 #pragma once
 
-#include "mlgo/Compile.h"
-#include "mlgo/FineTune.h"
-#include "mlgo/Split.h"
+#include "mlgo/pipelines/Compile.h"
+#include "mlgo/pipelines/FineTune.h"
+#include "mlgo/pipelines/Split.h"
 #include "tools/ir2vec/Command.h"
 #include "tools/ir2vec/Groups.h"
 #include "tools/ir2vec/MlgoRun.h"
@@ -34,9 +34,7 @@ void addSplitOptions(CLI::App &Sub, mlgo::SplitOptions &S);
 /// the run), each help text after Prefix ("es: " where the command has other methods).
 void addESOptions(CLI::App &Sub, mlgo::ESSettings &S, std::string &Optimizer,
                   const std::string &Prefix);
-/// What --embeddings VOCAB names ("" = the default vocabulary, else the file).
-ir2vec::EmbeddingRequest embeddingRequest(const std::string &Vocab);
-/// The same resolved.
+/// What --embeddings VOCAB names (embeddingRequest), resolved.
 llvm::Expected<ir2vec::EmbeddingChoice> resolveEmbeddings(const std::string &Vocab);
 /// --embeddings [VOCAB] as the studies take it, resolved: not given = none (null), no value =
 /// the default vocabulary, else the file.

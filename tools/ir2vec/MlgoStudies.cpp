@@ -1,9 +1,9 @@
 // `ir2vec mlgo` subcommands that judge policies: eval, ablate, benchmark.
 #include "tools/ir2vec/MlgoCommands.h"
 
-#include "mlgo/Ablate.h"
-#include "mlgo/Benchmark.h"
-#include "mlgo/Eval.h"
+#include "mlgo/studies/Ablation.h"
+#include "mlgo/studies/OpenBenchmark.h"
+#include "mlgo/studies/Eval.h"
 #include "runners/Models.h"
 
 namespace wb::tool {
@@ -25,19 +25,63 @@ struct EvalOptions {
   int RootJobs = -1;
 };
 
-struct AblateOptions {
-  std::string Spec, Output, Gnuplot = "gnuplot";
+/// What the study commands that run a spec into a directory (ablate, benchmark) share.
+struct StudyOptions {
+  std::string Spec, Output;
   mlgo::Toolchain Tools;
   unsigned Jobs = 0;
   bool Quiet = false;
 };
 
-struct BenchmarkOptions {
-  std::string Spec, Output, PerfResults;
-  mlgo::Toolchain Tools;
-  unsigned Jobs = 0;
-  bool Quiet = false;
+struct AblateOptions : StudyOptions {
+  std::string Gnuplot = "gnuplot";
 };
+
+struct BenchmarkOptions : StudyOptions {
+  std::string PerfResults;
+};
+
+/// How a spec study command reads: its name and help, what its exit statuses mean (the rows of
+/// the corpus commands' table: 0, 1, 2, 130), what its spec and output directory are.
+struct StudyCommand {
+  const char *Name, *Help;
+  const char *Exit0, *Exit1, *Exit2, *Exit130;
+  const char *SpecHelp, *OutputHelp;
+};
+
+/// Adds a spec study command: its spec, -o DIR, the toolchain, -j, -q and the options Extra adds;
+/// Run reads the spec and runs the study with the run's settings (cancellation set).
+template <typename Options>
+void addStudyCommand(
+    const MlgoGroup &G, const StudyCommand &S,
+    const std::function<void(CLI::App &, Options &)> &Extra,
+    std::function<llvm::Expected<support::Outcome>(const Options &, const support::RunSettings &)>
+        Run) {
+  RunContext &Ctx = G.Ctx;
+  auto O = std::make_shared<Options>();
+  ExitTable Exits = collectExits();
+  Exits.row("0").Meaning = S.Exit0;
+  Exits.row("1").Meaning = S.Exit1;
+  Exits.row("2").Meaning = S.Exit2;
+  Exits.row("130").Meaning = S.Exit130;
+  CLI::App *Cmd = addCommand(G.App, G.Cmds, S.Name, S.Help, Exits);
+  Cmd->add_option("spec", O->Spec, S.SpecHelp)->required();
+  Cmd->add_option("-o,--output", O->Output, S.OutputHelp)->type_name("DIR")->required();
+  Extra(*Cmd, *O);
+  addToolchainOptions(*Cmd, O->Tools);
+  addJobs(*Cmd, O->Jobs, "Modules in parallel");
+  addQuiet(*Cmd, O->Quiet, "No notes, warnings or progress line");
+  setRun(G.Cmds, Cmd, [&Ctx, O, Exits, Run, Checked = G.Checked] {
+    support::Reporter R = Ctx.reporter(MlgoToolName, O->Quiet);
+    return finish(R, Exits, Checked([&]() -> llvm::Expected<support::Outcome> {
+      support::RunSettings Settings = runSettings(R, O->Jobs);
+      return support::withCancellation([&](int Cancel) {
+        Settings.CancelFd = Cancel;
+        return Run(*O, Settings);
+      });
+    }));
+  });
+}
 
 llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter &R,
                                          const RunContext &Ctx) {
@@ -51,10 +95,10 @@ llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter
                     O.Command->count("--train-side")
                 ? "split"
                 : "transfer";
-  auto P = support::parseNamed<mlgo::Protocol>(mlgo::ProtocolNames, Proto, "protocol");
+  auto P = support::parseNamed<mlgo::JudgingProtocol>(mlgo::JudgingProtocolNames, Proto, "protocol");
   if (!P)
     return P.takeError();
-  if (*P == mlgo::Protocol::Transfer &&
+  if (*P == mlgo::JudgingProtocol::Transfer &&
       (O.Command->count("--test-fraction") || O.Command->count("--train-side")))
     return support::usageError("--test-fraction and --train-side choose a side of a split: "
                                "they go with --protocol split");
@@ -74,43 +118,12 @@ llvm::Expected<support::Outcome> runEval(EvalOptions &O, const support::Reporter
   J.Seed = O.BootstrapSeed;
   J.JSONOutput = O.Output;
   J.HDF5Output = O.HDF5Output;
-  mlgo::Bench C{O.Tools, runSettings(R, O.Jobs, Ctx.distribution(O.RootJobs))};
+  mlgo::CompileSetup C{O.Tools, runSettings(R, O.Jobs, Ctx.distribution(O.RootJobs))};
   return support::withCancellation([&](int Cancel) {
     C.Run.CancelFd = Cancel;
     return mlgo::runEvaluation(J, C, {O.Session.Policy.ModelPath, O.Exploration});
   });
 }
-
-llvm::Expected<support::Outcome> runAblate(const AblateOptions &O, const support::Reporter &R) {
-  auto Spec = mlgo::readAblationSpec(O.Spec);
-  if (!Spec)
-    return Spec.takeError();
-  mlgo::AblationConfig C;
-  C.Tools = O.Tools;
-  C.Run = runSettings(R, O.Jobs);
-  C.Gnuplot = O.Gnuplot;
-  return support::withCancellation([&](int Cancel) {
-    C.Run.CancelFd = Cancel;
-    return mlgo::runAblation(*Spec, O.Output, C);
-  });
-}
-
-llvm::Expected<support::Outcome> runBenchmarkCommand(const BenchmarkOptions &O,
-                                                     const support::Reporter &R) {
-  auto Spec = mlgo::readBenchmarkSpec(O.Spec);
-  if (!Spec)
-    return Spec.takeError();
-  mlgo::BenchmarkConfig C;
-  C.Tools = O.Tools;
-  C.Run = runSettings(R, O.Jobs);
-  C.PerfResults = O.PerfResults;
-  return support::withCancellation([&](int Cancel) {
-    C.Run.CancelFd = Cancel;
-    return mlgo::runBenchmark(*Spec, O.Output, C);
-  });
-}
-
-/// A model's decisions on the observations of a session log, one per line.
 
 } // namespace
 
@@ -140,7 +153,7 @@ void addEval(const MlgoGroup &G) {
                    "transfer (default: every package the policy's model was not trained on, as "
                    "its file records) or split (one side of a split by package; implied by "
                    "--test-fraction, --split-seed and --train-side)")
-      ->check(CLI::IsMember(support::names<mlgo::Protocol>(mlgo::ProtocolNames)));
+      ->check(CLI::IsMember(support::names<mlgo::JudgingProtocol>(mlgo::JudgingProtocolNames)));
   Eval->add_option("--exploration", E->Exploration,
                    "An exploration of the corpus (mlgo explore --all): each module's smallest "
                    ".text found gives the headroom and the share of it the policy captured")
@@ -163,88 +176,74 @@ void addEval(const MlgoGroup &G) {
 
 /// `mlgo ablate`.
 void addAblate(const MlgoGroup &G) {
-  CLI::App *M = &G.App;
-  Commands &Cmds = G.Cmds;
-  RunContext &Ctx = G.Ctx;
-  const CheckedFn &Checked = G.Checked;
-  auto A = std::make_shared<AblateOptions>();
-  ExitTable AblateExits = collectExits();
-  AblateExits.row("0").Meaning = "every arm was trained and evaluated with every seed";
-  AblateExits.row("1").Meaning = "nothing usable (bad usage or spec, no input, a failed "
-                                "exploration or training, gnuplot missing); the report is not "
-                                "written";
-  AblateExits.row("2").Meaning = "some held-out evaluations failed (each is reported); the "
-                                "report covers the others";
-  AblateExits.row("130").Meaning = "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers were "
-                                "killed; finished explorations are kept and reused by a rerun";
-  CLI::App *Ablate = addCommand(
-      *M, Cmds, "ablate",
-      "Feature-ablation study of inlining for size (one exploration, a model per arm and seed, "
-      "held-out .text against -Oz with intervals, permutation importance; docs/ablation.md) or, "
-      "with \"task\": \"evict\", of eviction (an MLP per arm and seed tuned by ES on the "
-      "register allocation cost, held-out cost against the default advisor; "
-      "docs/ablation-regalloc.md): plots and a report (docs/formats/mlgo-ablation.md)",
-      AblateExits);
-  Ablate->add_option("spec", A->Spec, "The study (JSON, docs/formats/mlgo-ablation.md)")
-      ->required();
-  Ablate->add_option("-o,--output", A->Output,
-                     "Output directory (report.md, report.json, results.h5, plots, models, "
-                     "explorations); explorations in it made with the same settings are reused")
-      ->type_name("DIR")
-      ->required();
-  addToolchainOptions(*Ablate, A->Tools);
-  Ablate->add_option("--gnuplot", A->Gnuplot, "The gnuplot that draws the plots");
-  addJobs(*Ablate, A->Jobs, "Modules in parallel");
-  addQuiet(*Ablate, A->Quiet, "No notes, warnings or progress line");
-  setRun(Cmds, Ablate, [&Ctx, A, AblateExits, Checked] {
-    support::Reporter R = Ctx.reporter(MlgoToolName, A->Quiet);
-    return finish(R, AblateExits, Checked([&] { return runAblate(*A, R); }));
-  });
+  addStudyCommand<AblateOptions>(
+      G,
+      {"ablate",
+       "Feature-ablation study of inlining for size (one exploration, a model per arm and seed, "
+       "held-out .text against -Oz with intervals, permutation importance; docs/ablation.md) or, "
+       "with \"task\": \"evict\", of eviction (an MLP per arm and seed tuned by ES on the "
+       "register allocation cost, held-out cost against the default advisor; "
+       "docs/ablation-regalloc.md): plots and a report (docs/formats/mlgo-ablation.md)",
+       "every arm was trained and evaluated with every seed",
+       "nothing usable (bad usage or spec, no input, a failed exploration or training, gnuplot "
+       "missing); the report is not written",
+       "some held-out evaluations failed (each is reported); the report covers the others",
+       "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers were killed; finished explorations "
+       "are kept and reused by a rerun",
+       "The study (JSON, docs/formats/mlgo-ablation.md)",
+       "Output directory (report.md, report.json, results.h5, plots, models, explorations); "
+       "explorations in it made with the same settings, embeddings and modules are reused"},
+      [](CLI::App &Cmd, AblateOptions &O) {
+        Cmd.add_option("--gnuplot", O.Gnuplot, "The gnuplot that draws the plots");
+      },
+      [](const AblateOptions &O, const support::RunSettings &Run) -> llvm::Expected<support::Outcome> {
+        auto Spec = mlgo::readAblationSpec(O.Spec);
+        if (!Spec)
+          return Spec.takeError();
+        mlgo::AblationConfig C;
+        C.Tools = O.Tools;
+        C.Run = Run;
+        C.Gnuplot = O.Gnuplot;
+        return mlgo::runAblation(*Spec, O.Output, C);
+      });
 }
 
 /// `mlgo benchmark`.
 void addBenchmark(const MlgoGroup &G) {
-  CLI::App *M = &G.App;
-  Commands &Cmds = G.Cmds;
-  RunContext &Ctx = G.Ctx;
-  const CheckedFn &Checked = G.Checked;
-  auto BM = std::make_shared<BenchmarkOptions>();
-  ExitTable BenchmarkExits = collectExits();
-  BenchmarkExits.row("0").Meaning = "every policy was judged on every module it was given";
-  BenchmarkExits.row("1").Meaning = "nothing usable (bad usage or spec, no input, a policy that "
-                                   "cannot be made, a failed exploration or training); no "
-                                   "results are written";
-  BenchmarkExits.row("2").Meaning = "some evaluations failed (each is reported); the results "
-                                   "cover the others";
-  BenchmarkExits.row("130").Meaning = "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers were "
-                                   "killed; the exploration is kept and reused by a rerun";
-  CLI::App *Bench = addCommand(
-      *M, Cmds, "benchmark",
-      "The open benchmark for inliner policies: policies judged by the transfer protocol on a "
-      "corpus (fixed policies on every package their model was not trained on, trained "
-      "policies by cross-validation by package), with the worst package, both intervals and "
-      "the headroom; results.json, manifest.json and a self-contained index.html "
-      "(docs/benchmark.md)",
-      BenchmarkExits);
-  Bench->add_option("spec", BM->Spec, "The benchmark (JSON, docs/benchmark.md; the default "
-                                      "set is bench/benchmark/benchmark.json)")
-      ->required();
-  Bench->add_option("-o,--output", BM->Output,
-                    "Output directory (results.json, manifest.json, index.html, the exploration, "
-                    "models); an exploration in it made with the same settings is reused")
-      ->type_name("DIR")
-      ->required();
-  Bench->add_option("--perf-results", BM->PerfResults,
-                    "The performance track's results (scripts/perf-track.py's results.json, "
-                    "docs/perf.md): checked, pinned in manifest.json and drawn in index.html")
-      ->type_name("FILE");
-  addToolchainOptions(*Bench, BM->Tools);
-  addJobs(*Bench, BM->Jobs, "Modules in parallel");
-  addQuiet(*Bench, BM->Quiet, "No notes, warnings or progress line");
-  setRun(Cmds, Bench, [&Ctx, BM, BenchmarkExits, Checked] {
-    support::Reporter R = Ctx.reporter(MlgoToolName, BM->Quiet);
-    return finish(R, BenchmarkExits, Checked([&] { return runBenchmarkCommand(*BM, R); }));
-  });
+  addStudyCommand<BenchmarkOptions>(
+      G,
+      {"benchmark",
+       "The open benchmark for inliner policies: policies judged by the transfer protocol on a "
+       "corpus (fixed policies on every package their model was not trained on, trained "
+       "policies by cross-validation by package), with the worst package, both intervals and "
+       "the headroom; results.json, manifest.json and a self-contained index.html "
+       "(docs/benchmark.md)",
+       "every policy was judged on every module it was given",
+       "nothing usable (bad usage or spec, no input, a policy that cannot be made, a failed "
+       "exploration or training); no results are written",
+       "some evaluations failed (each is reported); the results cover the others",
+       "interrupted (SIGINT, SIGTERM, SIGHUP): the compilers were killed; the exploration is "
+       "kept and reused by a rerun",
+       "The benchmark (JSON, docs/benchmark.md; the default set is "
+       "bench/benchmark/benchmark.json)",
+       "Output directory (results.json, manifest.json, index.html, the exploration, models); an "
+       "exploration in it made with the same settings, embeddings and modules is reused"},
+      [](CLI::App &Cmd, BenchmarkOptions &O) {
+        Cmd.add_option("--perf-results", O.PerfResults,
+                       "The performance track's results (scripts/perf-track.py's results.json, "
+                       "docs/perf.md): checked, pinned in manifest.json and drawn in index.html")
+            ->type_name("FILE");
+      },
+      [](const BenchmarkOptions &O, const support::RunSettings &Run) -> llvm::Expected<support::Outcome> {
+        auto Spec = mlgo::readOpenBenchmarkSpec(O.Spec);
+        if (!Spec)
+          return Spec.takeError();
+        mlgo::OpenBenchmarkConfig C;
+        C.Tools = O.Tools;
+        C.Run = Run;
+        C.PerfResults = O.PerfResults;
+        return mlgo::runOpenBenchmark(*Spec, O.Output, C);
+      });
 }
 
 } // namespace wb::tool

@@ -1,9 +1,9 @@
 // `ir2vec mlgo` subcommands that make policies: train, finetune, train-evict.
 #include "tools/ir2vec/MlgoCommands.h"
 
-#include "mlgo/EvictTrain.h"
-#include "mlgo/FineTune.h"
-#include "mlgo/Train.h"
+#include "mlgo/studies/TrainEvict.h"
+#include "mlgo/pipelines/FineTune.h"
+#include "mlgo/pipelines/Train.h"
 
 namespace wb::tool {
 
@@ -20,7 +20,8 @@ struct PolicyTrainOptions {
 struct FineTuneOptions {
   mlgo::FineTuneConfig Config;
   std::string Exploration, Model, Output, Optimizer = "adam", Method = "bias";
-  std::vector<std::string> Inputs;
+  std::vector<std::string> Inputs, Embeddings; // 0 or 1 values when given
+  CLI::Option *EmbeddingsFlag = nullptr;
   unsigned Jobs = 0;
   bool FromHeuristic = false, Quiet = false;
 };
@@ -71,6 +72,12 @@ llvm::Expected<support::Outcome> runFineTuneCommand(FineTuneOptions &O,
   C.Method = *Method;
   if (llvm::Error E = checkOutputs({O.Output}, O.Inputs, {O.Exploration, O.Model}))
     return E;
+  if (O.EmbeddingsFlag->count()) {
+    auto E = resolveEmbeddings(O.Embeddings.empty() ? std::string() : O.Embeddings.front());
+    if (!E)
+      return E.takeError();
+    C.Embeddings = std::move(*E);
+  }
   mlgo::FineTuneStart From;
   From.ModelPath = O.Model;
   From.Heuristic = O.FromHeuristic;
@@ -173,6 +180,15 @@ void addFineTune(const MlgoGroup &G) {
                        "The corpus inputs of the exploration, when its modules have recorded "
                        "command lines");
   FineTune->add_option("--model", FT->Model, "Start model (mlgo train)")->type_name("FILE");
+  FT->EmbeddingsFlag =
+      FineTune
+          ->add_option("--embeddings", FT->Embeddings,
+                       "The embeddings of a model that reads embedding features: VOCAB (no "
+                       "value: the default vocabulary), the one its observation set was made "
+                       "with (the exploration's digest must match)")
+          ->expected(0, 1)
+          ->default_str("") // as mlgo run's: without it CLI11 2.1 counts a bare flag as absent
+          ->type_name("[VOCAB]");
   addOutput(*FineTune, FT->Output, "Output model", /*Stdout=*/false)->required();
   FineTune->add_flag("--from-heuristic", FT->FromHeuristic,
                      "Start from the heuristic instead: a linear model on threshold, "

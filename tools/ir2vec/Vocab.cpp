@@ -125,12 +125,22 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Re
   if (!O.Graph.Dir.empty() && !O.Devmap.empty() && O.JSON)
     return support::usageError("--json prints one report: run link prediction and --devmap "
                                "separately");
+  // Every vocabulary resolved once, before any work: link prediction and --devmap share it.
+  std::vector<ir2vec::EmbeddingChoice> Vocabularies;
+  for (const std::string &V : O.Vocabularies.empty() ? std::vector<std::string>{""} : O.Vocabularies) {
+    auto E = ir2vec::EmbeddingChoice::resolve(embeddingRequest(V));
+    if (!E)
+      return E.takeError();
+    Vocabularies.push_back(std::move(*E));
+  }
   if (!O.Graph.Dir.empty()) {
     auto D = support::parseNamed<vocab::Distance>(vocab::DistanceNames, O.Distance, "distance");
     if (!D)
       return D.takeError();
-    auto Out = vocab::runVocabEvaluation(O.Graph.Dir, O.Graph.Split, O.Vocabularies, *D, O.JSON,
-                                         llvm::outs());
+    std::vector<vocab::NamedVectors> Named;
+    for (const ir2vec::EmbeddingChoice &E : Vocabularies)
+      Named.push_back({E.sourceName().str(), &E.entityVectors()});
+    auto Out = vocab::runVocabEvaluation(O.Graph.Dir, O.Graph.Split, Named, *D, O.JSON, llvm::outs());
     if (!Out || O.Devmap.empty())
       return Out;
   }
@@ -140,7 +150,7 @@ llvm::Expected<support::Outcome> runEval(const EvalOptions &O, const support::Re
         return support::usageError("--vocab " + O.Vocabularies[I] + " is given twice");
   downstream::VocabularyScoreJob J;
   J.Data = O.Devmap;
-  J.Vocabularies = O.Vocabularies.empty() ? std::vector<std::string>{""} : O.Vocabularies;
+  J.Vocabularies = std::move(Vocabularies);
   J.Seeds = O.DevmapSeeds;
   J.JSON = O.JSON;
   downstream::DevmapConfig C;
