@@ -21,12 +21,16 @@ import argparse, collections, json, os, re, subprocess, sys, tempfile
 
 
 def traced(cmd, log):
-    subprocess.run(["strace", "-f", "-qq", "-o", log, "-e",
+    subprocess.run(["strace", "-f", "-qq", "-v", "-s", "4096", "-o", log, "-e",
                     "trace=openat,execve,clone,clone3,vfork,fork", *cmd],
                    check=True, capture_output=True)
     opens = collections.Counter()
     programs, children, vocab_args = {}, set(), 0
     for line in open(log, errors="replace"):
+        resumed = re.match(r"(\d+)\s+<\.\.\. execve resumed>.*= -1 ", line)
+        if resumed:  # the program was not run (PATH search, a missing file)
+            programs.pop(int(resumed.group(1)), None)
+            continue
         m = re.match(r"(\d+)\s+(\w+)\((.*)", line)
         if not m:
             continue
@@ -35,11 +39,11 @@ def traced(cmd, log):
             r = re.search(r"=\s*(\d+)\s*$", line)
             if r and "CLONE_THREAD" not in line:  # a process, not a thread
                 children.add(int(r.group(1)))
-        elif call == "execve" and line.rstrip().endswith("= 0"):
+        elif call == "execve":  # its result may come on a later "resumed" line
             prog = re.match(r'"([^"]*)"', rest)
-            if prog:
+            if prog and not re.search(r"= -1 \w+", line):
                 programs[pid] = os.path.basename(prog.group(1))
-            vocab_args += "-ir2vec-vocab-path=" in rest
+                vocab_args += "-ir2vec-vocab-path=" in rest
         elif call == "openat":
             f = re.search(r'"([^"]*)"', rest)
             if f:
@@ -82,6 +86,7 @@ def main():
     ap.add_argument("--limit", type=int, default=6)
     a = ap.parse_args()
     mods = [l.strip() for l in open(a.corpus_list) if l.strip()][: a.limit]
+    a.vocab = os.path.abspath(a.vocab)  # a spec names files relative to itself
     builds = [("this build", a.ir2vec)] + ([("baseline", a.baseline)] if a.baseline else [])
     with tempfile.TemporaryDirectory() as d:
         for kind in ("eval", "ablation"):
