@@ -10,8 +10,13 @@
 // the permutation importance of each feature on held-out decisions (gnuplot).
 //
 // Output (docs/formats/mlgo-ablation.md): DIR/report.md, DIR/report.json
-// (ir2vec.mlgo-ablation/1), DIR/results.h5, DIR/reduction.{png,svg}, DIR/importance.{png,svg},
+// (ir2vec.mlgo-ablation/2), DIR/results.h5, DIR/reduction.{png,svg}, DIR/importance.{png,svg},
 // DIR/exploration.h5, DIR/heldout.h5, DIR/models/.
+//
+// This header is the study's face; its steps are files of their own: AblationSpec.cpp (the
+// spec), InlineArms.cpp (the inliner's arms: the exploration, made or reused, and the models),
+// EvictArms.cpp (eviction's), AblationAnswers.cpp (the statistics and answers),
+// AblationReport.cpp (the renderers), Ablation.cpp (the command).
 #pragma once
 
 #include "mlgo/studies/Eval.h"
