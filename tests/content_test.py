@@ -204,6 +204,39 @@ if a.part == 1:
               r.returncode != 0 and ex.encode() in r.stderr and b"digest" in r.stderr
               and not os.path.exists(tuned), r.stderr[-500:])
 
+    # A model made from one vocabulary's observations, tuned or judged with another's: refused,
+    # though the exploration has observations of both (found by a hostile user: it was tuned on
+    # the other vectors).
+    other = W("other.json")
+    shutil.copy(vocab, other)
+    write_vocab(1.0)
+    two = W("two.h5")
+    r = harness.run(explore_cmd(two, "--embeddings", vocab, "--embeddings", other))
+    model_a = W("model-a.h5")
+    r2 = harness.run([a.ir2vec, "mlgo", "train", "-q", "--epochs", "3", "--features",
+                      "cost,callgraph,embedding,module", "--observations", vocab, "-o", model_a, two])
+    if check("explore with two vocabularies, train on the first's observations: exit 0",
+             r.returncode == 0 and r2.returncode == 0, (r.stderr[-300:], r2.stderr[-300:])):
+        r = harness.run([a.ir2vec, "mlgo", "finetune", "-q", "--model", model_a, "--embeddings", other,
+                         "-o", W("tuned-b.h5"), two])
+        check("finetune --embeddings of another vocabulary than the model's: refused, both digests "
+              "named, nothing written",
+              r.returncode != 0 and embedding_digest(other).encode() in r.stderr
+              and embedding_digest(vocab).encode() in r.stderr and not os.path.exists(W("tuned-b.h5")),
+              r.stderr[-500:])
+        r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "--policy", "mlp", "--model", model_a,
+                         "--embeddings", other, "-o", W("eval-b.json"), "@" + listfile])
+        check("eval --embeddings of another vocabulary than the model's: refused, nothing written",
+              r.returncode != 0 and embedding_digest(vocab).encode() in r.stderr
+              and not os.path.exists(W("eval-b.json")), r.stderr[-500:])
+        plain = W("plain-model.h5")
+        harness.run([a.ir2vec, "mlgo", "train", "-q", "--epochs", "3", "--features", "cost,callgraph",
+                     "-o", plain, two], check=True)
+        r = harness.run([a.ir2vec, "mlgo", "finetune", "-q", "--model", plain, "--embeddings", vocab,
+                         "-o", W("tuned-plain.h5"), two])
+        check("finetune --embeddings of a model that reads none: refused",
+              r.returncode != 0 and b"reads no embedding feature" in r.stderr, r.stderr[-500:])
+
     # ---- ablate and benchmark: reruns into the same directory after the vocabulary was retrained
     def rerun_after_retraining(what, run, report):
         write_vocab(1.0)
@@ -278,6 +311,68 @@ else:
              r.returncode == 0 and r2.returncode == 0 and b"changed since the exploration" in r.stderr,
              (r.stderr[-500:], r2.stderr[-500:])):
         same_as_fresh("benchmark rerun after a module was rewritten", first_bench, fresh_bench, "results.json")
+
+    # ---- what failed for the machine's reasons is tried again, never reused ---------------------
+    # (found by a hostile user: an exploration whose modules failed for want of descriptors was
+    # resumed, and reused by a rerun of ablate, with those failures). An opt-22 that fails, as the
+    # machine made it fail, for the modules whose paths contain the marker file's text, while the
+    # marker exists.
+    marker, fake = W("machine-fails"), W("fake-opt")
+    open(fake, "w").write(f"""#!/bin/sh
+if [ -e {marker} ]; then
+  for a in "$@"; do case "$a" in *"$(cat {marker})"*.bc) echo "fake-opt: Too many open files" >&2; exit 1;; esac; done
+fi
+exec opt-22 "$@"
+""")
+    os.chmod(fake, 0o755)
+    open(marker, "w").write("/")  # every module
+    lim = W("lim.h5")
+    r = harness.run(explore_cmd(lim, "--opt", fake))
+    parts = lim + ".parts"
+    failed = [n for n in os.listdir(parts) if n.endswith(".json")
+              and json.load(open(os.path.join(parts, n))).get("error")] if os.path.isdir(parts) else []
+    if check("explore while the machine fails every module: exit 1, the failures' parts kept",
+             r.returncode == 1 and len(failed) == 4, (r.returncode, failed, r.stderr[-300:])):
+        os.remove(marker)
+        r = harness.run(explore_cmd(lim, "--opt", fake, "--resume"))
+        fresh2 = W("lim-fresh.h5")
+        r2 = harness.run(explore_cmd(fresh2, "--opt", fake))
+        check("explore --resume once the machine is well: the failed modules tried again, the bytes "
+              "of a fresh run", r.returncode == 0 and r2.returncode == 0
+              and open(lim, "rb").read() == open(fresh2, "rb").read(), r.stderr[-500:])
+    open(marker, "w").write("alpha/a")  # one module
+    lim_abl, lim_fresh = W("abl-lim"), W("abl-lim-fresh")
+    abl_opt = lambda d: harness.run([a.ir2vec, "mlgo", "ablate", W("ablate.json"), "-o", d, "-j", "2",
+                                     "--opt", fake])
+    r = abl_opt(lim_abl)
+    errs = 0
+    for name in ("exploration.h5", "heldout.h5"):  # the training side's and the held-out side's
+        if os.path.exists(os.path.join(lim_abl, name)):
+            with h5py.File(os.path.join(lim_abl, name)) as f:
+                errs += sum(1 for e in f["modules/error"][:] if e)
+    if check("ablate while the machine fails one module: its exploration records the failure",
+             errs == 1, (r.returncode, r.stderr[-300:])):
+        os.remove(marker)
+        r, r2 = abl_opt(lim_abl), abl_opt(lim_fresh)
+        check("ablate again once the machine is well: the exploration with the failure made again",
+              r.returncode == 0 and r2.returncode == 0 and b"failed: exploring again" in r.stderr,
+              (r.stderr[-500:], r2.stderr[-300:]))
+        if r.returncode == 0 and r2.returncode == 0:
+            same_as_fresh("ablate rerun after a failure", lim_abl, lim_fresh, "report.json")
+
+    # ---- a study's directory is its own while it runs ------------------------------------------
+    busy = W("abl-busy")
+    p = subprocess.Popen([a.ir2vec, "mlgo", "ablate", "-q", W("ablate.json"), "-o", busy, "-j", "1"],
+                         stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None and not os.path.exists(os.path.join(busy, "study.lock")):
+        time.sleep(0.01)
+    r = ablate(busy)
+    first_err = p.communicate()[1]
+    check("a second ablate into a directory a first is writing: refused, the first's pid named, "
+          "the first done", r.returncode != 0 and b"another run (pid %d)" % p.pid in r.stderr
+          and p.returncode == 0, (r.returncode, r.stderr[-300:], first_err[-300:]))
+    same_as_fresh("the first ablate, beside a refused second", busy, fresh_ablation, "report.json")
 
     # ---- explorations given by name: refused --------------------------------------------------
     r = harness.run([a.ir2vec, "mlgo", "eval", "-q", "--exploration", all_before, "-o", W("eval.json"),

@@ -807,6 +807,10 @@ llvm::Expected<support::Outcome> runFineTune(const std::string &Exploration,
                                   "input of " + ModelPath);
   if (!Obs && !Why.empty())
     return support::makeError(Why);
+  // The embeddings must be the model's own (its recorded digest), and it must read them.
+  if (Obs)
+    if (llvm::Error E = checkModelEmbeddings(*Start, ModelPath, C.Embeddings))
+      return E;
   // A set with embeddings: the sessions must compute them, with the same embeddings.
   if (Obs && Chosen > 0 && !C.Embeddings)
     return support::usageError("the observations " + ModelPath + " needs are the exploration's "

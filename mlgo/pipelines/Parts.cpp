@@ -66,6 +66,10 @@ std::optional<llvm::json::Object> PartsDir::readRecord(size_t I, llvm::StringRef
   llvm::json::Object *O = J->getAsObject();
   if (!O || O->getString("path") != Path)
     return std::nullopt;
+  // A module that failed is done again: the cause may have been the machine's (descriptors,
+  // memory, disk space), not the module's.
+  if (!O->getString("error").value_or("").empty())
+    return std::nullopt;
   // A module rewritten since is done again.
   llvm::Expected<std::string> Now = support::sha256OfFile(Path);
   if (!Now) {

@@ -35,8 +35,9 @@ public:
   /// Writes module I's record (I.json), with the module's SHA-256 as it was compiled ("sha256").
   /// Written after the module's other files: its presence says the part is complete.
   llvm::Error writeRecord(size_t I, llvm::json::Object Record) const;
-  /// Module I's record when reusing and it is complete and was made for Path (its "path") as
-  /// Path's bytes are now (its "sha256").
+  /// Module I's record when reusing and it is complete, was made for Path (its "path") as
+  /// Path's bytes are now (its "sha256") and did not fail (its "error": a failure is tried
+  /// again, for its cause may have been the machine's).
   std::optional<llvm::json::Object> readRecord(size_t I, llvm::StringRef Path) const;
   /// Removes the directory (after the output is written).
   void remove() const;

@@ -2,6 +2,7 @@
 // made: the versions, and a model's provenance in the order every model file holds it.
 #pragma once
 
+#include "ir2vec/EmbeddingChoice.h"
 #include "runners/Models.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -23,5 +24,13 @@ Provenance provenance(llvm::StringRef CreatedBy, const Provenance &Between = {})
 /// The same entries set on M (a key it has is replaced where it stands).
 void stampProvenance(runners::ModelFile &M, llvm::StringRef CreatedBy,
                      const Provenance &Between = {});
+
+/// Refuses a model and the embeddings its sessions would compute when they do not go together:
+/// the model reads no embedding feature, or it was made from observations with other
+/// embeddings (the digest it records, embeddings_digest, or finetune_embeddings_digest after
+/// fine-tuning: another vocabulary, kind or weights). Models that record no digest (made before
+/// digests were recorded) are taken as they are. ModelPath names the model in the message.
+llvm::Error checkModelEmbeddings(const runners::ModelFile &M, llvm::StringRef ModelPath,
+                                 const ir2vec::EmbeddingChoice &E);
 
 } // namespace wb::mlgo

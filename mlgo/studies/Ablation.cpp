@@ -65,11 +65,14 @@ llvm::Expected<StudyDirs> prepareStudyDirs(const std::string &Dir) {
   llvm::Expected<support::OutputDirectory> Out = support::OutputDirectory::prepare(Dir);
   if (!Out)
     return Out.takeError();
+  llvm::Expected<support::OutputState> Lock = support::OutputState::acquire(Out->file("study"));
+  if (!Lock) // "DIR/study: another run (pid N) is writing this output; ..."
+    return Lock.takeError();
   llvm::Expected<support::OutputDirectory> Models =
       support::OutputDirectory::prepare(Out->file("models"));
   if (!Models)
     return Models.takeError();
-  return StudyDirs{std::move(*Out), std::move(*Models)};
+  return StudyDirs{std::move(*Out), std::move(*Models), std::move(*Lock)};
 }
 
 llvm::Expected<support::Outcome> runAblation(const AblationSpec &Spec, const std::string &Dir,

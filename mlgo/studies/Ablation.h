@@ -154,9 +154,13 @@ llvm::Expected<AblationResult> runAblationStudy(const AblationSpec &Spec, const 
                                                 const std::string &Dir);
 
 /// A study's output directory and its models/ in it, made as `mkdir` makes them; each is
-/// removed again (with what it holds) unless kept.
+/// removed again (with what it holds) unless kept. The directory is the run's alone while it
+/// lasts (DIR/study.lock): a second study into it is refused, as a second run on any output is,
+/// so that it can neither reuse an exploration the first is still reading nor mix its models
+/// and reports with the first's.
 struct StudyDirs {
   support::OutputDirectory Out, Models;
+  support::OutputState Lock; // last: released before the directories are cleaned up
 };
 llvm::Expected<StudyDirs> prepareStudyDirs(const std::string &Dir);
 

@@ -195,12 +195,22 @@ llvm::Expected<support::Outcome> runEvaluation(const EvalJob &J, const CompileSe
     if (!Made)
       return Made.takeError();
   }
+  const std::string ModelFile =
+      J.Session.MakePolicy ? J.ModelPath : runners::modelFileOf(J.Session.Policy);
+  // Judged with the embeddings the model was made with (its recorded digest), or refused.
+  if (J.Embeddings && !ModelFile.empty()) {
+    llvm::Expected<runners::ModelFile> M = runners::readModelFile(ModelFile);
+    if (!M)
+      return M.takeError();
+    if (llvm::Error E = checkModelEmbeddings(*M, ModelFile, J.Embeddings))
+      return E;
+  }
   // The transfer protocol judges every package the model was not trained on; the split
   // protocol one side of a split.
   CorpusSplit &S = P->Split;
   Exclusion X;
   if (J.Plan.Proto == JudgingProtocol::Transfer) {
-    auto Got = transferExclusion(J.Session.MakePolicy ? J.ModelPath : runners::modelFileOf(J.Session.Policy), S.Keys);
+    auto Got = transferExclusion(ModelFile, S.Keys);
     if (!Got)
       return Got.takeError();
     X = std::move(*Got);

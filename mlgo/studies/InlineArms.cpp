@@ -92,6 +92,16 @@ bool sameExploration(const std::string &File, const ExploreConfig &C, const Corp
   llvm::sort(Have);
   if (Want != Have)
     return false;
+  // Modules that failed in it (perhaps for the machine's reasons: descriptors, memory, disk
+  // space): explored again, as a resumed exploration tries them again.
+  const size_t Failed = llvm::count_if(Full->Modules, [](const ModuleExploration &M) {
+    return !M.Error.empty();
+  });
+  if (Failed) {
+    C.Run.Report({Diagnostic::Note, File + ": " + std::to_string(Failed) + " of its modules "
+                                    "failed: exploring again"});
+    return false;
+  }
   // Modules rewritten since (or an exploration too old to say): explored again.
   const ModuleChanges Changes = changedModules(*Full);
   if (!Changes.Changed.empty() || Changes.Unchecked)
@@ -143,8 +153,17 @@ llvm::Expected<ExplorationFile> exploreStudy(const ArmsStudy &Spec, const std::s
     }
     const auto T0 = Clock::now();
     auto R = runExploration(P.Inputs, P.SplitOpts, EC, File, /*Resume=*/true);
-    if (!R)
-      return R.takeError();
+    if (!R) {
+      llvm::Error E = R.takeError();
+      if (!support::isInterruption(E))
+        return E;
+      // The exploration's own message names --resume, which a study has not: it resumes when
+      // it is run again.
+      llvm::consumeError(std::move(E));
+      return support::interruptedError("interrupted; the exploration's finished modules are "
+                                       "kept in " + File + ".parts: run the study again to "
+                                       "continue");
+    }
     Res.ExploreSeconds += std::chrono::duration<double>(Clock::now() - T0).count();
   }
   llvm::Expected<ExplorationFile> Explored = readExploration(Train);
