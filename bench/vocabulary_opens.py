@@ -15,7 +15,8 @@ given a vocabulary through -ir2vec-vocab-path.
 usage: bench/vocabulary_opens.py IR2VEC CORPUS_LIST --vocab VOCAB [--baseline IR2VEC]
                                  [--limit K]
 VOCAB: an HDF5 vocabulary (`ir2vec vocab export -o v.h5`) shows the forked readers; a JSON one
-the opens alone.
+the opens alone. Needs strace (Debian's package strace; not installed by scripts/setup.sh, for
+no test uses it).
 """
 import argparse, collections, json, os, re, subprocess, sys, tempfile
 
